@@ -1,0 +1,44 @@
+#include "lesson.h"
+
+namespace attn {
+
+nlohmann::json LessonOptions::config_json() const {
+  nlohmann::json c;
+  c["seed"] = seed ? nlohmann::json(seed_text) : nlohmann::json(nullptr);
+  c["inputs"] = inputs_source.empty() ? "book" : inputs_source;
+  c["d_in"] = inputs.embeddings.size(1);
+  c["num_tokens"] = inputs.embeddings.size(0);
+  c["d_out"] = d_out;
+  c["qkv_bias"] = qkv_bias;
+  c["init"] = init == Init::Rand ? "rand" : "randn";
+  c["num_heads"] = num_heads;
+  c["dropout"] = dropout;
+  c["context_length"] = context_length ? *context_length : inputs.embeddings.size(0);
+  c["bernoulli"] = bernoulli == BernoulliPath::Default ? "default" : "mkl";
+  c["no_reseed"] = no_reseed;
+  c["gpt2"] = gpt2;
+  return c;
+}
+
+const std::vector<LessonInfo>& lessons() {
+  static const std::vector<LessonInfo> all = {
+      {"naive-scores", {"3.3.1"}, "Attention scores from plain dot products",
+       "3.3.1: dot products of the query \"journey\" with every token, then all pairs at once",
+       naive_scores_lesson},
+      {"softmax", {"3.3.1", "3.3.2"}, "Attention weights and context vectors",
+       "3.3.1-3.3.2: normalise scores with softmax, weight the inputs into context vectors",
+       softmax_lesson},
+      {"trainable", {"3.4.1", "3.4.2"}, "Self-attention with trainable weights",
+       "3.4.1-3.4.2: W_query, W_key, W_value, scaled dot-product attention, SelfAttention_v1/v2",
+       trainable_lesson},
+  };
+  return all;
+}
+
+const LessonInfo* find_lesson(const std::string& name) {
+  for (const LessonInfo& l : lessons())
+    if (l.name == name) return &l;
+  return nullptr;
+}
+
+}  // namespace attn

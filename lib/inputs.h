@@ -1,0 +1,24 @@
+#pragma once
+// The token embeddings a lesson runs on: the book's six 3-d embeddings of
+// "Your journey starts with one step", or the learner's own (--inputs FILE).
+#include <string>
+#include <vector>
+
+#include "tensor.h"
+
+namespace attn {
+
+struct Inputs {
+  std::vector<std::string> tokens;  // one label per row
+  Tensor embeddings;                // (num_tokens, d_in)
+};
+
+Inputs book_inputs();
+
+// Parses `[[...], ...]` or `{"tokens": [...], "inputs": [[...], ...]}`. Throws UsageError with one
+// line naming the problem and the fix: malformed JSON, ragged rows, non-numbers, NaN/inf
+// (including numbers too large for float32), fewer than `min_rows` rows.
+Inputs parse_inputs(const std::string& json_text, const std::string& source, int min_rows = 2);
+Inputs load_inputs(const std::string& path, int min_rows = 2);
+
+}  // namespace attn

@@ -1,0 +1,72 @@
+#include "notebook.h"
+
+#include "print.h"
+#include "tensor_print.h"
+
+namespace attn {
+
+Notebook::Notebook(std::string lesson, std::vector<std::string> sections, nlohmann::json config,
+                   std::vector<std::string> tokens)
+    : lesson_(std::move(lesson)),
+      sections_(std::move(sections)),
+      config_(std::move(config)),
+      tokens_(std::move(tokens)) {}
+
+void Notebook::heading(const std::string& section, const std::string& title) {
+  items_.push_back({NotebookItem::Kind::Heading, section + "  " + title, cell_});
+}
+
+void Notebook::cell(const std::vector<std::string>& code) {
+  ++cell_;
+  cell_code_ = code;
+  std::string text;
+  for (size_t i = 0; i < code.size(); ++i) text += (i ? "\n" : "") + code[i];
+  items_.push_back({NotebookItem::Kind::Code, text, cell_});
+}
+
+// The cell line that assigns `name`, else the one that prints it, else the whole cell.
+std::string Notebook::code_for(const std::string& name) const {
+  for (const std::string& line : cell_code_)
+    if (line.rfind(name + " =", 0) == 0 || line.rfind(name + "=", 0) == 0) return line;
+  for (const std::string& line : cell_code_)
+    if (line.find(name) != std::string::npos) return line;
+  std::string all;
+  for (size_t i = 0; i < cell_code_.size(); ++i) all += (i ? "\n" : "") + cell_code_[i];
+  return all;
+}
+
+void Notebook::show(const std::string& name, const Tensor& t) {
+  items_.push_back({NotebookItem::Kind::Output, repr(t), cell_});
+  items_.push_back({NotebookItem::Kind::Shape, name + ".shape: " + repr_size(t.shape()), cell_});
+  record(name, t);
+}
+
+void Notebook::show(const std::string& label, const std::string& name, const Tensor& t) {
+  items_.push_back({NotebookItem::Kind::Output, label + " " + repr(t), cell_});
+  items_.push_back({NotebookItem::Kind::Shape, name + ".shape: " + repr_size(t.shape()), cell_});
+  record(name, t);
+}
+
+void Notebook::print(const std::string& text) { items_.push_back({NotebookItem::Kind::Output, text, cell_}); }
+
+void Notebook::record(const std::string& name, const Tensor& t) {
+  tensors_.push_back({name, cell_, code_for(name), t});
+}
+
+void Notebook::note(const std::string& text) { items_.push_back({NotebookItem::Kind::Note, text, cell_}); }
+
+void Notebook::append(const Notebook& other) {
+  const int base = cell_;
+  for (NotebookItem item : other.items_) {
+    item.cell += base;
+    items_.push_back(item);
+  }
+  for (NamedTensor t : other.tensors_) {
+    t.cell += base;
+    tensors_.push_back(t);
+  }
+  cell_ += other.cell_;
+  for (const std::string& s : other.sections_) sections_.push_back(s);
+}
+
+}  // namespace attn

@@ -1,0 +1,40 @@
+#include "run_cli.h"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <vector>
+
+std::string read_text_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string temp_dir() {
+  std::string templ = "/tmp/attn-tests-XXXXXX";
+  std::vector<char> buf(templ.begin(), templ.end());
+  buf.push_back('\0');
+  const char* dir = mkdtemp(buf.data());
+  return dir ? dir : "/tmp";
+}
+
+CliResult run_cli(const std::string& args, const std::string& stdin_text) {
+  static const std::string dir = temp_dir();
+  static int counter = 0;
+  const std::string base = dir + "/run" + std::to_string(counter++);
+  const std::string in = base + ".in", out = base + ".out", err = base + ".err";
+  std::ofstream(in) << stdin_text;
+  const std::string cmd = std::string("'") + ATTN_TUTOR_EXE + "' " + args + " <" + in + " >" + out + " 2>" + err;
+  const int status = std::system(cmd.c_str());
+  CliResult r;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  r.out = read_text_file(out);
+  r.err = read_text_file(err);
+  return r;
+}

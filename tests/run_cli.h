@@ -1,0 +1,14 @@
+#pragma once
+// Runs the built attn-tutor and captures what it prints (tests only).
+#include <string>
+
+struct CliResult {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+// `args` is appended to the executable path as shell words (the tests quote what needs quoting).
+CliResult run_cli(const std::string& args, const std::string& stdin_text = "");
+std::string read_text_file(const std::string& path);
+std::string temp_dir();  // a fresh directory for this test run

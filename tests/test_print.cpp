@@ -1,0 +1,125 @@
+// Tensor printing against the 113 torch 1.13 vectors of shared/spec/torch-print.md.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "print.h"
+
+namespace {
+
+using nlohmann::json;
+
+json load_vectors() {
+  std::ifstream in(std::string(ATTN_TEST_DATA_DIR) + "/print_vectors.json");
+  REQUIRE_MESSAGE(in.good(), "cannot open print_vectors.json");
+  return json::parse(in);
+}
+
+const json& find_vector(const json& all, const std::string& name) {
+  for (const json& v : all)
+    if (v.at("name") == name) return v;
+  throw std::runtime_error("no vector named " + name);
+}
+
+attn::DType parse_dtype(const std::string& s) {
+  if (s == "float32") return attn::DType::Float32;
+  if (s == "float64") return attn::DType::Float64;
+  if (s == "int64") return attn::DType::Int64;
+  if (s == "int32") return attn::DType::Int32;
+  if (s == "bool") return attn::DType::Bool;
+  throw std::runtime_error("unknown dtype " + s);
+}
+
+// The file writes non-finite values as the strings "nan", "inf", "-inf" and bools as true/false.
+double parse_value(const json& x) {
+  if (x.is_boolean()) return x.get<bool>() ? 1.0 : 0.0;
+  if (x.is_number()) return x.get<double>();
+  const std::string s = x.get<std::string>();
+  if (s == "nan") return std::numeric_limits<double>::quiet_NaN();
+  if (s == "inf") return std::numeric_limits<double>::infinity();
+  if (s == "-inf") return -std::numeric_limits<double>::infinity();
+  throw std::runtime_error("unexpected value string " + s);
+}
+
+attn::PrintSpec spec_from_vector(const json& v) {
+  attn::PrintSpec spec;
+  spec.dtype = parse_dtype(v.at("dtype").get<std::string>());
+  spec.shape = v.at("shape").get<std::vector<int64_t>>();
+  for (const json& x : v.at("data")) {
+    const double d = parse_value(x);
+    // float32 data is written with 9 significant digits: round back to the stored float32.
+    spec.values.push_back(spec.dtype == attn::DType::Float32 ? static_cast<double>(static_cast<float>(d)) : d);
+  }
+  if (!v.at("suffix").is_null()) spec.autograd = v.at("suffix").get<std::string>();
+  spec.parameter = v.at("parameter").get<bool>();
+  return spec;
+}
+
+// A deliberately wrong formatter: round half up in decimal, then "%.4f".
+std::string round_half_up_1d(const std::vector<double>& values) {
+  std::string out = "tensor([";
+  for (size_t i = 0; i < values.size(); ++i) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.4f", std::round(values[i] * 1e4) / 1e4);
+    out += (i ? ", " : "") + std::string(buf);
+  }
+  return out + "])";
+}
+
+}  // namespace
+
+TEST_CASE("print vectors from torch 1.13 all match") {
+  const json all = load_vectors();
+  REQUIRE(all.is_array());
+  size_t run = 0;
+  for (const json& v : all) {
+    const std::string name = v.at("name").get<std::string>();
+    const std::string expected = v.at("expected").get<std::string>();
+    CAPTURE(name);
+    if (v.at("kind") == "size") {
+      CHECK(attn::repr_size(v.at("shape").get<std::vector<int64_t>>()) == expected);
+    } else {
+      CHECK(attn::repr(spec_from_vector(v)) == expected);
+    }
+    ++run;
+  }
+  CHECK(run == 113);
+}
+
+TEST_CASE("round half up instead of correct rounding breaks a vector") {
+  const json all = load_vectors();
+  int wrong = 0;
+  for (const char* name : {"half_even_ties", "float32_below_decimal_tie"}) {
+    CAPTURE(name);
+    const json& v = find_vector(all, name);
+    const attn::PrintSpec spec = spec_from_vector(v);
+    const std::string expected = v.at("expected").get<std::string>();
+    CHECK(attn::repr(spec) == expected);
+    if (round_half_up_1d(spec.values) != expected) ++wrong;
+  }
+  CHECK(wrong >= 1);
+  // The exact tie 0.03125 shows the difference directly.
+  CHECK(round_half_up_1d({0.03125}) == "tensor([0.0313])");
+  CHECK(attn::repr({attn::DType::Float32, {1}, {0.03125}, std::nullopt, false}) == "tensor([0.0312])");
+}
+
+TEST_CASE("a NaN with the sign bit set prints nan") {
+  const double neg_nan = -std::numeric_limits<double>::quiet_NaN();
+  REQUIRE(std::signbit(neg_nan));
+  CHECK(attn::repr({attn::DType::Float32, {}, {neg_nan}, std::nullopt, false}) == "tensor(nan)");
+  CHECK(attn::repr({attn::DType::Float32, {3}, {0.5, neg_nan, -1.25}, std::nullopt, false}) ==
+        "tensor([ 0.5000,     nan, -1.2500])");
+  CHECK(attn::repr({attn::DType::Float32, {2}, {1e-5, neg_nan}, std::nullopt, false}) ==
+        "tensor([1.0000e-05,        nan])");
+}
+
+TEST_CASE("repr rejects values that do not match the shape") {
+  CHECK_THROWS_AS(attn::repr({attn::DType::Float32, {2, 2}, {1.0}, std::nullopt, false}), std::invalid_argument);
+}
