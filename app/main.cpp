@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <sstream>
 #include <string>
 
 #include <CLI/CLI.hpp>
@@ -13,6 +14,7 @@
 #include "lesson.h"
 #include "notebook_text.h"
 #include "usage_error.h"
+#include "verify.h"
 
 namespace {
 
@@ -26,9 +28,34 @@ struct CliOptions {
   std::string init = "rand";
   std::string json;
   std::string color = "auto";
+  int64_t num_heads = 2;
+  std::string dropout;          // empty: the lesson's book value
+  int64_t context_length = 0;   // 0: the number of tokens
+  std::string bernoulli = "default";
+  bool no_reseed = false;
+  bool gpt2 = false;
 };
 
-void add_lesson_options(CLI::App* sub, CliOptions& o) {
+// Which options a subcommand offers beyond the common ones.
+struct OptionSet {
+  bool init = false, heads = false, dropout = false, context = false, bernoulli = false, no_reseed = false,
+       gpt2 = false;
+};
+
+OptionSet options_for(const std::string& lesson) {
+  OptionSet s;
+  s.init = lesson == "trainable" || lesson == "all";
+  s.heads = lesson == "wrapper" || lesson == "mha" || lesson == "all";
+  s.dropout = lesson == "dropout" || lesson == "wrapper" || lesson == "mha" || lesson == "all";
+  s.context = lesson == "causal-mask" || lesson == "dropout" || lesson == "wrapper" || lesson == "mha" ||
+              lesson == "all";
+  s.bernoulli = s.dropout || lesson == "causal-mask";
+  s.no_reseed = lesson == "wrapper" || lesson == "all";
+  s.gpt2 = lesson == "mha" || lesson == "all";
+  return s;
+}
+
+void add_lesson_options(CLI::App* sub, CliOptions& o, const OptionSet& set) {
   sub->add_option("--seed", o.seed,
                   "Use N instead of every torch.manual_seed(k) of the lesson (any integer torch accepts, "
                   "-2^63 .. 2^64-1)");
@@ -37,8 +64,30 @@ void add_lesson_options(CLI::App* sub, CliOptions& o) {
                   "at least 2 rows of equal length (default: the book's six 3-d embeddings)");
   sub->add_option("--d-out", o.d_out, "Output embedding size d_out (default 2)")->check(CLI::Range(1, 4096));
   sub->add_flag("--qkv-bias", o.qkv_bias, "Give the query/key/value nn.Linear layers a bias (qkv_bias=True)");
-  sub->add_option("--init", o.init, "trainable: how W_query/W_key/W_value are drawn in 3.4.1 (default rand, as in the book)")
-      ->check(CLI::IsMember({"rand", "randn"}));
+  if (set.init)
+    sub->add_option("--init", o.init, "trainable: how W_query/W_key/W_value are drawn in 3.4.1 (default rand, as in "
+                                      "the book; randn reproduces the reader's notebook with --seed 42)")
+        ->check(CLI::IsMember({"rand", "randn"}));
+  if (set.heads) sub->add_option("--num-heads", o.num_heads, "Number of attention heads (default 2)");
+  if (set.dropout)
+    sub->add_option("--dropout", o.dropout,
+                    "Dropout rate P, 0 <= P <= 1 (dropout lesson: the 3.5.2 rate, book 0.5; wrapper/mha: the "
+                    "modules' rate, book 0.0)");
+  if (set.context)
+    sub->add_option("--context-length", o.context_length,
+                    "context_length of the causal mask buffer (default: the number of tokens; must be at least that)");
+  if (set.bernoulli)
+    sub->add_option("--bernoulli", o.bernoulli,
+                    "Dropout-mask algorithm: default (the book's, every machine since PyTorch 2.7) or mkl (Intel CPUs "
+                    "with PyTorch <= 2.6, as in the reader's notebook)")
+        ->check(CLI::IsMember({"default", "mkl"}));
+  if (set.no_reseed)
+    sub->add_flag("--no-reseed", o.no_reseed,
+                  "wrapper: run the CausalAttention cell first and build the wrapper without calling "
+                  "torch.manual_seed again, so the generator carries over (the reader's notebook, 001 In [45])");
+  if (set.gpt2)
+    sub->add_flag("--gpt2", o.gpt2,
+                  "mha: exercise 3.3, a GPT-2-small sized module (768 -> 768, 12 heads, context 1024)");
   sub->add_option("--json", o.json, "Write every intermediate tensor as JSON to FILE (atomically); '-' writes the JSON "
                                     "to stdout instead of the notebook text");
   sub->add_option("--color", o.color, "auto (a terminal without NO_COLOR), always or never")
@@ -65,6 +114,31 @@ LessonOptions to_lesson_options(const CliOptions& o) {
   opt.d_out = o.d_out;
   opt.qkv_bias = o.qkv_bias;
   opt.init = o.init == "randn" ? Init::Randn : Init::Rand;
+  if (o.num_heads < 1)
+    throw UsageError("--num-heads " + std::to_string(o.num_heads) +
+                     ": attention needs at least one head; use --num-heads 1 or more");
+  opt.num_heads = o.num_heads;
+  if (!o.dropout.empty()) {
+    char* end = nullptr;
+    const double p = std::strtod(o.dropout.c_str(), &end);
+    if (end == o.dropout.c_str() || *end != '\0' || !(p >= 0.0 && p <= 1.0))
+      throw UsageError("--dropout " + o.dropout +
+                       ": a dropout rate is a probability; use a number from 0 (keep all) to 1 (drop all)");
+    opt.dropout = p;
+  }
+  if (o.context_length != 0) {
+    if (o.context_length < opt.num_tokens())
+      throw UsageError("--context-length " + std::to_string(o.context_length) + ": smaller than the " +
+                       std::to_string(opt.num_tokens()) + " input tokens; the causal mask is a context_length x "
+                       "context_length buffer and mask[:num_tokens, :num_tokens] cannot cover more tokens than that. "
+                       "Use --context-length " + std::to_string(opt.num_tokens()) + " or more");
+    if (o.context_length > 4096)
+      throw UsageError("--context-length " + std::to_string(o.context_length) + ": at most 4096 here; use a smaller value");
+    opt.context_length = o.context_length;
+  }
+  opt.bernoulli = o.bernoulli == "mkl" ? BernoulliPath::Mkl : BernoulliPath::Default;
+  opt.no_reseed = o.no_reseed;
+  opt.gpt2 = o.gpt2;
   return opt;
 }
 
@@ -78,9 +152,13 @@ bool use_color(const std::string& mode) {
   return isatty(STDOUT_FILENO) == 1;
 }
 
-int run_lesson(const LessonInfo& lesson, const CliOptions& cli) {
-  const LessonOptions opt = to_lesson_options(cli);
-  const Notebook nb = lesson.run(opt);
+Notebook run_all(const LessonOptions& opt) {
+  Notebook all("all", {}, opt.config_json(), opt.inputs.tokens);
+  for (const LessonInfo& lesson : lessons()) all.append(lesson.run(opt));
+  return all;
+}
+
+int emit(const Notebook& nb, const CliOptions& cli) {
   if (cli.json == "-") {
     std::cout << export_json(nb, ATTN_TUTOR_VERSION);
     return 0;
@@ -93,6 +171,42 @@ int run_lesson(const LessonInfo& lesson, const CliOptions& cli) {
   return 0;
 }
 
+// A lesson's options from command-line words (verify's reference entries carry them as text).
+LessonOptions parse_lesson_words(const std::string& lesson, const std::string& words) {
+  CLI::App app{"", "attn-tutor"};
+  CliOptions o;
+  CLI::App* sub = app.add_subcommand(lesson, "");
+  add_lesson_options(sub, o, options_for(lesson));
+  std::vector<std::string> args = {lesson};
+  std::istringstream in(words);
+  for (std::string w; in >> w;) args.push_back(w);
+  std::vector<std::string> reversed(args.rbegin(), args.rend());
+  app.parse(reversed);
+  return to_lesson_options(o);
+}
+
+int run_verify(const std::string& only_lesson) {
+  if (!only_lesson.empty() && !find_lesson(only_lesson))
+    throw UsageError("verify " + only_lesson + ": no such lesson; run 'attn-tutor' to list them");
+  const std::vector<ReferenceEntry> reference = parse_reference(embedded_book_reference());
+  const auto results = verify_reference(reference, only_lesson, [](const std::string& lesson, const std::string& words) {
+    return find_lesson(lesson)->run(parse_lesson_words(lesson, words));
+  });
+  int passed = 0, failed = 0;
+  for (const VerifyResult& r : results) {
+    char diff[32];
+    if (r.max_diff < 0) std::snprintf(diff, sizeof diff, "n/a");
+    else std::snprintf(diff, sizeof diff, "%.4g", r.max_diff);
+    std::cout << (r.ok ? "\u2713 " : "\u2717 ") << r.entry->lesson << "  " << r.entry->name << "  " << r.shape
+              << "  max|diff| " << diff << "  [" << r.entry->source
+              << (r.entry->options.empty() ? "" : ", " + r.entry->options) << "]\n";
+    if (!r.ok) std::cout << "    expected:\n" << r.entry->text << "\n    attn-tutor printed:\n" << r.actual << "\n";
+    (r.ok ? passed : failed)++;
+  }
+  std::cout << passed << " passed, " << failed << " failed\n";
+  return failed == 0 && passed > 0 ? 0 : 1;
+}
+
 std::string lesson_list() {
   std::string out = "attn-tutor " ATTN_TUTOR_VERSION
                     ": Chapter 3 of \"Build a Large Language Model (From Scratch)\", cell by cell.\n\nLessons:\n";
@@ -103,6 +217,7 @@ std::string lesson_list() {
     std::snprintf(line, sizeof line, "  %-14s §%-14s %s\n", l.name.c_str(), sections.c_str(), l.title.c_str());
     out += line;
   }
+  out += "  all            every lesson in book order\n  verify         compare with every tensor the book prints\n";
   out += "\nRun 'attn-tutor LESSON' to replay one, 'attn-tutor LESSON --help' for its options.\n";
   return out;
 }
@@ -127,9 +242,16 @@ int main(int argc, char** argv) {
     std::string sections;
     for (const std::string& s : lesson.sections) sections += (sections.empty() ? "" : ", ") + s;
     CLI::App* sub = app.add_subcommand(lesson.name, "Replays §" + sections + " of the book: " + lesson.summary);
-    add_lesson_options(sub, cli);
+    add_lesson_options(sub, cli, options_for(lesson.name));
     sub->callback([&chosen, &lesson] { chosen = &lesson; });
   }
+  CLI::App* all = app.add_subcommand("all", "Replays every lesson in book order (§3.3-3.6), one after another");
+  add_lesson_options(all, cli, options_for("all"));
+  CLI::App* verify = app.add_subcommand(
+      "verify", "Compares every tensor the book prints (§3.3-3.6, and the reader's notebook for --init randn and "
+                "--bernoulli mkl) with the tool's own output; exit 1 on any mismatch");
+  std::string verify_lesson;
+  verify->add_option("LESSON", verify_lesson, "Only this lesson's tensors");
 
   try {
     app.parse(argc, argv);
@@ -146,11 +268,13 @@ int main(int argc, char** argv) {
   }
 
   try {
+    if (verify->parsed()) return run_verify(verify_lesson);
+    if (all->parsed()) return emit(run_all(to_lesson_options(cli)), cli);
     if (!chosen) {
       std::cout << lesson_list();
       return 0;
     }
-    return run_lesson(*chosen, cli);
+    return emit(chosen->run(to_lesson_options(cli)), cli);
   } catch (const UsageError& e) {
     return usage_error(e.what());
   } catch (const std::exception& e) {

@@ -4,7 +4,9 @@ namespace attn {
 
 nlohmann::json LessonOptions::config_json() const {
   nlohmann::json c;
-  c["seed"] = seed ? nlohmann::json(seed_text) : nlohmann::json(nullptr);
+  if (!seed) c["seed"] = nullptr;  // the book's torch.manual_seed values
+  else if (!seed_text.empty() && seed_text[0] == '-') c["seed"] = std::stoll(seed_text);
+  else c["seed"] = std::stoull(seed_text[0] == '+' ? seed_text.substr(1) : seed_text);
   c["inputs"] = inputs_source.empty() ? "book" : inputs_source;
   c["d_in"] = inputs.embeddings.size(1);
   c["num_tokens"] = inputs.embeddings.size(0);
@@ -12,7 +14,7 @@ nlohmann::json LessonOptions::config_json() const {
   c["qkv_bias"] = qkv_bias;
   c["init"] = init == Init::Rand ? "rand" : "randn";
   c["num_heads"] = num_heads;
-  c["dropout"] = dropout;
+  c["dropout"] = dropout ? nlohmann::json(*dropout) : nlohmann::json(nullptr);
   c["context_length"] = context_length ? *context_length : inputs.embeddings.size(0);
   c["bernoulli"] = bernoulli == BernoulliPath::Default ? "default" : "mkl";
   c["no_reseed"] = no_reseed;
@@ -31,6 +33,14 @@ const std::vector<LessonInfo>& lessons() {
       {"trainable", {"3.4.1", "3.4.2"}, "Self-attention with trainable weights",
        "3.4.1-3.4.2: W_query, W_key, W_value, scaled dot-product attention, SelfAttention_v1/v2",
        trainable_lesson},
+      {"causal-mask", {"3.5.1"}, "Causal attention: hiding future tokens",
+       "3.5.1: mask the weights above the diagonal, renormalise, and the -inf trick", causal_mask_lesson},
+      {"dropout", {"3.5.2", "3.5.3"}, "Dropout on attention weights, and CausalAttention",
+       "3.5.2-3.5.3: Dropout(p) masks and its 1/(1-p) scale, a batch, the CausalAttention class", dropout_lesson},
+      {"wrapper", {"3.6.1"}, "Multi-head attention by stacking heads",
+       "3.6.1: MultiHeadAttentionWrapper, one CausalAttention per head, outputs concatenated", wrapper_lesson},
+      {"mha", {"3.6.2"}, "Multi-head attention with weight splits",
+       "3.6.2: MultiHeadAttention, view/transpose into heads, batched matmul, out_proj", mha_lesson},
   };
   return all;
 }

@@ -25,13 +25,16 @@ struct LessonOptions {
   bool qkv_bias = false;
   Init init = Init::Rand;
   int64_t num_heads = 2;
-  double dropout = 0.5;           // the §3.5.2 rate
+  std::optional<double> dropout;  // dropout: the §3.5.2 rate (book 0.5); wrapper/mha: the modules' (book 0.0)
   std::optional<int64_t> context_length;
   BernoulliPath bernoulli = BernoulliPath::Default;
   bool no_reseed = false;         // wrapper: generator carried over from the CausalAttention cell
   bool gpt2 = false;              // mha: exercise 3.3
 
   uint64_t seed_or(uint64_t book_seed) const { return seed ? *seed : book_seed; }
+  int64_t num_tokens() const { return inputs.embeddings.size(0); }
+  int64_t d_in() const { return inputs.embeddings.size(1); }
+  int64_t context_length_or_tokens() const { return context_length ? *context_length : num_tokens(); }
   // The config object of the JSON export: every option in force.
   nlohmann::json config_json() const;
 };
@@ -51,5 +54,9 @@ const LessonInfo* find_lesson(const std::string& name);
 Notebook naive_scores_lesson(const LessonOptions& opt);
 Notebook softmax_lesson(const LessonOptions& opt);
 Notebook trainable_lesson(const LessonOptions& opt);
+Notebook causal_mask_lesson(const LessonOptions& opt);
+Notebook dropout_lesson(const LessonOptions& opt);
+Notebook wrapper_lesson(const LessonOptions& opt);
+Notebook mha_lesson(const LessonOptions& opt);
 
 }  // namespace attn

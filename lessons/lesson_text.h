@@ -12,5 +12,7 @@ std::string fmt_double(double v);                               // Python's repr
 std::string fmt_seed(const LessonOptions& opt, uint64_t book_seed);  // the seed as written in code
 // `inputs = torch.tensor([...])` as code lines, one row per token with its label as a comment.
 std::vector<std::string> inputs_code(const LessonOptions& opt);
+// Two multi-line texts in two columns, the left one padded to its widest line.
+std::string side_by_side(const std::string& left, const std::string& right);
 
 }  // namespace attn

@@ -358,6 +358,9 @@ TEST_CASE("rng: torch seed 2024 large tensors by hash") {
   CHECK(fnv1a64(sevens) == 0x84ba07444ab0a583ULL);
   const std::vector<float> x = randn_values(gen, 2500);
   CHECK(fnv1a64(dropout_values(gen, x, 0.1, BernoulliPath::Default)) == 0x58348da1abac3c27ULL);
+  // std = 1.7 is not a power of two, so the final fma(n, std, mean) of §5.2 matters here.
+  CHECK(fnv1a64(randn_values(gen, 1000, 0.3, 1.7)) == 0xa5d3004426dd2a9bULL);
+  CHECK(fnv1a64(randn_values(gen, 9, 0.3, 1.7)) == 0x70170b6fcbc892eeULL);
 }
 
 // ---- §8 draw counts --------------------------------------------------------------------------

@@ -69,6 +69,8 @@ def main():
     drop = torch.nn.Dropout(0.1)
     drop.train()
     show_hash("then Dropout(0.1)(randn(50, 50))", drop(torch.randn(50, 50)))
+    show_hash("then empty(1000).normal_(0.3, 1.7)", torch.empty(1000).normal_(0.3, 1.7))
+    show_hash("then empty(9).normal_(0.3, 1.7)", torch.empty(9).normal_(0.3, 1.7))
 
 
 if __name__ == "__main__":

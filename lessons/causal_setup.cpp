@@ -1,0 +1,125 @@
+#include "causal_setup.h"
+
+#include <limits>
+
+#include "lesson_text.h"
+#include "ops_math.h"
+#include "ops_shape.h"
+
+namespace attn {
+
+std::vector<std::string> self_attention_v2_class_code() {
+  return {"class SelfAttention_v2(nn.Module):",
+          "    def __init__(self, d_in, d_out, qkv_bias=False):",
+          "        super().__init__()",
+          "        self.W_query = nn.Linear(d_in, d_out, bias=qkv_bias)",
+          "        self.W_key   = nn.Linear(d_in, d_out, bias=qkv_bias)",
+          "        self.W_value = nn.Linear(d_in, d_out, bias=qkv_bias)",
+          "    # forward as in 3.4.2"};
+}
+
+std::vector<std::string> causal_attention_class_code() {
+  return {"class CausalAttention(nn.Module):",
+          "    def __init__(self, d_in, d_out, context_length, dropout, qkv_bias=False):",
+          "        super().__init__()",
+          "        self.d_out = d_out",
+          "        self.W_query = nn.Linear(d_in, d_out, bias=qkv_bias)",
+          "        self.W_key   = nn.Linear(d_in, d_out, bias=qkv_bias)",
+          "        self.W_value = nn.Linear(d_in, d_out, bias=qkv_bias)",
+          "        self.dropout = nn.Dropout(dropout)",
+          "        self.register_buffer('mask', torch.triu(torch.ones(context_length, context_length), diagonal=1))",
+          "",
+          "    def forward(self, x):",
+          "        b, num_tokens, d_in = x.shape",
+          "        keys = self.W_key(x)",
+          "        queries = self.W_query(x)",
+          "        values = self.W_value(x)",
+          "        attn_scores = queries @ keys.transpose(1, 2)",
+          "        attn_scores.masked_fill_(self.mask.bool()[:num_tokens, :num_tokens], -torch.inf)",
+          "        attn_weights = torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=-1)",
+          "        attn_weights = self.dropout(attn_weights)",
+          "        context_vec = attn_weights @ values",
+          "        return context_vec"};
+}
+
+std::vector<std::string> wrapper_class_code() {
+  return {"class MultiHeadAttentionWrapper(nn.Module):",
+          "    def __init__(self, d_in, d_out, context_length, dropout, num_heads, qkv_bias=False):",
+          "        super().__init__()",
+          "        self.heads = nn.ModuleList(",
+          "            [CausalAttention(d_in, d_out, context_length, dropout, qkv_bias)",
+          "             for _ in range(num_heads)]",
+          "        )",
+          "",
+          "    def forward(self, x):",
+          "        return torch.cat([head(x) for head in self.heads], dim=-1)"};
+}
+
+std::vector<std::string> multihead_attention_class_code() {
+  return {"class MultiHeadAttention(nn.Module):",
+          "    def __init__(self, d_in, d_out, context_length, dropout, num_heads, qkv_bias=False):",
+          "        super().__init__()",
+          "        assert d_out % num_heads == 0, \"d_out must be divisible by num_heads\"",
+          "        self.d_out = d_out",
+          "        self.num_heads = num_heads",
+          "        self.head_dim = d_out // num_heads",
+          "        self.W_query = nn.Linear(d_in, d_out, bias=qkv_bias)",
+          "        self.W_key = nn.Linear(d_in, d_out, bias=qkv_bias)",
+          "        self.W_value = nn.Linear(d_in, d_out, bias=qkv_bias)",
+          "        self.out_proj = nn.Linear(d_out, d_out)",
+          "        self.dropout = nn.Dropout(dropout)",
+          "        self.register_buffer('mask', torch.triu(torch.ones(context_length, context_length), diagonal=1))",
+          "    # forward: see the cells below, one step each"};
+}
+
+CausalWeights causal_weights(const LessonOptions& opt, Notebook* nb, bool verbose) {
+  const Tensor& inputs = opt.inputs.embeddings;
+  Generator gen;
+  gen.manual_seed(opt.seed_or(789));
+  SelfAttentionV2 sa_v2 = SelfAttentionV2::init(gen, opt.d_in(), opt.d_out, opt.qkv_bias);
+  CausalWeights w;
+  w.queries = sa_v2.W_query(inputs);
+  w.keys = sa_v2.W_key(inputs);
+  w.values = sa_v2.W_value(inputs);
+  w.attn_scores = matmul(w.queries, T(w.keys));
+  w.attn_weights_unmasked = softmax(div(w.attn_scores, sqrt_d_k(w.keys.size(-1))), 1);
+  const int64_t context_length = w.attn_scores.size(0);
+  w.mask = triu(ones({context_length, context_length}), 1);
+  w.masked = masked_fill(w.attn_scores, to_bool(w.mask), -std::numeric_limits<float>::infinity());
+  w.attn_weights = softmax(div(w.masked, sqrt_d_k(w.keys.size(-1))), 1);
+  if (!nb) return w;
+
+  std::vector<std::string> code = inputs_code(opt);
+  code.push_back("d_in, d_out = inputs.shape[1], " + std::to_string(opt.d_out));
+  const std::vector<std::string> cls = self_attention_v2_class_code();
+  code.insert(code.end(), cls.begin(), cls.end());
+  code.push_back("torch.manual_seed(" + fmt_seed(opt, 789) + ")");
+  code.push_back(std::string("sa_v2 = SelfAttention_v2(d_in, d_out") + (opt.qkv_bias ? ", qkv_bias=True)" : ")"));
+  if (!verbose) {
+    code.insert(code.end(), {"queries = sa_v2.W_query(inputs)", "keys = sa_v2.W_key(inputs)",
+                             "attn_scores = queries @ keys.T", "context_length = attn_scores.shape[0]",
+                             "mask = torch.triu(torch.ones(context_length, context_length), diagonal=1)",
+                             "masked = attn_scores.masked_fill(mask.bool(), -torch.inf)",
+                             "attn_weights = torch.softmax(masked / keys.shape[-1]**0.5, dim=1)", "print(attn_weights)"});
+    nb->cell(code);
+    nb->show("attn_weights", w.attn_weights);
+    nb->note("The causal attention weights of causal-mask (3.5.1): every token attends only to itself and the "
+             "tokens before it, and each row sums to 1.");
+    return w;
+  }
+  nb->cell(code);
+  nb->note("The SelfAttention_v2 of 3.4.2, built with the same seed, so its weights are the ones printed there.");
+  nb->cell({"queries = sa_v2.W_query(inputs)", "keys = sa_v2.W_key(inputs)", "attn_scores = queries @ keys.T",
+            "attn_weights = torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=1)", "print(queries)", "print(keys)",
+            "print(attn_scores)", "print(attn_weights)"});
+  nb->show("queries", w.queries);
+  nb->show("keys", w.keys);
+  nb->show("attn_scores", w.attn_scores);
+  nb->show("attn_weights", w.attn_weights_unmasked);
+  nb->note("Ordinary self-attention: every row spreads weight over all " + std::to_string(opt.num_tokens()) +
+           " tokens, including the ones after it. A language model generating " + quoted_token(opt, 1) +
+           " must not see " + quoted_token(opt, 2) + " yet.");
+  return w;
+}
+
+}  // namespace attn

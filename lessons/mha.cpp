@@ -1,0 +1,197 @@
+// §3.6.2: MultiHeadAttention. One projection for all heads, split into heads with view and
+// transpose, one batched matmul for all heads, heads merged back and mixed by out_proj.
+#include "causal_setup.h"
+#include "lesson.h"
+#include "lesson_text.h"
+#include "multihead_attention.h"
+#include "ops_math.h"
+#include "ops_shape.h"
+#include "print.h"
+#include "usage_error.h"
+
+namespace attn {
+
+namespace {
+
+std::string stride_text(const Tensor& t) { return shape_text(t.strides()); }
+std::string bool_text(bool b) { return b ? "True" : "False"; }
+
+void batched_matmul_cells(Notebook& nb) {
+  nb.heading("3.6.2", "Batched matrix multiplication over heads");
+  // The book's example tensor: (b, num_heads, num_tokens, head_dim) = (1, 2, 3, 4).
+  Tensor a({1, 2, 3, 4}, {0.2745f, 0.6584f, 0.2775f, 0.8573f, 0.8993f, 0.0390f, 0.9268f, 0.7388f,
+                          0.7179f, 0.7058f, 0.9156f, 0.4340f, 0.0772f, 0.3565f, 0.1479f, 0.5331f,
+                          0.4066f, 0.2318f, 0.4545f, 0.9737f, 0.4606f, 0.5159f, 0.4220f, 0.5786f});
+  nb.cell({"a = torch.tensor([[[[0.2745, 0.6584, 0.2775, 0.8573],",
+           "                    [0.8993, 0.0390, 0.9268, 0.7388],",
+           "                    [0.7179, 0.7058, 0.9156, 0.4340]],",
+           "                   [[0.0772, 0.3565, 0.1479, 0.5331],",
+           "                    [0.4066, 0.2318, 0.4545, 0.9737],",
+           "                    [0.4606, 0.5159, 0.4220, 0.5786]]]])",
+           "print(a @ a.transpose(2, 3))"});
+  nb.record("a", a);
+  nb.show("a @ a.transpose(2, 3)", matmul(a, transpose(a, 2, 3)));
+  nb.note("a has shape (b, num_heads, num_tokens, head_dim) = (1, 2, 3, 4). @ multiplies the last two "
+          "dimensions and loops over the leading ones: one (3, 4) @ (4, 3) product per head.");
+
+  nb.cell({"first_head = a[0, 0, :, :]", "first_res = first_head @ first_head.T",
+           "print(\"First head:\\n\", first_res)", "", "second_head = a[0, 1, :, :]",
+           "second_res = second_head @ second_head.T", "print(\"\\nSecond head:\\n\", second_res)"});
+  Tensor first_head = select(select(a, 0, 0), 0, 0);
+  Tensor second_head = select(select(a, 0, 0), 0, 1);
+  nb.record("first_head", first_head);
+  nb.show("First head:\n", "first_res", matmul(first_head, T(first_head)));
+  nb.record("second_head", second_head);
+  nb.show("\nSecond head:\n", "second_res", matmul(second_head, T(second_head)));
+  nb.note("Head by head, the same numbers as the batched product: that one call replaces the loop over heads.");
+}
+
+void gpt2_cells(Notebook& nb, const LessonOptions& opt) {
+  nb.heading("3.6.2", "Exercise 3.3: a GPT-2-small sized attention module");
+  nb.cell({"torch.manual_seed(" + fmt_seed(opt, 123) + ")",
+           "mha = MultiHeadAttention(d_in=768, d_out=768, context_length=1024, dropout=0.0, num_heads=12)",
+           "print(sum(p.numel() for p in mha.parameters()))"});
+  Generator gen;
+  gen.manual_seed(opt.seed_or(123));
+  MultiHeadAttention mha = MultiHeadAttention::init(gen, 768, 768, 1024, 0.0, 12, false);
+  nb.print(std::to_string(mha.parameter_count()));
+  nb.note("4 x 768 x 768 weights (query, key, value, out_proj) + 768 out_proj biases = " +
+          std::to_string(mha.parameter_count()) + " parameters, for one attention layer; GPT-2 small has 12.");
+
+  nb.cell({"x = torch.rand(2, 6, 768)", "context_vecs = mha(x)", "print(x.shape)", "print(context_vecs.shape)",
+           "print(context_vecs)"});
+  Tensor x({2, 6, 768}, rand_values(gen, 2 * 6 * 768));
+  nb.record("x", x);
+  MultiHeadAttentionTrace t;
+  Tensor context_vecs = mha.forward(x, gen, opt.bernoulli, &t);
+  nb.print(repr_size(x.shape()));
+  nb.print(repr_size(context_vecs.shape()));
+  nb.show("context_vecs", context_vecs);
+  nb.note("Each head works on head_dim = 768 / 12 = 64 features; attn_scores is " +
+          shape_text(t.attn_scores.shape()) + ". With more than 1000 elements PyTorch summarises the printout "
+          "with '...'.");
+}
+
+}  // namespace
+
+Notebook mha_lesson(const LessonOptions& opt) {
+  Notebook nb("mha", {"3.6.2"}, opt.config_json(), opt.inputs.tokens);
+  const double p = opt.dropout.value_or(0.0);
+  const int64_t context_length = opt.context_length_or_tokens();
+  const int64_t h = opt.num_heads, d_out = opt.d_out;
+  if (d_out % h != 0)
+    throw UsageError("d_out (" + std::to_string(d_out) + ") must be divisible by num_heads (" + std::to_string(h) +
+                     "): each head gets d_out / num_heads features; choose --d-out as a multiple of --num-heads");
+
+  batched_matmul_cells(nb);
+
+  nb.heading("3.6.2", "Implementing multi-head attention with weight splits");
+  nb.cell({"batch = torch.stack((inputs, inputs), dim=0)", "print(batch.shape)"});
+  Tensor batch = stack({opt.inputs.embeddings, opt.inputs.embeddings}, 0);
+  nb.record("batch", batch);
+  nb.print(repr_size(batch.shape()));
+
+  std::vector<std::string> code = multihead_attention_class_code();
+  code.insert(code.end(), {"", "torch.manual_seed(" + fmt_seed(opt, 123) + ")",
+                           "batch_size, context_length, d_in = batch.shape",
+                           "d_out = " + std::to_string(d_out),
+                           "mha = MultiHeadAttention(d_in, d_out, context_length, " + fmt_double(p) + ", num_heads=" +
+                               std::to_string(h) + (opt.qkv_bias ? ", qkv_bias=True)" : ")"),
+                           "context_vecs = mha(batch)", "print(context_vecs)",
+                           "print(\"context_vecs.shape:\", context_vecs.shape)"});
+  if (opt.context_length) code[code.size() - 6] = "batch_size, context_length, d_in = 2, " +
+                                                   std::to_string(context_length) + ", " + std::to_string(opt.d_in());
+  nb.cell(code);
+  Generator gen;
+  gen.manual_seed(opt.seed_or(123));
+  MultiHeadAttention mha = MultiHeadAttention::init(gen, opt.d_in(), d_out, context_length, p, h, opt.qkv_bias);
+  MultiHeadAttentionTrace t;
+  Tensor context_vecs = mha.forward(batch, gen, opt.bernoulli, &t);
+  nb.show("context_vecs", context_vecs);
+  nb.print("context_vecs.shape: " + repr_size(context_vecs.shape()));
+  nb.note("d_out is the TOTAL output width here: " + std::to_string(h) + " heads of head_dim = " +
+          std::to_string(mha.head_dim) + " each, so the output is " + std::to_string(d_out) +
+          " wide (the wrapper would give num_heads * d_out). The cells below open up mha(batch) step by step.");
+
+  const std::string b_t = "(b, num_tokens, ";
+  nb.cell({"# inside mha(batch)", "b, num_tokens, d_in = x.shape", "keys = self.W_key(x)", "queries = self.W_query(x)",
+           "values = self.W_value(x)", "print(keys)", "print(queries)", "print(values)"});
+  nb.show("keys", t.keys);
+  nb.show("queries", t.queries);
+  nb.show("values", t.values);
+  nb.note("One nn.Linear per role for all heads together: " + b_t + "d_out) = " + shape_text(t.keys.shape()) +
+          ". This single matmul is what makes it cheaper than the wrapper's one matmul per head.");
+
+  nb.cell({"keys = keys.view(b, num_tokens, self.num_heads, self.head_dim)",
+           "queries = queries.view(b, num_tokens, self.num_heads, self.head_dim)",
+           "values = values.view(b, num_tokens, self.num_heads, self.head_dim)", "print(keys)"});
+  nb.show("keys", t.keys_view);
+  nb.record("queries", t.queries_view);
+  nb.record("values", t.values_view);
+  nb.note("view splits the last dimension: (b, num_tokens, num_heads, head_dim) = " +
+          shape_text(t.keys_view.shape()) + ". No data moves; the first head_dim columns of each token are head 0.");
+
+  nb.cell({"keys = keys.transpose(1, 2)", "queries = queries.transpose(1, 2)", "values = values.transpose(1, 2)",
+           "print(keys)"});
+  nb.show("keys", t.keys_heads);
+  nb.record("queries", t.queries_heads);
+  nb.record("values", t.values_heads);
+  nb.note("transpose(1, 2) brings the heads forward: (b, num_heads, num_tokens, head_dim) = " +
+          shape_text(t.keys_heads.shape()) + ", so each head is one (num_tokens, head_dim) matrix, like the a "
+          "tensor above.");
+
+  nb.cell({"attn_scores = queries @ keys.transpose(2, 3)", "print(attn_scores)"});
+  nb.show("attn_scores", t.attn_scores);
+  nb.note("One batched matmul computes every head's scores: (b, num_heads, num_tokens, num_tokens) = " +
+          shape_text(t.attn_scores.shape()) + ".");
+
+  nb.cell({"mask_bool = self.mask.bool()[:num_tokens, :num_tokens]", "attn_scores.masked_fill_(mask_bool, -torch.inf)",
+           "print(mask_bool)", "print(attn_scores)"});
+  nb.show("mask_bool", t.mask_bool);
+  nb.show("attn_scores", t.masked_scores);
+  nb.note("The (num_tokens, num_tokens) mask broadcasts over batch and heads: True (above the diagonal) means "
+          "fill with -inf.");
+
+  nb.cell({"attn_weights = torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=-1)",
+           "attn_weights = self.dropout(attn_weights)", "print(attn_weights)"});
+  nb.show("attn_weights", t.dropped_weights);
+  nb.note("keys.shape[-1] is head_dim now, so the scaling uses sqrt(head_dim) = " +
+          fmt_double(sqrt_d_k(mha.head_dim)) + ", per head, not sqrt(d_out).");
+
+  nb.cell({"context_vec = (attn_weights @ values).transpose(1, 2)", "print(context_vec.shape)",
+           "print((attn_weights @ values).stride(), context_vec.stride())", "print(context_vec.is_contiguous())"});
+  nb.record("attn_weights @ values", t.context_heads);
+  nb.show("context_vec", t.context_transposed);
+  nb.print(stride_text(t.context_heads) + " " + stride_text(t.context_transposed));
+  nb.print(bool_text(t.context_transposed.is_contiguous()));
+  nb.note("Transposing back gives (b, num_tokens, num_heads, head_dim) = " + shape_text(t.context_transposed.shape()) +
+          ", but only by swapping strides: the memory still holds head after head. stride() says how many "
+          "elements to skip per step in each dimension.");
+
+  nb.cell({"context_vec = context_vec.contiguous()", "print(context_vec.stride(), context_vec.is_contiguous())",
+           "context_vec = context_vec.view(b, num_tokens, self.d_out)", "print(context_vec)"});
+  nb.print(stride_text(t.context_contiguous) + " " + bool_text(t.context_contiguous.is_contiguous()));
+  nb.show("context_vec", t.context_merged);
+  const bool viewable = can_view(t.context_transposed, {t.context_transposed.size(0), t.context_transposed.size(1), d_out});
+  nb.note("contiguous() copies the data into the new order, so the strides become " +
+          stride_text(t.context_contiguous) + " and view can merge the heads into " + b_t + "d_out) = " +
+          shape_text(t.context_merged.shape()) + ". " +
+          (viewable ? "(With head_dim = 1 the view would happen to work even without it, because a size-1 dimension "
+                      "has no stride to respect; with larger heads PyTorch raises 'view size is not compatible with "
+                      "input tensor's size and stride'.)"
+                    : "Without contiguous() PyTorch raises: view size is not compatible with input tensor's size and "
+                      "stride (at least one dimension spans across two contiguous subspaces)."));
+
+  nb.cell({"context_vec = self.out_proj(context_vec)", "return context_vec", "# back outside: context_vecs = mha(batch)",
+           "print(mha.out_proj.weight)", "print(mha.out_proj.bias)", "print(context_vecs)"});
+  nb.show("mha.out_proj.weight", mha.out_proj.weight);
+  nb.show("mha.out_proj.bias", *mha.out_proj.bias);
+  nb.show("context_vecs", t.context_vec);
+  nb.note("out_proj (a Linear(d_out, d_out) with bias, drawn after the three projections) mixes the heads' "
+          "features; the wrapper has no such layer, which is one reason its numbers differ.");
+
+  if (opt.gpt2) gpt2_cells(nb, opt);
+  return nb;
+}
+
+}  // namespace attn

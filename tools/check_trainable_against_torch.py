@@ -1,0 +1,184 @@
+#!/usr/bin/python3
+"""End-to-end check of `attn-tutor trainable` against real PyTorch (1.13) for many random options.
+
+For each random case (see tools/gen_trainable_fixtures.py: --seed incl. none/negative/0/up to 2^64-1,
+2-16 x 1-16 inputs, --d-out 1-16, --qkv-bias, --init rand|randn) it runs the book's code with torch and
+    attn-tutor trainable --json - --inputs FILE [--seed S] --d-out D [--qkv-bias] [--init randn]
+then compares every tensor by name (a repeated name in order of appearance), its shape and dtype, and
+requires |cli - torch| <= 1e-6 everywhere and bit-exact weights (W_query/W_key/W_value,
+sa_v2.*.weight/bias, plus inputs, x_2 and d_k).
+
+Usage (needs torch; not part of the tests):
+    /usr/bin/python3 tools/check_trainable_against_torch.py [--cases 300] [--exe build/attn-tutor]
+        [--rng-seed N] [--tol 1e-6] [--keep-failures DIR]
+Exit status 0 when every case passes.
+"""
+import argparse
+import json
+import os
+import random
+import shlex
+import struct
+import subprocess
+import sys
+import tempfile
+from collections import defaultdict
+
+import numpy as np
+import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gen_trainable_fixtures as gen  # noqa: E402
+
+
+def f32_bits(x):
+    return struct.unpack("<I", struct.pack("<f", float(np.float32(x))))[0]
+
+
+def flatten(v):
+    if isinstance(v, list):
+        out = []
+        for x in v:
+            out.extend(flatten(x))
+        return out
+    return [v]
+
+
+def parse_json_int(text):
+    """JSON "-0" (how the CLI writes a float32 negative zero) is -0.0, not the integer 0."""
+    return -0.0 if text == "-0" else int(text)
+
+
+def shape_of(v):
+    return [len(v)] + shape_of(v[0]) if isinstance(v, list) and v else ([0] if isinstance(v, list) else [])
+
+
+class Stats:
+    def __init__(self):
+        self.max_abs = 0.0
+        self.max_where = None
+        self.per_name = defaultdict(float)
+        self.values = 0
+        self.bit_equal = 0
+        self.exact_values = 0
+
+
+def compare_case(case, cli_doc, tol, stats):
+    """Problems found (a list of strings); updates stats."""
+    problems = []
+    got = defaultdict(list)
+    order_got = []
+    for t in cli_doc.get("tensors", []):
+        got[t["name"]].append(t)
+        order_got.append(t["name"])
+    expected = gen.expected_of(case)
+    order_exp = [name for name, _ in expected]
+    if order_got != order_exp:
+        problems.append("tensor names differ: cli %s vs torch %s" % (order_got, order_exp))
+    seen = defaultdict(int)
+    for name, t in expected:
+        k = seen[name]
+        seen[name] += 1
+        if k >= len(got[name]):
+            problems.append("%s #%d missing from the CLI output" % (name, k + 1))
+            continue
+        c = got[name][k]
+        if isinstance(t, int):
+            exp_vals, exp_shape, exp_dtype = [t], [], "int64"
+        else:
+            t = t.detach()
+            exp_vals, exp_shape, exp_dtype = flatten(t.tolist()), list(t.shape), "float32"
+        if c.get("shape") != exp_shape:
+            problems.append("%s #%d: shape %s, torch %s" % (name, k + 1, c.get("shape"), exp_shape))
+            continue
+        if c.get("dtype") != exp_dtype:
+            problems.append("%s #%d: dtype %s, torch %s" % (name, k + 1, c.get("dtype"), exp_dtype))
+        cli_vals = flatten(c["data"])
+        if shape_of(c["data"]) != exp_shape or len(cli_vals) != len(exp_vals):
+            problems.append("%s #%d: data has shape %s, expected %s" % (name, k + 1, shape_of(c["data"]),
+                                                                        exp_shape))
+            continue
+        exact = name in gen.EXACT
+        for i, (a, b) in enumerate(zip(cli_vals, exp_vals)):
+            if not isinstance(a, (int, float)) or isinstance(a, bool):
+                problems.append("%s #%d[%d]: not a number: %r" % (name, k + 1, i, a))
+                continue
+            fa = float(np.float32(a)) if exp_dtype == "float32" else float(a)
+            diff = abs(fa - float(b))
+            same_bits = f32_bits(a) == f32_bits(b) if exp_dtype == "float32" else a == b
+            stats.values += 1
+            stats.bit_equal += same_bits
+            if exact:
+                stats.exact_values += 1
+                if not same_bits:
+                    problems.append("%s #%d[%d]: %r is not bit-exact torch %r" % (name, k + 1, i, a, b))
+            if not (diff <= tol):
+                problems.append("%s #%d[%d]: %r vs torch %r (diff %.3g)" % (name, k + 1, i, a, b, diff))
+            if diff > stats.per_name[name]:
+                stats.per_name[name] = diff
+            if diff > stats.max_abs:
+                stats.max_abs = diff
+                stats.max_where = (name, k + 1, i, a, b)
+    return problems
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--cases", type=int, default=300)
+    ap.add_argument("--exe", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "build",
+                                                  "attn-tutor"))
+    ap.add_argument("--rng-seed", type=int, default=1)
+    ap.add_argument("--tol", type=float, default=1e-6)
+    ap.add_argument("--keep-failures", metavar="DIR", help="copy the inputs file of failing cases here")
+    ap.add_argument("-v", "--verbose", action="store_true")
+    args = ap.parse_args()
+
+    torch.set_num_threads(1)
+    rng = random.Random(args.rng_seed)
+    stats = Stats()
+    failures = 0
+    tmp = tempfile.mkdtemp(prefix="attn-check-")
+    for i in range(args.cases):
+        case = gen.make_case(rng)
+        path = os.path.join(tmp, "inputs%d.json" % i)
+        with open(path, "w") as f:
+            json.dump(case["inputs_file"], f)
+        cmd = [args.exe, "trainable", "--json", "-", "--inputs", path] + case["argv"]
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        problems = []
+        if r.returncode != 0:
+            problems.append("exit %d: %s" % (r.returncode, r.stderr.strip()))
+        else:
+            try:
+                doc = json.loads(r.stdout, parse_int=parse_json_int)
+                problems = compare_case(case, doc, args.tol, stats)
+            except ValueError as e:
+                problems.append("invalid JSON: %s" % e)
+        shape = (len(case["rows"]), len(case["rows"][0]))
+        if problems:
+            failures += 1
+            if args.keep_failures:
+                os.makedirs(args.keep_failures, exist_ok=True)
+                keep = os.path.join(args.keep_failures, "case%d.json" % i)
+                with open(keep, "w") as f:
+                    json.dump(case["inputs_file"], f)
+                cmd[5] = keep
+            print("FAIL case %d (inputs %dx%d): %s" % (i, shape[0], shape[1], shlex.join(cmd)))
+            for p in problems[:8]:
+                print("   ", p)
+            if len(problems) > 8:
+                print("    ... %d more" % (len(problems) - 8))
+        elif args.verbose:
+            print("ok   case %d (inputs %dx%d) %s" % (i, shape[0], shape[1], " ".join(case["argv"])))
+
+    print("torch %s, %d cases, %d failed" % (torch.__version__, args.cases, failures))
+    print("values compared: %d, bit-identical to torch: %d; weights/exact values: %d"
+          % (stats.values, stats.bit_equal, stats.exact_values))
+    print("max abs diff: %.3g at %s" % (stats.max_abs, stats.max_where))
+    for name, d in sorted(stats.per_name.items(), key=lambda kv: -kv[1]):
+        print("  %-22s max abs diff %.3g" % (name, d))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
