@@ -1,0 +1,24 @@
+#!/bin/sh
+# Installs the Debian 12 packages attn-tutor needs, and only those that are missing.
+# Runs apt-get directly as root, through sudo otherwise.
+set -eu
+PACKAGES="g++ cmake make libcli11-dev libeigen3-dev nlohmann-json3-dev doctest-dev"
+missing=""
+for p in $PACKAGES; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing="$missing $p"
+  fi
+done
+[ -z "$missing" ] && exit 0
+echo "attn-tutor: installing:$missing"
+if [ "$(id -u)" -eq 0 ]; then
+  SUDO=""
+elif command -v sudo >/dev/null 2>&1; then
+  SUDO="sudo"
+else
+  echo "attn-tutor: error: missing packages:$missing; run this as root or install sudo" >&2
+  exit 2
+fi
+$SUDO apt-get update -qq
+# shellcheck disable=SC2086
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing
