@@ -81,7 +81,8 @@ Notebook mha_lesson(const LessonOptions& opt) {
   const int64_t h = opt.num_heads, d_out = opt.d_out;
   if (d_out % h != 0)
     throw UsageError("d_out (" + std::to_string(d_out) + ") must be divisible by num_heads (" + std::to_string(h) +
-                     "): each head gets d_out / num_heads features; choose --d-out as a multiple of --num-heads");
+                     "), as the book's assert says: each head gets d_out / num_heads features; choose --d-out as a "
+                     "multiple of --num-heads");
 
   batched_matmul_cells(nb);
 

@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <vector>
 
@@ -15,6 +16,7 @@ std::string write_file_atomically(const std::string& path, const std::string& co
   name.push_back('\0');
   const int fd = mkstemp(name.data());
   if (fd < 0) return "cannot write '" + path + "': " + std::strerror(errno);
+  ::fchmod(fd, 0644);  // mkstemp creates 0600; an export is an ordinary file
   const char* data = content.data();
   size_t left = content.size();
   while (left > 0) {

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <fstream>
 #include <sstream>
+#include <sys/stat.h>
 
 #include <nlohmann/json.hpp>
 
@@ -34,6 +35,10 @@ Inputs parse_inputs(const std::string& json_text, const std::string& source, int
   try {
     doc = nlohmann::json::parse(json_text);
   } catch (const nlohmann::json::parse_error& e) {
+    for (const char* word : {"NaN", "nan", "Infinity", "inf"})
+      if (json_text.find(word) != std::string::npos)
+        fail(source, std::string("contains ") + word + ", which is not a finite number; every embedding value must "
+                                                       "be an ordinary finite number");
     std::string what = e.what();
     const auto at = what.find("parse error");
     fail(source, "not valid JSON (" + (at == std::string::npos ? what : what.substr(at)) +
@@ -92,6 +97,9 @@ Inputs parse_inputs(const std::string& json_text, const std::string& source, int
 }
 
 Inputs load_inputs(const std::string& path, int min_rows) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+    throw UsageError("--inputs " + path + ": is a directory; give the path of a JSON file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw UsageError("--inputs " + path + ": cannot open the file; check the path and that it is readable");
   std::ostringstream text;

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "ops_shape.h"
+#include "torch_exp.h"
 
 namespace attn {
 namespace {
@@ -167,7 +168,7 @@ Tensor mul(const Tensor& a, double scalar) {
 Tensor exp(const Tensor& t) {
   std::vector<float> v = t.values();
   Eigen::Map<Eigen::ArrayXf> x(v.data(), v.size());
-  x = x.unaryExpr([](float f) { return std::exp(f); });
+  x = x.unaryExpr([](float f) { return torch_expf(f); });
   return tracked(Tensor(t.shape(), std::move(v)), t.needs_grad(), "ExpBackward0");
 }
 
@@ -260,13 +261,10 @@ Tensor softmax(const Tensor& t, int64_t dim) {
       auto at = [&](int64_t j) -> float& { return v[(o * len + j) * inner + i]; };
       float max = -std::numeric_limits<float>::infinity();
       for (int64_t j = 0; j < len; ++j) max = std::max(max, at(j));
-      float total = 0.0f;
-      for (int64_t j = 0; j < len; ++j) {
-        at(j) = std::exp(at(j) - max);  // a fully masked row (max = -inf) gives nan, as PyTorch
-        total += at(j);
-      }
-      const float scale = 1.0f / total;
-      for (int64_t j = 0; j < len; ++j) at(j) = at(j) * scale;
+      std::vector<float> e(static_cast<size_t>(len));
+      for (int64_t j = 0; j < len; ++j) e[j] = torch_expf(at(j) - max);  // max = -inf (all masked) gives nan
+      const float scale = 1.0f / torch_lane_sum(e.data(), len);
+      for (int64_t j = 0; j < len; ++j) at(j) = e[j] * scale;
     }
   return tracked(Tensor(t.shape(), std::move(v)), t.needs_grad(), "SoftmaxBackward0");
 }

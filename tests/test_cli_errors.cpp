@@ -1,0 +1,141 @@
+// Bad input: one clear line on stderr, exit code 2, no crash and no partial output file.
+#include <doctest/doctest.h>
+
+#include <dirent.h>
+#include <fstream>
+#include <string>
+
+#include "run_cli.h"
+
+namespace {
+
+int count_lines(const std::string& s) {
+  int n = 0;
+  for (char c : s) n += c == '\n';
+  return n;
+}
+
+// Runs args, expects exit 2, an empty stdout and exactly one stderr line containing `mentions`.
+void expect_usage_error(const std::string& args, const std::string& mentions) {
+  CAPTURE(args);
+  const CliResult r = run_cli(args);
+  CAPTURE(r.err);
+  CHECK(r.exit_code == 2);
+  CHECK(count_lines(r.err) == 1);
+  CHECK(r.err.rfind("attn-tutor: error: ", 0) == 0);
+  CHECK(r.err.find(mentions) != std::string::npos);
+  CHECK(r.out.empty());
+}
+
+std::string write_file(const std::string& dir, const std::string& name, const std::string& text) {
+  const std::string path = dir + "/" + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+int files_in(const std::string& dir) {
+  int n = 0;
+  if (DIR* d = opendir(dir.c_str())) {
+    while (dirent* e = readdir(d)) n += std::string(e->d_name) != "." && std::string(e->d_name) != "..";
+    closedir(d);
+  }
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("errors: unknown subcommand and unknown option") {
+  expect_usage_error("nosuch", "nosuch");
+  expect_usage_error("trainable --bogus", "--bogus");
+  expect_usage_error("wrapper --init randn", "--init");
+}
+
+TEST_CASE("errors: seeds torch would reject") {
+  expect_usage_error("trainable --seed abc", "--seed abc");
+  expect_usage_error("trainable --seed 18446744073709551616", "18446744073709551616");
+  expect_usage_error("trainable --seed -9223372036854775809", "-9223372036854775809");
+  expect_usage_error("trainable --seed 1.5", "--seed 1.5");
+}
+
+TEST_CASE("errors: seeds at the ends of torch's range are accepted") {
+  CHECK(run_cli("trainable --seed 18446744073709551615").exit_code == 0);
+  CHECK(run_cli("trainable --seed -9223372036854775808").exit_code == 0);
+  CHECK(run_cli("trainable --seed -1").exit_code == 0);
+}
+
+TEST_CASE("errors: bad inputs files") {
+  const std::string dir = temp_dir();
+  expect_usage_error("trainable --inputs " + dir + "/missing.json", "cannot open");
+  expect_usage_error("trainable --inputs " + write_file(dir, "malformed.json", "[[1, 2],"), "not valid JSON");
+  expect_usage_error("trainable --inputs " + write_file(dir, "ragged.json", "[[1, 2], [3]]"), "row 2 has 1 numbers");
+  expect_usage_error("trainable --inputs " + write_file(dir, "nan.json", "[[1, NaN], [2, 3]]"), "NaN");
+  expect_usage_error("trainable --inputs " + write_file(dir, "inf.json", "[[1, Infinity], [2, 3]]"), "Infinity");
+  expect_usage_error("trainable --inputs " + write_file(dir, "huge.json", "[[1, 1e39], [2, 3]]"), "not a finite float32");
+  expect_usage_error("trainable --inputs " + write_file(dir, "one.json", "[[1, 2]]"), "at least 2 tokens");
+  expect_usage_error("trainable --inputs " + write_file(dir, "text.json", "[[1, \"a\"], [2, 3]]"), "not a number");
+  expect_usage_error("trainable --inputs " + write_file(dir, "tokens.json", "{\"tokens\": [\"a\"], \"inputs\": [[1], [2]]}"),
+                     "one token label per row");
+  expect_usage_error("trainable --inputs " + write_file(dir, "empty.json", ""), "not valid JSON");
+  expect_usage_error("trainable --inputs " + dir, "is a directory");
+}
+
+TEST_CASE("errors: out-of-range numbers") {
+  expect_usage_error("trainable --d-out 0", "--d-out");
+  expect_usage_error("trainable --d-out x", "--d-out");
+  expect_usage_error("mha --num-heads 0", "--num-heads 0");
+  expect_usage_error("wrapper --num-heads 0", "--num-heads 0");
+  expect_usage_error("mha --d-out 3 --num-heads 2", "must be divisible by num_heads");
+  expect_usage_error("dropout --dropout 1.5", "--dropout 1.5");
+  expect_usage_error("dropout --dropout -0.1", "--dropout -0.1");
+  expect_usage_error("mha --dropout nan", "--dropout nan");
+  expect_usage_error("mha --context-length 3", "smaller than the 6 input tokens");
+  expect_usage_error("dropout --bernoulli intel", "--bernoulli");
+  expect_usage_error("verify nosuch", "no such lesson");
+}
+
+TEST_CASE("errors: an unwritable --json path leaves no file behind") {
+  const std::string dir = temp_dir();
+  expect_usage_error("trainable --json " + dir + "/no/such/dir/out.json", "--json");
+  expect_usage_error("trainable --json " + dir, "--json");  // a directory
+  CHECK(files_in(dir) == 0);
+  // An error before the lesson runs writes nothing either.
+  expect_usage_error("trainable --d-out 0 --json " + dir + "/out.json", "--d-out");
+  CHECK(files_in(dir) == 0);
+}
+
+TEST_CASE("json: --json FILE writes the whole document and prints the notebook") {
+  const std::string dir = temp_dir();
+  const CliResult r = run_cli("trainable --json " + dir + "/out.json");
+  CHECK(r.exit_code == 0);
+  CHECK(r.out.find("In [1]:") != std::string::npos);
+  const std::string json = read_text_file(dir + "/out.json");
+  CHECK(json.rfind("{\"schema\": \"attn-tutor/1\"", 0) == 0);
+  CHECK(json.find("\"name\": \"query_2\"") != std::string::npos);
+  CHECK(files_in(dir) == 1);  // no temporary file left
+}
+
+TEST_CASE("cli: no subcommand lists the lessons, --version and --help work") {
+  const CliResult list = run_cli("");
+  CHECK(list.exit_code == 0);
+  for (const char* name : {"naive-scores", "softmax", "trainable", "causal-mask", "dropout", "wrapper", "mha"})
+    CHECK(list.out.find(name) != std::string::npos);
+  const CliResult version = run_cli("--version");
+  CHECK(version.exit_code == 0);
+  CHECK(version.out.find("attn-tutor") != std::string::npos);
+  for (const char* name : {"naive-scores", "softmax", "trainable", "causal-mask", "dropout", "wrapper", "mha"}) {
+    const CliResult help = run_cli(std::string(name) + " --help");
+    CAPTURE(name);
+    CHECK(help.exit_code == 0);
+    CHECK(help.out.find("Replays \xC2\xA7" "3.") != std::string::npos);
+    CHECK(help.out.find("--seed") != std::string::npos);
+  }
+}
+
+TEST_CASE("cli: no escape codes into a pipe unless --color always") {
+  const CliResult piped = run_cli("trainable");
+  CHECK(piped.out.find('\x1b') == std::string::npos);
+  const CliResult forced = run_cli("trainable --color always");
+  CHECK(forced.out.find('\x1b') != std::string::npos);
+  const CliResult no_color = run_cli("trainable --color never");
+  CHECK(no_color.out.find('\x1b') == std::string::npos);
+}
