@@ -41,7 +41,8 @@ std::string json_float(float v) {
   char buf[64];
   const auto res = std::to_chars(buf, buf + sizeof buf, v);
   std::string text(buf, res.ptr);
-  // JSON has no leading "+" or bare exponent issues; to_chars gives e.g. "1e-05", valid JSON.
+  // Keep it a float, and keep the sign of -0.0: "1" and "-0" would read back as integers.
+  if (text.find_first_of(".e") == std::string::npos) text += ".0";
   return text;
 }
 

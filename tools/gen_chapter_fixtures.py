@@ -1,0 +1,685 @@
+#!/usr/bin/python3
+"""Expected values of `attn-tutor causal-mask|dropout|wrapper|mha` for random options, by real PyTorch (1.13).
+
+Runs the book's §3.5.1-3.6.2 code (SelfAttention_v2, the causal mask, Dropout, CausalAttention,
+MultiHeadAttentionWrapper, MultiHeadAttention; the cells written out below, in the order the lessons
+run them) with torch for random cases: --seed (none = the book's 789/123, negatives, 0, up to 2^64-1),
+--inputs (2-12 rows, 1-8 columns), --d-out (1-8; for mha a multiple of --num-heads, 1-4), --num-heads,
+--qkv-bias, --dropout (0, 0.1, 0.5, a random rate, 1.0, or the lesson's default), --context-length
+(sometimes more than the tokens) and, for wrapper, --no-reseed. Writes one JSON fixture that
+tests/test_chapter_fixtures.cpp replays against the CLI, so the tests and CI never need torch.
+
+The MKL dropout path (--bernoulli mkl, shared/spec/torch-rng.md §7.2) cannot run in torch on this
+machine (a Debian build without MKL, on an AMD CPU). Its cases use an independent model instead: the
+book code still runs in torch, but nn.Dropout's bernoulli_ is replaced by (1) ONE draw from torch's own
+generator (torch.randint(0, 2**32 - 1, ()) consumes exactly one 32-bit mt19937 draw; the draw
+2**32 - 1 would read as 0, and both give x0 = 1 below, so this is exact), (2) MCG31m1 in plain Python
+(x0 = seed mod (2^31 - 1) or 1, x_{k+1} = 1132489760 x_k mod (2^31 - 1), kept iff x_k / m < 1 - p),
+then torch's own noise.div_(1 - p) and input * noise. Because the generator is torch's, every later draw
+is shifted exactly as on the real MKL path (1 draw per dropout instead of 2 * numel). The model is
+self-checked against the spec's test vector (seed 123, Dropout(0.5)(ones(6, 6))), and for the dropout
+lesson the seed draw is cross-checked against numpy's MT19937 (np.random.RandomState(seed mod 2^32)).
+
+Regenerate (needs torch and numpy; deterministic for given --cases/--mkl-cases/--rng-seed):
+    /usr/bin/python3 tools/gen_chapter_fixtures.py --out tests/fixtures/chapter_pytorch.json
+
+Fixture layout:
+    {"generator": ..., "torch": "1.13...", "tolerance": 1e-6,
+     "exact": [names compared exactly: the dropout outputs of ones],
+     "zero_pattern": [names whose zero entries must coincide exactly (the dropout masks)],
+     "cases": [{"id": 0, "lesson": "mha", "argv": ["--seed", "-5", "--d-out", "4", ...],
+                "inputs_file": <the JSON written to the --inputs file>,
+                "expected": [{"name": "attn_weights", "shape": [2, 2, 6, 6], "data": [...]}, ...]}],
+     "mkl_cases": [same layout, argv includes "--bernoulli", "mkl"]}
+"expected" holds a subset of the lesson's tensors (attn_weights, context_vec(s), the dropout outputs,
+the wrapper's head outputs), each in the order the lesson records it: the k-th "attn_weights" of the
+case is the k-th "attn_weights" of the CLI's JSON. Floats are written as the shortest text that reads
+back (decimal -> double -> float32) as the same float32. Names in "zero_pattern" hold dropout output:
+entry is 0 in the CLI iff 0 in torch (mask identity), besides the 1e-6 tolerance.
+
+tools/check_chapter_against_torch.py imports make_case/run_book from here and compares every tensor.
+"""
+import argparse
+import contextlib
+import json
+import math
+import random
+import sys
+
+import numpy as np
+import torch
+import torch.nn as nn
+
+LESSONS = ["causal-mask", "dropout", "wrapper", "mha"]
+
+# Tensors of each lesson stored in the fixture (all occurrences, in order).
+FIXTURE_NAMES = {
+    "causal-mask": ["attn_weights", "masked_simple_norm", "context_vec"],
+    "dropout": ["attn_weights", "dropout(example)", "dropout(attn_weights)", "dropout(attn_weights).sum(dim=-1)",
+                "context_vecs"],
+    "wrapper": ["context_vecs", "mha.heads[0](batch)", "mha.heads[1](batch)", "mha.heads[2](batch)",
+                "mha.heads[3](batch)", "torch.cat(outs, dim=-1)"],
+    "mha": ["attn_weights", "context_vec", "context_vecs"],
+}
+# The acceptance tensors (the ones the check tool reports separately).
+ACCEPT_NAMES = {"attn_weights", "context_vec", "context_vecs", "dropout(example)", "dropout(attn_weights)",
+                "mha.heads[0](batch)", "mha.heads[1](batch)", "mha.heads[2](batch)", "mha.heads[3](batch)",
+                "torch.cat(outs, dim=-1)"}
+EXACT = ["dropout(example)"]
+ZERO_PATTERN = ["dropout(example)", "dropout(attn_weights)", "attn_weights"]  # dropout outputs: the masks
+
+WORDS = ["Your", "journey", "starts", "with", "one", "step", "the", "cat", "sat", "on", "a", "mat",
+         "every", "effort", "moves", "you", "forward", "attention", "is", "all", "we", "need", "token",
+         "embedding", "query", "key", "value", "hello", "world", "again"]
+
+SEED_SPECIALS = [0, 1, -1, 123, 789, 2**31 - 1, 2**31, 2**32 - 1, 2**32, 2**32 + 123, 2**63 - 1, 2**63,
+                 2**64 - 1, -(2**63), -(2**31), -123, -789]
+
+BOOK_ROWS = [[0.43, 0.15, 0.89], [0.55, 0.87, 0.66], [0.57, 0.85, 0.64],
+             [0.22, 0.58, 0.33], [0.77, 0.25, 0.10], [0.05, 0.80, 0.55]]
+BOOK_TOKENS = ["Your", "journey", "starts", "with", "one", "step"]
+
+
+# ---- the book's classes (§3.4.2, listings 3.3-3.5), verbatim; `trace` only records -------------
+
+class SelfAttention_v2(nn.Module):
+    def __init__(self, d_in, d_out, qkv_bias=False):
+        super().__init__()
+        self.W_query = nn.Linear(d_in, d_out, bias=qkv_bias)
+        self.W_key = nn.Linear(d_in, d_out, bias=qkv_bias)
+        self.W_value = nn.Linear(d_in, d_out, bias=qkv_bias)
+
+
+class CausalAttention(nn.Module):
+    def __init__(self, d_in, d_out, context_length, dropout, qkv_bias=False):
+        super().__init__()
+        self.d_out = d_out
+        self.W_query = nn.Linear(d_in, d_out, bias=qkv_bias)
+        self.W_key = nn.Linear(d_in, d_out, bias=qkv_bias)
+        self.W_value = nn.Linear(d_in, d_out, bias=qkv_bias)
+        self.dropout = nn.Dropout(dropout)
+        self.register_buffer('mask', torch.triu(torch.ones(context_length, context_length), diagonal=1))
+        self.trace = None
+
+    def forward(self, x):
+        b, num_tokens, d_in = x.shape
+        keys = self.W_key(x)
+        queries = self.W_query(x)
+        values = self.W_value(x)
+        attn_scores = queries @ keys.transpose(1, 2)
+        attn_scores.masked_fill_(self.mask.bool()[:num_tokens, :num_tokens], -torch.inf)
+        attn_weights = torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=-1)
+        attn_weights = self.dropout(attn_weights)
+        context_vec = attn_weights @ values
+        if self.trace is not None:
+            self.trace.update(keys=keys, queries=queries, values=values, attn_scores=attn_scores,
+                              attn_weights=attn_weights)
+        return context_vec
+
+
+class MultiHeadAttentionWrapper(nn.Module):
+    def __init__(self, d_in, d_out, context_length, dropout, num_heads, qkv_bias=False):
+        super().__init__()
+        self.heads = nn.ModuleList(
+            [CausalAttention(d_in, d_out, context_length, dropout, qkv_bias)
+             for _ in range(num_heads)]
+        )
+
+    def forward(self, x):
+        return torch.cat([head(x) for head in self.heads], dim=-1)
+
+
+class MultiHeadAttention(nn.Module):
+    def __init__(self, d_in, d_out, context_length, dropout, num_heads, qkv_bias=False):
+        super().__init__()
+        assert d_out % num_heads == 0, "d_out must be divisible by num_heads"
+        self.d_out = d_out
+        self.num_heads = num_heads
+        self.head_dim = d_out // num_heads
+        self.W_query = nn.Linear(d_in, d_out, bias=qkv_bias)
+        self.W_key = nn.Linear(d_in, d_out, bias=qkv_bias)
+        self.W_value = nn.Linear(d_in, d_out, bias=qkv_bias)
+        self.out_proj = nn.Linear(d_out, d_out)
+        self.dropout = nn.Dropout(dropout)
+        self.register_buffer('mask', torch.triu(torch.ones(context_length, context_length), diagonal=1))
+        self.trace = None
+
+    def forward(self, x):
+        t = self.trace if self.trace is not None else {}
+        b, num_tokens, d_in = x.shape
+        keys = self.W_key(x)
+        queries = self.W_query(x)
+        values = self.W_value(x)
+        t["keys"], t["queries"], t["values"] = keys, queries, values
+        keys = keys.view(b, num_tokens, self.num_heads, self.head_dim)
+        values = values.view(b, num_tokens, self.num_heads, self.head_dim)
+        queries = queries.view(b, num_tokens, self.num_heads, self.head_dim)
+        t["keys_view"], t["queries_view"], t["values_view"] = keys, queries, values
+        keys = keys.transpose(1, 2)
+        queries = queries.transpose(1, 2)
+        values = values.transpose(1, 2)
+        t["keys_heads"], t["queries_heads"], t["values_heads"] = keys, queries, values
+        attn_scores = queries @ keys.transpose(2, 3)
+        t["attn_scores"] = attn_scores.clone()  # masked_fill_ below works in place
+        mask_bool = self.mask.bool()[:num_tokens, :num_tokens]
+        attn_scores.masked_fill_(mask_bool, -torch.inf)
+        t["mask_bool"], t["masked_scores"] = mask_bool, attn_scores
+        attn_weights = torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=-1)
+        attn_weights = self.dropout(attn_weights)
+        t["attn_weights"] = attn_weights
+        context_heads = attn_weights @ values
+        context_vec = context_heads.transpose(1, 2)
+        t["context_heads"], t["context_transposed"] = context_heads, context_vec
+        context_vec = context_vec.contiguous().view(b, num_tokens, self.d_out)
+        t["context_merged"] = context_vec
+        context_vec = self.out_proj(context_vec)
+        return context_vec
+
+
+# ---- the MKL bernoulli path (spec §7.2), an independent model ----------------------------------
+
+MCG_M = 2**31 - 1
+MCG_A = 1132489760
+
+
+def mcg31_keep(seed32, n, q):
+    """viRngBernoulli(ICDF) over MCG31m1 seeded with seed32: the 0/1 keep mask of n elements."""
+    x = seed32 % MCG_M
+    if x == 0:
+        x = 1
+    keep = []
+    for _ in range(n):
+        keep.append(1.0 if x / MCG_M < q else 0.0)
+        x = (x * MCG_A) % MCG_M
+    return keep
+
+
+def one_raw_draw():
+    """Exactly one 32-bit draw from torch's default generator (random() % (2^32 - 1), see the docstring)."""
+    return int(torch.randint(0, 2**32 - 1, ()).item())
+
+
+MKL_SEED_LOG = []  # the seeds the MKL model drew, in order (for the numpy cross-check)
+
+
+def _mkl_dropout_forward(self, input):
+    # at::native::_dropout_impl of 1.13 with bernoulli_(1 - p) on the MKL path.
+    p = self.p
+    if p == 0 or not self.training or input.numel() == 0:
+        return input
+    if p == 1:
+        return input * torch.zeros((), dtype=input.dtype)
+    seed = one_raw_draw()
+    MKL_SEED_LOG.append(seed)
+    noise = torch.tensor(mcg31_keep(seed, input.numel(), 1 - p), dtype=input.dtype).reshape(input.shape)
+    noise.div_(1 - p)
+    return input * noise
+
+
+@contextlib.contextmanager
+def bernoulli_path(path):
+    if path == "default":
+        yield
+        return
+    assert path == "mkl"
+    saved = nn.Dropout.forward
+    nn.Dropout.forward = _mkl_dropout_forward
+    try:
+        yield
+    finally:
+        nn.Dropout.forward = saved
+
+
+def self_check_mkl():
+    """The spec's test vector: seed 123, Dropout(0.5)(ones(6, 6)) on the MKL path, and its seed draw."""
+    want = ["2 2 2 2 2 2", "0 2 0 0 0 0", "0 0 2 0 2 0", "2 2 0 0 0 2", "2 0 0 0 0 2", "0 2 0 0 0 0"]
+    assert np.random.RandomState(123).randint(0, 2**32, dtype=np.uint32) == 2991312382
+    with bernoulli_path("mkl"):
+        torch.manual_seed(123)
+        out = nn.Dropout(0.5)(torch.ones(6, 6))
+    got = [" ".join("%d" % v for v in row) for row in out.tolist()]
+    assert got == want, got
+    x = 2991312382 % MCG_M
+    xs = []
+    for _ in range(6):
+        xs.append(x)
+        x = x * MCG_A % MCG_M
+    assert xs == [843828735, 459765758, 453103405, 257879217, 726883821, 711251137], xs
+
+
+def numpy_first_draw(seed):
+    """The first mt19937 output after torch.manual_seed(seed), from numpy's own MT19937."""
+    return int(np.random.RandomState(seed % 2**32).randint(0, 2**32, dtype=np.uint32))
+
+
+# ---- the lessons, as the book runs them -----------------------------------------------------------
+
+def _seed(case, book):
+    return book if case["seed"] is None else case["seed"]
+
+
+def run_causal_mask(case, rec):
+    inputs = torch.tensor(case["rows"])
+    d_in, d_out = inputs.shape[1], case["d_out"]
+    torch.manual_seed(_seed(case, 789))
+    sa_v2 = SelfAttention_v2(d_in, d_out, qkv_bias=case["qkv_bias"])
+    queries = sa_v2.W_query(inputs)
+    keys = sa_v2.W_key(inputs)
+    attn_scores = queries @ keys.T
+    attn_weights = torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=1)
+    rec("queries", queries)
+    rec("keys", keys)
+    rec("attn_scores", attn_scores)
+    rec("attn_weights", attn_weights)
+
+    context_length = attn_scores.shape[0]
+    mask_simple = torch.tril(torch.ones(context_length, context_length))
+    rec("context_length", context_length)
+    rec("mask_simple", mask_simple)
+    masked_simple = attn_weights * mask_simple
+    rec("masked_simple", masked_simple)
+    row_sums = masked_simple.sum(dim=-1, keepdim=True)
+    masked_simple_norm = masked_simple / row_sums
+    rec("row_sums", row_sums)
+    rec("masked_simple_norm", masked_simple_norm)
+
+    mask = torch.triu(torch.ones(context_length, context_length), diagonal=1)
+    masked = attn_scores.masked_fill(mask.bool(), -torch.inf)
+    rec("mask", mask)
+    rec("masked", masked)
+    attn_weights = torch.softmax(masked / keys.shape[-1]**0.5, dim=1)
+    rec("attn_weights", attn_weights)
+    rec("(masked_simple_norm - attn_weights).abs().max()", (masked_simple_norm - attn_weights).abs().max())
+    rec("mask_simple.bool()", mask_simple.bool())
+    rec("mask.bool()", mask.bool())
+
+    values = sa_v2.W_value(inputs)
+    context_vec = attn_weights @ values
+    rec("values", values)
+    rec("context_vec", context_vec)
+
+
+def run_dropout(case, rec):
+    p = 0.5 if case["dropout"] is None else case["dropout"]
+    inputs = torch.tensor(case["rows"])
+    d_in, d_out = inputs.shape[1], case["d_out"]
+    torch.manual_seed(_seed(case, 789))
+    sa_v2 = SelfAttention_v2(d_in, d_out, qkv_bias=case["qkv_bias"])
+    queries = sa_v2.W_query(inputs)
+    keys = sa_v2.W_key(inputs)
+    attn_scores = queries @ keys.T
+    context_length = attn_scores.shape[0]
+    mask = torch.triu(torch.ones(context_length, context_length), diagonal=1)
+    masked = attn_scores.masked_fill(mask.bool(), -torch.inf)
+    attn_weights = torch.softmax(masked / keys.shape[-1]**0.5, dim=1)
+    rec("attn_weights", attn_weights)
+
+    n = inputs.shape[0]
+    torch.manual_seed(_seed(case, 123))
+    dropout = torch.nn.Dropout(p)
+    example = torch.ones(n, n)
+    rec("example", example)
+    first = len(MKL_SEED_LOG)
+    rec("dropout(example)", dropout(example))
+    if case["bernoulli"] == "mkl" and 0 < p < 1:  # the seed draw, cross-checked with numpy's mt19937
+        assert MKL_SEED_LOG[first] == numpy_first_draw(_seed(case, 123)), case
+    torch.manual_seed(_seed(case, 123))
+    rec("dropout(attn_weights)", dropout(attn_weights))
+    torch.manual_seed(_seed(case, 123))
+    rec("dropout(attn_weights).sum(dim=-1)", dropout(attn_weights).sum(dim=-1))
+
+    batch = torch.stack((inputs, inputs), dim=0)
+    rec("batch", batch)
+    torch.manual_seed(_seed(case, 123))
+    context_length = case["context_length"] if case["context_length"] is not None else batch.shape[1]
+    # The tool gives this CausalAttention the --qkv-bias too (its code cell omits qkv_bias=...).
+    ca = CausalAttention(d_in, d_out, context_length, 0.0, qkv_bias=case["qkv_bias"])
+    ca.trace = {}
+    context_vecs = ca(batch)
+    t = ca.trace
+    rec("keys", t["keys"])
+    rec("queries", t["queries"])
+    rec("values", t["values"])
+    rec("attn_scores", t["attn_scores"])
+    rec("attn_weights", t["attn_weights"])
+    rec("context_vecs", context_vecs)
+
+
+def run_wrapper(case, rec, literal_heads=False):
+    """literal_heads: run the cell `outs = [head(batch) for head in mha.heads]` as written (a second
+    forward, new dropout draws) instead of recording what each head returned inside mha(batch)."""
+    p = 0.0 if case["dropout"] is None else case["dropout"]
+    inputs = torch.tensor(case["rows"])
+    batch = torch.stack((inputs, inputs), dim=0)
+    rec("batch", batch)
+    d_in, d_out = inputs.shape[1], case["d_out"]
+    if case["no_reseed"]:
+        torch.manual_seed(_seed(case, 123))
+        context_length = batch.shape[1]
+        ca = CausalAttention(d_in, d_out, context_length, 0.0, qkv_bias=case["qkv_bias"])
+        context_vecs = ca(batch)
+    else:
+        torch.manual_seed(_seed(case, 123))
+    context_length = case["context_length"] if case["context_length"] is not None else batch.shape[1]
+    mha = MultiHeadAttentionWrapper(d_in, d_out, context_length, p, num_heads=case["num_heads"],
+                                    qkv_bias=case["qkv_bias"])
+    captured = []
+    hooks = [head.register_forward_hook(lambda mod, inp, out: captured.append(out)) for head in mha.heads]
+    context_vecs = mha(batch)
+    for h in hooks:
+        h.remove()
+    rec("context_vecs", context_vecs)
+    outs = [head(batch) for head in mha.heads] if literal_heads else captured
+    for i, out in enumerate(outs):
+        rec("mha.heads[%d](batch)" % i, out)
+    rec("torch.cat(outs, dim=-1)", torch.cat(outs, dim=-1))
+
+
+BOOK_A = torch.tensor([[[[0.2745, 0.6584, 0.2775, 0.8573],
+                         [0.8993, 0.0390, 0.9268, 0.7388],
+                         [0.7179, 0.7058, 0.9156, 0.4340]],
+                        [[0.0772, 0.3565, 0.1479, 0.5331],
+                         [0.4066, 0.2318, 0.4545, 0.9737],
+                         [0.4606, 0.5159, 0.4220, 0.5786]]]])
+
+
+def run_mha(case, rec):
+    p = 0.0 if case["dropout"] is None else case["dropout"]
+    a = BOOK_A
+    rec("a", a)
+    rec("a @ a.transpose(2, 3)", a @ a.transpose(2, 3))
+    first_head = a[0, 0, :, :]
+    first_res = first_head @ first_head.T
+    rec("first_head", first_head)
+    rec("first_res", first_res)
+    second_head = a[0, 1, :, :]
+    second_res = second_head @ second_head.T
+    rec("second_head", second_head)
+    rec("second_res", second_res)
+
+    inputs = torch.tensor(case["rows"])
+    batch = torch.stack((inputs, inputs), dim=0)
+    rec("batch", batch)
+    torch.manual_seed(_seed(case, 123))
+    batch_size, context_length, d_in = batch.shape
+    if case["context_length"] is not None:
+        context_length = case["context_length"]
+    d_out = case["d_out"]
+    mha = MultiHeadAttention(d_in, d_out, context_length, p, num_heads=case["num_heads"],
+                             qkv_bias=case["qkv_bias"])
+    mha.trace = {}
+    context_vecs = mha(batch)
+    t = mha.trace
+    rec("context_vecs", context_vecs)
+    for key, name in [("keys", "keys"), ("queries", "queries"), ("values", "values"),
+                      ("keys_view", "keys"), ("queries_view", "queries"), ("values_view", "values"),
+                      ("keys_heads", "keys"), ("queries_heads", "queries"), ("values_heads", "values"),
+                      ("attn_scores", "attn_scores"), ("mask_bool", "mask_bool"), ("masked_scores", "attn_scores"),
+                      ("attn_weights", "attn_weights"), ("context_heads", "attn_weights @ values"),
+                      ("context_transposed", "context_vec"), ("context_merged", "context_vec")]:
+        rec(name, t[key])
+    rec("mha.out_proj.weight", mha.out_proj.weight)
+    rec("mha.out_proj.bias", mha.out_proj.bias)
+    rec("context_vecs", context_vecs)
+    if case.get("gpt2"):
+        torch.manual_seed(_seed(case, 123))
+        mha = MultiHeadAttention(d_in=768, d_out=768, context_length=1024, dropout=0.0, num_heads=12)
+        x = torch.rand(2, 6, 768)
+        rec("x", x)
+        rec("context_vecs", mha(x))
+
+
+RUNNERS = {"causal-mask": run_causal_mask, "dropout": run_dropout, "wrapper": run_wrapper, "mha": run_mha}
+
+
+def run_book(case, **kw):
+    """The lesson's cells with torch; returns [(name, value)] in the order attn-tutor records them.
+    value: a detached torch tensor or a Python int (context_length)."""
+    out = []
+
+    def rec(name, value):
+        out.append((name, value.detach().clone() if isinstance(value, torch.Tensor) else value))
+
+    with torch.no_grad(), bernoulli_path(case["bernoulli"]):
+        RUNNERS[case["lesson"]](case, rec, **kw)
+    return out
+
+
+# ---- random cases --------------------------------------------------------------------------------
+
+def random_seed(rng):
+    """None (the book's seeds) or an integer torch.manual_seed accepts, -2^63 .. 2^64-1."""
+    r = rng.random()
+    if r < 0.12:
+        return None
+    if r < 0.37:
+        return rng.choice(SEED_SPECIALS)
+    if r < 0.57:
+        return rng.randint(0, 1000)
+    if r < 0.67:
+        return -rng.randint(1, 1000)
+    if r < 0.85:
+        return rng.randint(0, 2**64 - 1)
+    return rng.randint(-(2**63), -1)
+
+
+def random_value(rng, big):
+    """Like the book's embeddings: 2-3 decimals in [-1, 1]; with `big`, now and then up to +-4."""
+    digits = rng.choice((2, 2, 3))
+    if big and rng.random() < 0.15:
+        return round(rng.uniform(-4.0, 4.0), digits)
+    r = rng.random()
+    if r < 0.03:
+        return 0.0
+    if r < 0.35:
+        return round(rng.uniform(0.0, 1.0), digits)
+    return round(rng.uniform(-1.0, 1.0), digits)
+
+
+def random_dropout(rng, lesson):
+    r = rng.random()
+    if r < 0.15:
+        return None  # the lesson's default: 0.5 (dropout), 0.0 (wrapper, mha)
+    if r < 0.27:
+        return 0.0
+    if r < 0.42:
+        return 0.1
+    if r < 0.60:
+        return 0.5
+    if r < 0.70:
+        return 1.0
+    if r < 0.75:
+        return rng.choice([1e-9, 0.999999, 0.15, 0.123, 0.9])
+    return round(rng.uniform(0.0, 1.0), rng.choice((2, 3, 6, 17)))
+
+
+def random_dim(rng, lo, hi, small_bias):
+    if small_bias and rng.random() < 0.75:
+        return rng.randint(lo, min(hi, 5))
+    return rng.randint(lo, hi)
+
+
+def make_case(rng, lesson, small_bias=False, bernoulli="default"):
+    n = random_dim(rng, 2, 12, small_bias)
+    d_in = random_dim(rng, 1, 8, small_bias)
+    big = rng.random() < 0.2
+    rows = [[random_value(rng, big) for _ in range(d_in)] for _ in range(n)]
+    doc = {"tokens": [rng.choice(WORDS) for _ in range(n)], "inputs": rows} if rng.random() < 0.5 else rows
+    num_heads = None
+    if lesson == "mha":
+        num_heads = rng.randint(1, 4)
+        d_out = num_heads * rng.randint(1, 8 // num_heads)
+    else:
+        d_out = random_dim(rng, 1, 8, small_bias)
+        if lesson == "wrapper":
+            num_heads = rng.randint(1, 4)
+    case = {
+        "lesson": lesson,
+        "seed": random_seed(rng),
+        "d_out": d_out,
+        "d_out_flag": not (d_out == 2 and rng.random() < 0.3),  # now and then rely on the default 2
+        "num_heads": num_heads,
+        "qkv_bias": rng.random() < 0.5,
+        "dropout": random_dropout(rng, lesson) if lesson != "causal-mask" else None,
+        "context_length": (n + rng.choice((0, 0, 1, 3, 20))) if rng.random() < 0.35 else None,
+        "no_reseed": lesson == "wrapper" and rng.random() < 0.25,
+        "bernoulli": bernoulli,
+        "rows": rows,
+        "inputs_file": doc,
+    }
+    if num_heads == 2 and rng.random() < 0.3:
+        case["num_heads_flag"] = False  # the default 2
+    case["argv"] = case_argv(case)
+    return case
+
+
+def case_argv(case):
+    """The CLI options of a case, besides --json - and --inputs FILE."""
+    argv = []
+    if case["seed"] is not None:
+        argv.append("--seed=%d" % case["seed"])  # '=' so that a negative seed is not read as an option
+    if case.get("d_out_flag", True):
+        argv += ["--d-out", str(case["d_out"])]
+    if case["num_heads"] is not None and case.get("num_heads_flag", True):
+        argv += ["--num-heads", str(case["num_heads"])]
+    if case["qkv_bias"]:
+        argv.append("--qkv-bias")
+    if case["dropout"] is not None:
+        argv += ["--dropout", repr(float(case["dropout"]))]
+    if case["context_length"] is not None:
+        argv += ["--context-length", str(case["context_length"])]
+    if case["no_reseed"]:
+        argv.append("--no-reseed")
+    if case["bernoulli"] != "default":
+        argv += ["--bernoulli", case["bernoulli"]]
+    if case.get("gpt2"):
+        argv.append("--gpt2")
+    return argv
+
+
+def fixed_cases(rng):
+    """The book's own runs and some corners, first."""
+    def case(lesson, **kw):
+        c = dict(lesson=lesson, seed=None, d_out=2, num_heads=2 if lesson in ("wrapper", "mha") else None,
+                 qkv_bias=False, dropout=None, context_length=None, no_reseed=False, bernoulli="default",
+                 rows=BOOK_ROWS, inputs_file={"tokens": BOOK_TOKENS, "inputs": BOOK_ROWS})
+        c.update(kw)
+        c["argv"] = case_argv(c)
+        return c
+    two = [[0.5], [-0.25]]
+    big = [[round(rng.uniform(-1, 1), 2) for _ in range(8)] for _ in range(12)]
+    return {
+        "causal-mask": [case("causal-mask"),
+                        case("causal-mask", seed=2**64 - 1, d_out=1, qkv_bias=True, rows=two, inputs_file=two),
+                        case("causal-mask", seed=-(2**63), d_out=8, rows=big, inputs_file=big, context_length=20)],
+        "dropout": [case("dropout"), case("dropout", dropout=1.0), case("dropout", dropout=0.0),
+                    case("dropout", seed=-1, d_out=8, dropout=0.1, rows=big, inputs_file=big, context_length=15)],
+        "wrapper": [case("wrapper"), case("wrapper", no_reseed=True), case("wrapper", dropout=0.5),
+                    case("wrapper", seed=2**32 + 123, dropout=1.0, num_heads=3, qkv_bias=True)],
+        "mha": [case("mha"), case("mha", dropout=0.5), case("mha", dropout=1.0, qkv_bias=True),
+                case("mha", seed=-789, d_out=8, num_heads=4, dropout=0.1, rows=big, inputs_file=big)],
+    }
+
+
+def fixed_mkl_cases():
+    def case(lesson, **kw):
+        c = dict(lesson=lesson, seed=None, d_out=2, num_heads=2 if lesson in ("wrapper", "mha") else None,
+                 qkv_bias=False, dropout=None, context_length=None, no_reseed=False, bernoulli="mkl",
+                 rows=BOOK_ROWS, inputs_file=BOOK_ROWS)
+        c.update(kw)
+        c["argv"] = case_argv(c)
+        return c
+    cases = [case("dropout"),  # the reader's notebook, 001 In [38]-[39]
+             case("dropout", seed=0), case("dropout", seed=-1), case("dropout", seed=2**64 - 1, dropout=0.1),
+             case("dropout", seed=42, dropout=0.9), case("dropout", seed=2**32 + 123, dropout=0.123),
+             case("dropout", seed=7, dropout=1.0),
+             # the shift: each head's mask seed is the draw after the previous head's (1 draw, not 2*numel)
+             case("wrapper", dropout=0.5, num_heads=3), case("wrapper", seed=-5, dropout=0.1, num_heads=4, d_out=3),
+             case("wrapper", dropout=0.5, no_reseed=True),
+             case("mha", dropout=0.5), case("mha", seed=99, dropout=0.25, d_out=4, num_heads=4, qkv_bias=True)]
+    return cases
+
+
+# ---- float32 text --------------------------------------------------------------------------------
+
+def f32_text(x):
+    """Shortest decimal that reads back (via double, as nlohmann/strtod + static_cast<float> do) as x."""
+    f = np.float32(x)
+    if not math.isfinite(float(f)):
+        raise ValueError("non-finite value %r" % float(f))
+    s = np.format_float_positional(f, unique=True, trim="-") if 1e-5 <= abs(float(f)) < 1e7 or f == 0 \
+        else np.format_float_scientific(f, unique=True, trim="-")
+    if s == "-0":
+        s = "-0.0"
+    if np.float32(float(s)) != f:
+        raise ValueError("%s does not read back as float32 %r" % (s, float(f)))
+    return s
+
+
+def data_text(v):
+    if isinstance(v, list):
+        return "[" + ", ".join(data_text(x) for x in v) + "]"
+    return f32_text(v)
+
+
+def tensor_entry_text(name, t):
+    assert isinstance(t, torch.Tensor) and t.dtype == torch.float32, (name, t)
+    return '{"name": %s, "shape": %s, "data": %s}' % (json.dumps(name), json.dumps(list(t.shape)),
+                                                        data_text(t.tolist()))
+
+
+def fixture_entries(case):
+    keep = set(FIXTURE_NAMES[case["lesson"]])
+    return [(name, t) for name, t in run_book(case) if name in keep]
+
+
+def case_text(i, case):
+    fields = [
+        '"id": %d' % i,
+        '"lesson": %s' % json.dumps(case["lesson"]),
+        '"argv": %s' % json.dumps(case["argv"]),
+        '"inputs_file": %s' % json.dumps(case["inputs_file"], separators=(",", ":")),
+    ]
+    entries = ",\n    ".join(tensor_entry_text(name, t) for name, t in fixture_entries(case))
+    return "  {" + ", ".join(fields) + ',\n   "expected": [\n    ' + entries + "]}"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--cases", type=int, default=20, help="cases per lesson (default %(default)s)")
+    ap.add_argument("--out", default="tests/fixtures/chapter_pytorch.json")
+    ap.add_argument("--rng-seed", type=int, default=20240601, help="seed of Python's random (default %(default)s)")
+    args = ap.parse_args()
+
+    torch.set_num_threads(1)
+    self_check_mkl()
+    rng = random.Random(args.rng_seed)
+    fixed = fixed_cases(rng)
+    cases = []
+    for lesson in LESSONS:
+        mine = list(fixed[lesson])
+        while len(mine) < args.cases:
+            mine.append(make_case(rng, lesson, small_bias=True))
+        cases += mine[:args.cases]
+    mkl = fixed_mkl_cases()
+
+    text = ('{"generator": "tools/gen_chapter_fixtures.py --cases %d --rng-seed %d",\n'
+            ' "torch": %s, "numpy": %s, "tolerance": 1e-6,\n'
+            ' "exact": %s,\n'
+            ' "zero_pattern": %s,\n'
+            ' "cases": [\n%s\n],\n'
+            ' "mkl_model": "shared/spec/torch-rng.md 7.2: one mt19937 draw seeds MCG31m1; torch for the rest",\n'
+            ' "mkl_cases": [\n%s\n]}\n') % (
+                args.cases, args.rng_seed, json.dumps(torch.__version__), json.dumps(np.__version__),
+                json.dumps(EXACT), json.dumps(ZERO_PATTERN),
+                ",\n".join(case_text(i, c) for i, c in enumerate(cases)),
+                ",\n".join(case_text(1000 + i, c) for i, c in enumerate(mkl)))
+    json.loads(text)  # well-formed
+    with open(args.out, "w") as f:
+        f.write(text)
+    print("wrote %d cases + %d MKL cases, %d bytes to %s" % (len(cases), len(mkl), len(text), args.out),
+          file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
