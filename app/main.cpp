@@ -58,24 +58,30 @@ OptionSet options_for(const std::string& lesson) {
 void add_lesson_options(CLI::App* sub, CliOptions& o, const OptionSet& set) {
   sub->add_option("--seed", o.seed,
                   "Use N instead of every torch.manual_seed(k) of the lesson (any integer torch accepts, "
-                  "-2^63 .. 2^64-1)");
+                  "-2^63 .. 2^64-1)")
+      ->type_name("N");
   sub->add_option("--inputs", o.inputs,
                   "JSON file of token embeddings: [[...], ...] or {\"tokens\": [...], \"inputs\": [[...], ...]}; "
-                  "at least 2 rows of equal length (default: the book's six 3-d embeddings)");
-  sub->add_option("--d-out", o.d_out, "Output embedding size d_out (default 2)")->check(CLI::Range(1, 4096));
+                  "at least 2 rows of equal length (default: the book's six 3-d embeddings)")
+      ->type_name("FILE");
+  sub->add_option("--d-out", o.d_out, "Output embedding size d_out, 1-4096 (default 2; in wrapper it is per head)")
+      ->check(CLI::Range(1, 4096))
+      ->type_name("N");
   sub->add_flag("--qkv-bias", o.qkv_bias, "Give the query/key/value nn.Linear layers a bias (qkv_bias=True)");
   if (set.init)
     sub->add_option("--init", o.init, "trainable: how W_query/W_key/W_value are drawn in 3.4.1 (default rand, as in "
                                       "the book; randn reproduces the reader's notebook with --seed 42)")
         ->check(CLI::IsMember({"rand", "randn"}));
-  if (set.heads) sub->add_option("--num-heads", o.num_heads, "Number of attention heads (default 2)");
+  if (set.heads) sub->add_option("--num-heads", o.num_heads, "Number of attention heads (default 2)")->type_name("N");
   if (set.dropout)
     sub->add_option("--dropout", o.dropout,
                     "Dropout rate P, 0 <= P <= 1 (dropout lesson: the 3.5.2 rate, book 0.5; wrapper/mha: the "
-                    "modules' rate, book 0.0)");
+                    "modules' rate, book 0.0)")
+        ->type_name("P");
   if (set.context)
     sub->add_option("--context-length", o.context_length,
-                    "context_length of the causal mask buffer (default: the number of tokens; must be at least that)");
+                    "context_length of the causal mask buffer (default: the number of tokens; must be at least that)")
+        ->type_name("N");
   if (set.bernoulli)
     sub->add_option("--bernoulli", o.bernoulli,
                     "Dropout-mask algorithm: default (the book's, every machine since PyTorch 2.7) or mkl (Intel CPUs "
@@ -89,7 +95,8 @@ void add_lesson_options(CLI::App* sub, CliOptions& o, const OptionSet& set) {
     sub->add_flag("--gpt2", o.gpt2,
                   "mha: exercise 3.3, a GPT-2-small sized module (768 -> 768, 12 heads, context 1024)");
   sub->add_option("--json", o.json, "Write every intermediate tensor as JSON to FILE (atomically); '-' writes the JSON "
-                                    "to stdout instead of the notebook text");
+                                    "to stdout instead of the notebook text")
+      ->type_name("FILE|-");
   sub->add_option("--color", o.color, "auto (a terminal without NO_COLOR), always or never")
       ->check(CLI::IsMember({"auto", "always", "never"}));
 }

@@ -25,22 +25,22 @@ nlohmann::json LessonOptions::config_json() const {
 const std::vector<LessonInfo>& lessons() {
   static const std::vector<LessonInfo> all = {
       {"naive-scores", {"3.3.1"}, "Attention scores from plain dot products",
-       "3.3.1: dot products of the query \"journey\" with every token, then all pairs at once",
+       "dot products of the query \"journey\" with every token, then all pairs at once",
        naive_scores_lesson},
       {"softmax", {"3.3.1", "3.3.2"}, "Attention weights and context vectors",
-       "3.3.1-3.3.2: normalise scores with softmax, weight the inputs into context vectors",
+       "normalise scores with softmax, weight the inputs into context vectors",
        softmax_lesson},
       {"trainable", {"3.4.1", "3.4.2"}, "Self-attention with trainable weights",
-       "3.4.1-3.4.2: W_query, W_key, W_value, scaled dot-product attention, SelfAttention_v1/v2",
+       "W_query, W_key, W_value, scaled dot-product attention, SelfAttention_v1/v2",
        trainable_lesson},
       {"causal-mask", {"3.5.1"}, "Causal attention: hiding future tokens",
-       "3.5.1: mask the weights above the diagonal, renormalise, and the -inf trick", causal_mask_lesson},
+       "mask the weights above the diagonal, renormalise, and the -inf trick", causal_mask_lesson},
       {"dropout", {"3.5.2", "3.5.3"}, "Dropout on attention weights, and CausalAttention",
-       "3.5.2-3.5.3: Dropout(p) masks and its 1/(1-p) scale, a batch, the CausalAttention class", dropout_lesson},
+       "Dropout(p) masks and its 1/(1-p) scale, a batch, the CausalAttention class", dropout_lesson},
       {"wrapper", {"3.6.1"}, "Multi-head attention by stacking heads",
-       "3.6.1: MultiHeadAttentionWrapper, one CausalAttention per head, outputs concatenated", wrapper_lesson},
+       "MultiHeadAttentionWrapper, one CausalAttention per head, outputs concatenated", wrapper_lesson},
       {"mha", {"3.6.2"}, "Multi-head attention with weight splits",
-       "3.6.2: MultiHeadAttention, view/transpose into heads, batched matmul, out_proj", mha_lesson},
+       "MultiHeadAttention, view/transpose into heads, batched matmul, out_proj", mha_lesson},
   };
   return all;
 }

@@ -200,6 +200,9 @@ def one_raw_draw():
 
 
 MKL_SEED_LOG = []  # the seeds the MKL model drew, in order (for the numpy cross-check)
+# Counter-model for the shift check: when True, an MKL dropout consumes 2 * numel draws (as the default
+# path does) instead of exactly one; the CLI must NOT agree with it when a later draw matters.
+MKL_NO_SHIFT = False
 
 
 def _mkl_dropout_forward(self, input):
@@ -211,6 +214,8 @@ def _mkl_dropout_forward(self, input):
         return input * torch.zeros((), dtype=input.dtype)
     seed = one_raw_draw()
     MKL_SEED_LOG.append(seed)
+    if MKL_NO_SHIFT:
+        torch.randint(0, 2**32 - 1, (2 * input.numel() - 1,))
     noise = torch.tensor(mcg31_keep(seed, input.numel(), 1 - p), dtype=input.dtype).reshape(input.shape)
     noise.div_(1 - p)
     return input * noise

@@ -1,0 +1,286 @@
+#!/usr/bin/python3
+"""End-to-end check of `attn-tutor causal-mask|dropout|wrapper|mha` against real PyTorch (1.13).
+
+For each random case (see tools/gen_chapter_fixtures.py: --seed incl. none/negative/0/up to 2^64-1,
+2-12 x 1-8 inputs, --d-out 1-8, --num-heads 1-4 (mha: dividing d_out), --qkv-bias, --dropout in
+{default, 0, 0.1, 0.5, random, 1.0}, --context-length sometimes above the tokens, wrapper --no-reseed)
+it runs the book's code with torch and
+    attn-tutor LESSON --json - --inputs FILE [options]
+then compares EVERY tensor the lesson records, by name (a repeated name in order of appearance), shape
+and dtype: floats within --tol (1e-6), -inf/bool/int64 exactly, and the dropout masks: the zero
+pattern of dropout(example), dropout(attn_weights) and every attn_weights must be identical, and
+dropout(example) equal exactly. It reports max |cli - torch| per lesson for the acceptance tensors
+(attn_weights, context_vec(s), dropout outputs, wrapper heads) and for all tensors.
+
+--mkl-cases N adds cases with --bernoulli mkl, checked against the independent MKL model of
+gen_chapter_fixtures.py (torch cannot run that path here); wrapper cases with several heads and
+dropout check that each MKL dropout consumes exactly one draw (the shift).
+
+It also reports, for information, how the wrapper's head cell differs when executed literally
+(`outs = [head(batch) for head in mha.heads]` after mha(batch) redraws the dropout masks).
+
+Usage (needs torch; not part of the tests):
+    /usr/bin/python3 tools/check_chapter_against_torch.py [--cases 300] [--mkl-cases 60]
+        [--exe build/attn-tutor] [--rng-seed N] [--tol 1e-6] [--gpt2 2]
+Exit status 0 when every case passes.
+"""
+import argparse
+import json
+import math
+import os
+import random
+import subprocess
+import sys
+import tempfile
+from collections import defaultdict
+
+import numpy as np
+import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gen_chapter_fixtures as gen  # noqa: E402
+
+# The recorded tensors that are a dropout's output (the wrapper records none: its masks are only seen
+# through the heads' context vectors).
+MASK_NAMES = {"causal-mask": set(), "dropout": {"dropout(example)", "dropout(attn_weights)"}, "wrapper": set(),
+              "mha": {"attn_weights"}}
+DTYPES = {torch.float32: "float32", torch.bool: "bool", torch.int64: "int64"}
+
+
+def flatten(v):
+    if isinstance(v, list):
+        out = []
+        for x in v:
+            out.extend(flatten(x))
+        return out
+    return [v]
+
+
+def cli_value(v):
+    if isinstance(v, str):
+        return {"-inf": -math.inf, "inf": math.inf, "nan": math.nan}.get(v.lower(), v)
+    return v
+
+
+class Stats:
+    def __init__(self):
+        self.cases = 0
+        self.failed = 0
+        self.values = 0
+        self.max_all = 0.0
+        self.max_all_where = ""
+        self.max_accept = 0.0
+        self.max_accept_where = ""
+        self.mask_tensors = 0       # dropout-bearing tensors whose zero pattern was compared
+        self.mask_identical = 0
+        self.mask_entries = 0       # dropped (zero) entries compared
+        self.dropout_cases = 0      # cases that drew a dropout mask (0 < p < 1)
+
+
+def compare(case, doc, tol, st, label):
+    problems = []
+    expected = gen.run_book(case)
+    got = defaultdict(list)
+    order_got = []
+    for t in doc.get("tensors", []):
+        got[t["name"]].append(t)
+        order_got.append(t["name"])
+    order_exp = [n for n, _ in expected]
+    if order_got != order_exp:
+        problems.append("tensor names differ: cli %s vs torch %s" % (order_got, order_exp))
+    seen = defaultdict(int)
+    p = case["dropout"]
+    draws_mask = (case["lesson"] == "dropout" and (0.5 if p is None else p) not in (0.0, 1.0)) or \
+        (case["lesson"] in ("wrapper", "mha") and p is not None and 0.0 < p < 1.0)
+    mask_names = MASK_NAMES[case["lesson"]]
+    for name, want in expected:
+        k = seen[name]
+        seen[name] += 1
+        where = "%s #%d" % (name, k + 1)
+        if k >= len(got[name]):
+            problems.append(where + " missing from the CLI output")
+            continue
+        t = got[name][k]
+        if isinstance(want, int):
+            wshape, wdtype, wvals = [], "int64", [want]
+        else:
+            wshape, wdtype, wvals = list(want.shape), DTYPES[want.dtype], flatten(want.tolist())
+        if t["shape"] != wshape or t["dtype"] != wdtype:
+            problems.append("%s: shape/dtype %s %s vs torch %s %s" % (where, t["shape"], t["dtype"], wshape, wdtype))
+            continue
+        cvals = [cli_value(v) for v in flatten(t["data"])]
+        if len(cvals) != len(wvals):
+            problems.append("%s: %d values vs torch %d" % (where, len(cvals), len(wvals)))
+            continue
+        accept = name in gen.ACCEPT_NAMES
+        exact = name in gen.EXACT
+        zero_pattern = name in gen.ZERO_PATTERN
+        bad = 0
+        for i, (c, w) in enumerate(zip(cvals, wvals)):
+            st.values += 1
+            if wdtype != "float32":
+                if c != w:
+                    bad += 1
+                continue
+            if isinstance(c, str) or c is None:
+                bad += 1
+                continue
+            w = float(np.float32(w))
+            c = float(np.float32(c))
+            if math.isinf(w) or math.isinf(c) or math.isnan(w) or math.isnan(c):
+                if not (c == w or (math.isnan(c) and math.isnan(w))):
+                    bad += 1
+                continue
+            d = abs(c - w)
+            if d > st.max_all:
+                st.max_all, st.max_all_where = d, "%s %s[%d]" % (label, where, i)
+            if accept and d > st.max_accept:
+                st.max_accept, st.max_accept_where = d, "%s %s[%d]" % (label, where, i)
+            if d > tol or (exact and c != w):
+                bad += 1
+        if zero_pattern:
+            zc = [float(np.float32(cli_value(v))) == 0.0 for v in cvals]
+            zw = [float(np.float32(v)) == 0.0 for v in wvals]
+            if draws_mask and name in mask_names:
+                st.mask_tensors += 1
+                st.mask_entries += sum(zw)
+                if zc == zw:
+                    st.mask_identical += 1
+            if zc != zw:
+                problems.append("%s: zero pattern (dropout mask) differs at %d entries"
+                                % (where, sum(a != b for a, b in zip(zc, zw))))
+        if bad:
+            problems.append("%s: %d of %d values differ (tol %g%s)" % (where, bad, len(wvals), tol,
+                                                                   ", exact" if exact else ""))
+    if draws_mask:
+        st.dropout_cases += 1
+    return problems
+
+
+def run_cli(exe, case, tmp):
+    path = os.path.join(tmp, "inputs.json")
+    with open(path, "w") as f:
+        json.dump(case["inputs_file"], f)
+    cmd = [exe, case["lesson"], "--json", "-", "--inputs", path] + case["argv"]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    return cmd, r
+
+
+def literal_head_diff(case):
+    """max |heads recorded inside mha(batch) - heads of the cell executed literally| (wrapper)."""
+    a = [t for n, t in gen.run_book(case) if n.startswith("mha.heads[")]
+    b = [t for n, t in gen.run_book(case, literal_heads=True) if n.startswith("mha.heads[")]
+    return max(float((x - y).abs().max()) for x, y in zip(a, b))
+
+
+def shift_matters(case):
+    """An MKL wrapper case where a later dropout draws after an earlier one (>= 2 heads, 0 < p < 1)."""
+    p = case["dropout"]
+    return case["bernoulli"] == "mkl" and case["lesson"] == "wrapper" and (case["num_heads"] or 2) >= 2 \
+        and p is not None and 0 < p < 1
+
+
+def no_shift_model_differs(case):
+    """Whether the counter-model (an MKL dropout consumes 2*numel draws) gives other numbers at all
+    (not when, e.g., p = 1e-9 keeps every entry whatever the draws)."""
+    a = gen.run_book(case)
+    gen.MKL_NO_SHIFT = True
+    try:
+        b = gen.run_book(case)
+    finally:
+        gen.MKL_NO_SHIFT = False
+    return any(not torch.equal(x, y) for (_, x), (_, y) in zip(a, b))
+
+
+def agrees_with_no_shift_model(case, doc, tol):
+    """True if the CLI also matches the counter-model where an MKL dropout consumes 2*numel draws."""
+    gen.MKL_NO_SHIFT = True
+    try:
+        return not compare(case, doc, tol, Stats(), "no-shift")
+    finally:
+        gen.MKL_NO_SHIFT = False
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--cases", type=int, default=300, help="default-path cases in all, split over 4 lessons")
+    ap.add_argument("--mkl-cases", type=int, default=60, help="--bernoulli mkl cases in all")
+    ap.add_argument("--gpt2", type=int, default=0, help="extra mha --gpt2 cases")
+    ap.add_argument("--exe", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "build",
+                                                  "attn-tutor"))
+    ap.add_argument("--rng-seed", type=int, default=777)
+    ap.add_argument("--tol", type=float, default=1e-6)
+    ap.add_argument("--verbose", action="store_true")
+    args = ap.parse_args()
+
+    torch.set_num_threads(1)
+    gen.self_check_mkl()
+    rng = random.Random(args.rng_seed)
+    cases = []
+    for i in range(args.cases):
+        cases.append(gen.make_case(rng, gen.LESSONS[i % 4]))
+    mkl_lessons = ["dropout", "wrapper", "mha", "dropout", "wrapper", "causal-mask"]
+    for i in range(args.mkl_cases):
+        cases.append(gen.make_case(rng, mkl_lessons[i % len(mkl_lessons)], bernoulli="mkl"))
+    for i in range(args.gpt2):
+        c = gen.make_case(rng, "mha")
+        c["gpt2"] = True
+        c["argv"] = gen.case_argv(c)
+        cases.append(c)
+
+    stats = defaultdict(Stats)
+    failures = []
+    literal = {"cases": 0, "differ": 0, "max": 0.0}
+    shift = {"cases": 0, "cli_matches_1_draw": 0, "cli_matches_2n_draws": 0}
+    with tempfile.TemporaryDirectory() as tmp:
+        for i, case in enumerate(cases):
+            key = case["lesson"] + (" [mkl]" if case["bernoulli"] == "mkl" else "") + \
+                (" [gpt2]" if case.get("gpt2") else "")
+            st = stats[key]
+            st.cases += 1
+            cmd, r = run_cli(args.exe, case, tmp)
+            label = "case %d" % i
+            if r.returncode != 0:
+                problems = ["exit %d: %s" % (r.returncode, r.stderr.strip()[:300])]
+            else:
+                problems = compare(case, json.loads(r.stdout), args.tol, st, label)
+            if r.returncode == 0 and shift_matters(case) and no_shift_model_differs(case):
+                shift["cases"] += 1
+                shift["cli_matches_1_draw"] += not problems
+                if agrees_with_no_shift_model(case, json.loads(r.stdout), args.tol):
+                    shift["cli_matches_2n_draws"] += 1
+                    problems.append("the CLI also matches the no-shift model (2*numel draws per MKL dropout)")
+            if problems:
+                st.failed += 1
+                failures.append((label, cmd, case, problems))
+            if case["lesson"] == "wrapper" and case["dropout"] is not None and 0 < case["dropout"] < 1:
+                literal["cases"] += 1
+                d = literal_head_diff(case)
+                literal["max"] = max(literal["max"], d)
+                literal["differ"] += d > 0
+
+    print("%-22s %5s %6s %8s %12s %12s  %s" % ("lesson", "cases", "failed", "values", "max|d| acc.",
+                                               "max|d| all", "dropout masks identical"))
+    for key in sorted(stats):
+        s = stats[key]
+        print("%-22s %5d %6d %8d %12.3g %12.3g  %d/%d tensors (%d dropped entries) in %d cases that drew masks"
+              % (key, s.cases, s.failed, s.values, s.max_accept, s.max_all, s.mask_identical, s.mask_tensors,
+                 s.mask_entries, s.dropout_cases))
+        if args.verbose:
+            print("    max at: %s | %s" % (s.max_accept_where, s.max_all_where))
+    print("wrapper head cell executed literally (info): %d dropout cases, %d differ from the heads inside "
+          "mha(batch), max %.3g" % (literal["cases"], literal["differ"], literal["max"]))
+    print("MKL shift (wrapper, >= 2 heads, 0 < p < 1, where it changes the numbers): %d cases; the CLI matches the model with 1 draw per "
+          "dropout in %d, the counter-model with 2*numel draws in %d"
+          % (shift["cases"], shift["cli_matches_1_draw"], shift["cli_matches_2n_draws"]))
+    for label, cmd, case, problems in failures[:20]:
+        print("\nFAIL %s: %s" % (label, " ".join(cmd)))
+        print("  inputs: %s" % json.dumps(case["inputs_file"]))
+        for p in problems[:10]:
+            print("  " + p)
+    print("\n%d of %d cases passed" % (len(cases) - len(failures), len(cases)))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
