@@ -22,17 +22,6 @@ void write_data(std::string& out, const std::vector<float>& v, const Shape& shap
   out += "]";
 }
 
-std::string dtype_name(DType d) {
-  switch (d) {
-    case DType::Float32: return "float32";
-    case DType::Float64: return "float64";
-    case DType::Int64: return "int64";
-    case DType::Int32: return "int32";
-    case DType::Bool: return "bool";
-  }
-  return "float32";
-}
-
 }  // namespace
 
 std::string json_float(float v) {

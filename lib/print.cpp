@@ -23,17 +23,6 @@ std::string printf_double(const char* fmt, double v) {
   return buf;
 }
 
-std::string dtype_name(DType d) {
-  switch (d) {
-    case DType::Float32: return "float32";
-    case DType::Float64: return "float64";
-    case DType::Int64: return "int64";
-    case DType::Int32: return "int32";
-    case DType::Bool: return "bool";
-  }
-  return "unknown";
-}
-
 bool is_float(DType d) { return d == DType::Float32 || d == DType::Float64; }
 
 // How every cell of one tensor is written (§3: one formatter per printed tensor).
@@ -209,7 +198,7 @@ std::string python_tuple(const std::vector<int64_t>& dims) {
 std::vector<std::string> empty_suffixes(const PrintSpec& spec) {
   std::vector<std::string> out;
   if (spec.shape.size() != 1) out.push_back("size=" + python_tuple(spec.shape));
-  if (spec.dtype != DType::Float32) out.push_back("dtype=torch." + dtype_name(spec.dtype));
+  if (spec.dtype != DType::Float32) out.push_back(std::string("dtype=torch.") + dtype_name(spec.dtype));
   return out;
 }
 
@@ -217,7 +206,7 @@ std::vector<std::string> empty_suffixes(const PrintSpec& spec) {
 std::vector<std::string> dtype_suffixes(const PrintSpec& spec) {
   const bool implicit = spec.dtype == DType::Float32 || spec.dtype == DType::Int64 || spec.dtype == DType::Bool;
   if (implicit) return {};
-  return {"dtype=torch." + dtype_name(spec.dtype)};
+  return {std::string("dtype=torch.") + dtype_name(spec.dtype)};
 }
 
 }  // namespace

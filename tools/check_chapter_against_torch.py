@@ -16,8 +16,9 @@ dropout(example) equal exactly. It reports max |cli - torch| per lesson for the 
 gen_chapter_fixtures.py (torch cannot run that path here); wrapper cases with several heads and
 dropout check that each MKL dropout consumes exactly one draw (the shift).
 
-It also reports, for information, how the wrapper's head cell differs when executed literally
-(`outs = [head(batch) for head in mha.heads]` after mha(batch) redraws the dropout masks).
+It also reports, for information (not failures): zeros whose sign differs from torch's (-0.0 vs 0.0,
+equal as numbers but printed differently), and how the wrapper's head cell differs when executed
+literally (`outs = [head(batch) for head in mha.heads]` after mha(batch) redraws the dropout masks).
 
 Usage (needs torch; not part of the tests):
     /usr/bin/python3 tools/check_chapter_against_torch.py [--cases 300] [--mkl-cases 60]
@@ -75,6 +76,8 @@ class Stats:
         self.mask_identical = 0
         self.mask_entries = 0       # dropped (zero) entries compared
         self.dropout_cases = 0      # cases that drew a dropout mask (0 < p < 1)
+        self.zero_sign = defaultdict(int)  # name -> zeros whose sign differs (-0.0 vs 0.0; info only)
+        self.zero_sign_cases = set()
 
 
 def compare(case, doc, tol, st, label):
@@ -131,6 +134,9 @@ def compare(case, doc, tol, st, label):
                 if not (c == w or (math.isnan(c) and math.isnan(w))):
                     bad += 1
                 continue
+            if c == 0.0 and w == 0.0 and math.copysign(1, c) != math.copysign(1, w):
+                st.zero_sign[name] += 1
+                st.zero_sign_cases.add(label)
             d = abs(c - w)
             if d > st.max_all:
                 st.max_all, st.max_all_where = d, "%s %s[%d]" % (label, where, i)
@@ -268,6 +274,11 @@ def main():
                  s.mask_entries, s.dropout_cases))
         if args.verbose:
             print("    max at: %s | %s" % (s.max_accept_where, s.max_all_where))
+    for key in sorted(stats):
+        s = stats[key]
+        if s.zero_sign:
+            print("sign of zero differs (info; prints -0.0000 vs 0.0000) in %s: %d cases, %s"
+                  % (key, len(s.zero_sign_cases), dict(s.zero_sign)))
     print("wrapper head cell executed literally (info): %d dropout cases, %d differ from the heads inside "
           "mha(batch), max %.3g" % (literal["cases"], literal["differ"], literal["max"]))
     print("MKL shift (wrapper, >= 2 heads, 0 < p < 1, where it changes the numbers): %d cases; the CLI matches the model with 1 draw per "

@@ -25,8 +25,9 @@ Regenerate (needs torch and numpy; deterministic for given --cases/--mkl-cases/-
 
 Fixture layout:
     {"generator": ..., "torch": "1.13...", "tolerance": 1e-6,
-     "exact": [names compared exactly: the dropout outputs of ones],
-     "zero_pattern": [names whose zero entries must coincide exactly (the dropout masks)],
+     "exact": [names compared exactly: the dropout output of ones],
+     "zero_pattern": [names whose zero entries must coincide exactly: the dropout outputs (masks), and
+                      every attn_weights (mha's is after self.dropout)],
      "cases": [{"id": 0, "lesson": "mha", "argv": ["--seed", "-5", "--d-out", "4", ...],
                 "inputs_file": <the JSON written to the --inputs file>,
                 "expected": [{"name": "attn_weights", "shape": [2, 2, 6, 6], "data": [...]}, ...]}],
@@ -34,8 +35,8 @@ Fixture layout:
 "expected" holds a subset of the lesson's tensors (attn_weights, context_vec(s), the dropout outputs,
 the wrapper's head outputs), each in the order the lesson records it: the k-th "attn_weights" of the
 case is the k-th "attn_weights" of the CLI's JSON. Floats are written as the shortest text that reads
-back (decimal -> double -> float32) as the same float32. Names in "zero_pattern" hold dropout output:
-entry is 0 in the CLI iff 0 in torch (mask identity), besides the 1e-6 tolerance.
+back (decimal -> double -> float32) as the same float32. For the names in "zero_pattern" an entry must
+be 0 in the CLI iff it is 0 in torch (dropout mask identity), besides the 1e-6 tolerance.
 
 tools/check_chapter_against_torch.py imports make_case/run_book from here and compares every tensor.
 """
