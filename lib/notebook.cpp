@@ -1,5 +1,7 @@
 #include "notebook.h"
 
+#include <algorithm>
+
 #include "print.h"
 #include "tensor_print.h"
 
@@ -66,7 +68,8 @@ void Notebook::append(const Notebook& other) {
     tensors_.push_back(t);
   }
   cell_ += other.cell_;
-  for (const std::string& s : other.sections_) sections_.push_back(s);
+  for (const std::string& s : other.sections_)
+    if (std::find(sections_.begin(), sections_.end(), s) == sections_.end()) sections_.push_back(s);
 }
 
 }  // namespace attn
