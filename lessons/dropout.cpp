@@ -88,7 +88,9 @@ Notebook dropout_lesson(const LessonOptions& opt) {
   code.insert(code.end(), {"", "torch.manual_seed(" + fmt_seed(opt, 123) + ")",
                            opt.context_length ? "context_length = " + std::to_string(context_length)
                                               : "context_length = batch.shape[1]",
-                           "ca = CausalAttention(d_in, d_out, context_length, 0.0)", "context_vecs = ca(batch)",
+                           std::string("ca = CausalAttention(d_in, d_out, context_length, 0.0") +
+                               (opt.qkv_bias ? ", qkv_bias=True)" : ")"),
+                           "context_vecs = ca(batch)",
                            "print(\"context_vecs.shape:\", context_vecs.shape)"});
   nb.cell(code);
   gen.manual_seed(opt.seed_or(123));

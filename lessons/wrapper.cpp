@@ -23,7 +23,9 @@ Notebook wrapper_lesson(const LessonOptions& opt) {
 
   if (opt.no_reseed) {
     nb.cell({"torch.manual_seed(" + fmt_seed(opt, 123) + ")", "context_length = batch.shape[1]",
-             "ca = CausalAttention(d_in, d_out, context_length, 0.0)", "context_vecs = ca(batch)"});
+             "d_in, d_out = " + std::to_string(opt.d_in()) + ", " + std::to_string(d_out),
+             std::string("ca = CausalAttention(d_in, d_out, context_length, 0.0") + (opt.qkv_bias ? ", qkv_bias=True)" : ")"),
+             "context_vecs = ca(batch)"});
     gen.manual_seed(opt.seed_or(123));
     CausalAttention ca = CausalAttention::init(gen, opt.d_in(), d_out, opt.num_tokens(), 0.0, opt.qkv_bias);
     ca.forward(batch, gen, opt.bernoulli);
@@ -61,15 +63,18 @@ Notebook wrapper_lesson(const LessonOptions& opt) {
             "from the seed. The output is " + std::to_string(h) + " x " + std::to_string(d_out) + " = " +
             std::to_string(h * d_out) + " wide.");
 
-  nb.cell({"# inside mha(batch): [head(x) for head in self.heads]", "outs = [head(batch) for head in mha.heads]",
-           "for i, out in enumerate(outs):", "    print(f\"head {i}:\", out)"});
+  nb.cell({"# inside mha(batch) above, before the cat:", "head_outputs = [head(x) for head in self.heads]",
+           "for i, out in enumerate(head_outputs):", "    print(f\"head {i}:\", out)"});
   for (size_t i = 0; i < head_outputs.size(); ++i)
-    nb.show("head " + std::to_string(i) + ":", "mha.heads[" + std::to_string(i) + "](batch)", head_outputs[i]);
+    nb.show("head " + std::to_string(i) + ":", "head_outputs[" + std::to_string(i) + "]", head_outputs[i]);
   nb.note("Each head runs on its own, one after another, and returns (b, num_tokens, d_out) = " +
-          shape_text(head_outputs[0].shape()) + ". The heads are independent: same input, different weights.");
+          shape_text(head_outputs[0].shape()) + ". The heads are independent: same input, different weights." +
+          (p > 0.0 ? " These are the outputs from inside mha(batch); calling the heads again would draw new "
+                     "dropout masks and give other numbers."
+                   : ""));
 
-  nb.cell({"torch.cat(outs, dim=-1)", "print(torch.cat(outs, dim=-1).shape)"});
-  nb.record("torch.cat(outs, dim=-1)", context_vecs);
+  nb.cell({"torch.cat(head_outputs, dim=-1)", "print(torch.cat(head_outputs, dim=-1).shape)"});
+  nb.record("torch.cat(head_outputs, dim=-1)", context_vecs);
   nb.print(repr_size(context_vecs.shape()));
   nb.note("torch.cat along the last dimension puts the heads side by side: columns 1.." + std::to_string(d_out) +
           " are head 0, the next " + std::to_string(d_out) + " head 1, and so on. Here d_out is PER HEAD, so the "

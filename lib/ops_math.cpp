@@ -75,6 +75,8 @@ void matmul_2d(const float* a, const float* b, float* c, int64_t m, int64_t k, i
   // and bmm kernels do; large ones (exercise 3.3) use Eigen's blocked GEMM.
   if (m * n * k <= 64 * 64 * 64) C.noalias() = A.lazyProduct(B);
   else C.noalias() = A * B;
+  // PyTorch's kernels start each sum from +0, so a sum of -0 products is +0 (and prints 0.0000).
+  C.array() += 0.0f;
 }
 
 }  // namespace

@@ -174,8 +174,8 @@ def run_cli(exe, case, tmp):
 
 def literal_head_diff(case):
     """max |heads recorded inside mha(batch) - heads of the cell executed literally| (wrapper)."""
-    a = [t for n, t in gen.run_book(case) if n.startswith("mha.heads[")]
-    b = [t for n, t in gen.run_book(case, literal_heads=True) if n.startswith("mha.heads[")]
+    a = [t for n, t in gen.run_book(case) if n.startswith("head_outputs[")]
+    b = [t for n, t in gen.run_book(case, literal_heads=True) if n.startswith("head_outputs[")]
     return max(float((x - y).abs().max()) for x, y in zip(a, b))
 
 

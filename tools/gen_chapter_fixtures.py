@@ -58,14 +58,14 @@ FIXTURE_NAMES = {
     "causal-mask": ["attn_weights", "masked_simple_norm", "context_vec"],
     "dropout": ["attn_weights", "dropout(example)", "dropout(attn_weights)", "dropout(attn_weights).sum(dim=-1)",
                 "context_vecs"],
-    "wrapper": ["context_vecs", "mha.heads[0](batch)", "mha.heads[1](batch)", "mha.heads[2](batch)",
-                "mha.heads[3](batch)", "torch.cat(outs, dim=-1)"],
+    "wrapper": ["context_vecs", "head_outputs[0]", "head_outputs[1]", "head_outputs[2]",
+                "head_outputs[3]", "torch.cat(head_outputs, dim=-1)"],
     "mha": ["attn_weights", "context_vec", "context_vecs"],
 }
 # The acceptance tensors (the ones the check tool reports separately).
 ACCEPT_NAMES = {"attn_weights", "context_vec", "context_vecs", "dropout(example)", "dropout(attn_weights)",
-                "mha.heads[0](batch)", "mha.heads[1](batch)", "mha.heads[2](batch)", "mha.heads[3](batch)",
-                "torch.cat(outs, dim=-1)"}
+                "head_outputs[0]", "head_outputs[1]", "head_outputs[2]", "head_outputs[3]",
+                "torch.cat(head_outputs, dim=-1)"}
 EXACT = ["dropout(example)"]
 ZERO_PATTERN = ["dropout(example)", "dropout(attn_weights)", "attn_weights"]  # dropout outputs: the masks
 
@@ -377,8 +377,8 @@ def run_wrapper(case, rec, literal_heads=False):
     rec("context_vecs", context_vecs)
     outs = [head(batch) for head in mha.heads] if literal_heads else captured
     for i, out in enumerate(outs):
-        rec("mha.heads[%d](batch)" % i, out)
-    rec("torch.cat(outs, dim=-1)", torch.cat(outs, dim=-1))
+        rec("head_outputs[%d]" % i, out)
+    rec("torch.cat(head_outputs, dim=-1)", torch.cat(outs, dim=-1))
 
 
 BOOK_A = torch.tensor([[[[0.2745, 0.6584, 0.2775, 0.8573],
