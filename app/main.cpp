@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <limits>
 #include <sstream>
 #include <string>
 
@@ -20,6 +21,8 @@ namespace {
 
 using namespace attn;
 
+constexpr int64_t kNotGiven = std::numeric_limits<int64_t>::min();
+
 struct CliOptions {
   std::string seed;
   std::string inputs;
@@ -28,18 +31,25 @@ struct CliOptions {
   std::string init = "rand";
   std::string json;
   std::string color = "auto";
-  int64_t num_heads = 2;
+  int64_t num_heads = kNotGiven;
   std::string dropout;          // empty: the lesson's book value
   int64_t context_length = 0;   // 0: the number of tokens
   std::string bernoulli = "default";
   bool no_reseed = false;
   bool gpt2 = false;
+  std::string tokens;           // --tokens "a sentence"
+  bool tokens_given = false;
+  int64_t d_in = 3;
+  std::string preset = "small";
+  int64_t d_model = 0;
+  int64_t num_hiddens = 0;
+  std::string valid_lens;
 };
 
 // Which options a subcommand offers beyond the common ones.
 struct OptionSet {
   bool init = false, heads = false, dropout = false, context = false, bernoulli = false, no_reseed = false,
-       gpt2 = false;
+       gpt2 = false, course = false, d2l = false;
 };
 
 OptionSet options_for(const std::string& lesson) {
@@ -52,6 +62,10 @@ OptionSet options_for(const std::string& lesson) {
   s.bernoulli = s.dropout || lesson == "causal-mask";
   s.no_reseed = lesson == "wrapper" || lesson == "all";
   s.gpt2 = lesson == "mha" || lesson == "all";
+  s.course = lesson == "course-mha";
+  s.d2l = lesson == "d2l-mha";
+  if (s.course || s.d2l) s.heads = s.dropout = s.bernoulli = true;
+  if (s.course) s.context = true;
   return s;
 }
 
@@ -64,6 +78,14 @@ void add_lesson_options(CLI::App* sub, CliOptions& o, const OptionSet& set) {
                   "JSON file of token embeddings: [[...], ...] or {\"tokens\": [...], \"inputs\": [[...], ...]}; "
                   "at least 2 rows of equal length (default: the book's six 3-d embeddings)")
       ->type_name("FILE");
+  sub->add_option_function<std::string>(
+         "--tokens", [&o](const std::string& text) { o.tokens = text; o.tokens_given = true; },
+                  "Your own sentence: each word gets a seeded random embedding (torch.rand after "
+                  "torch.manual_seed(--seed, else 123)) of --d-in numbers; instead of --inputs")
+      ->type_name("TEXT");
+  sub->add_option("--d-in", o.d_in, "With --tokens: the embedding size, 1-16 (default 3)")
+      ->check(CLI::Range(1, 16))
+      ->type_name("N");
   sub->add_option("--d-out", o.d_out, "Output embedding size d_out, 1-4096 (default 2; in wrapper it is per head)")
       ->check(CLI::Range(1, 4096))
       ->type_name("N");
@@ -72,7 +94,8 @@ void add_lesson_options(CLI::App* sub, CliOptions& o, const OptionSet& set) {
     sub->add_option("--init", o.init, "trainable: how W_query/W_key/W_value are drawn in 3.4.1 (default rand, as in "
                                       "the book; randn reproduces the reader's notebook with --seed 42)")
         ->check(CLI::IsMember({"rand", "randn"}));
-  if (set.heads) sub->add_option("--num-heads", o.num_heads, "Number of attention heads (default 2)")->type_name("N");
+  if (set.heads) sub->add_option("--num-heads", o.num_heads, "Number of attention heads (default 2; course-mha: 8 with --preset post)")
+                     ->type_name("N");
   if (set.dropout)
     sub->add_option("--dropout", o.dropout,
                     "Dropout rate P, 0 <= P <= 1 (dropout lesson: the 3.5.2 rate, book 0.5; wrapper/mha: the "
@@ -91,6 +114,24 @@ void add_lesson_options(CLI::App* sub, CliOptions& o, const OptionSet& set) {
     sub->add_flag("--no-reseed", o.no_reseed,
                   "wrapper: run the CausalAttention cell first and build the wrapper without calling "
                   "torch.manual_seed again, so the generator carries over (the reader's notebook, 001 In [45])");
+  if (set.course) {
+    sub->add_option("--preset", o.preset,
+                    "small: the chapter's embeddings (default); post: the course's settings (d_model 512, 8 heads, "
+                    "context 128, dropout 0.1) on seeded random input")
+        ->check(CLI::IsMember({"small", "post"}));
+    sub->add_option("--d-model", o.d_model, "Model width d_model (default: the embedding size, or 512 with --preset post)")
+        ->check(CLI::Range(1, 4096))
+        ->type_name("N");
+  }
+  if (set.d2l) {
+    sub->add_option("--num-hiddens", o.num_hiddens, "Model width num_hiddens (default: the post's 100)")
+        ->check(CLI::Range(1, 4096))
+        ->type_name("N");
+    sub->add_option("--valid-lens", o.valid_lens,
+                    "Padding mask: \"3,2\" (valid keys per sequence) or \"[[1,2,3,4],[1,2,2,2]]\" (per query); "
+                    "default the post's [3, 2]")
+        ->type_name("LENS");
+  }
   if (set.gpt2)
     sub->add_flag("--gpt2", o.gpt2,
                   "mha: exercise 3.3, a GPT-2-small sized module (768 -> 768, 12 heads, context 1024)");
@@ -110,21 +151,35 @@ LessonOptions to_lesson_options(const CliOptions& o) {
                                             "from -9223372036854775808 to 18446744073709551615");
     opt.seed_text = o.seed;
   }
-  if (!o.inputs.empty()) {
+  if (!o.tokens.empty() || o.tokens_given) {
+    if (!o.inputs.empty())
+      throw UsageError("--tokens and --inputs both give the embeddings; use one of them");
+    opt.inputs = sentence_inputs(o.tokens, o.d_in, opt.seed_or(123));
+    opt.custom_inputs = true;
+    opt.inputs_source = "tokens";
+  } else if (!o.inputs.empty()) {
     opt.inputs = load_inputs(o.inputs);
     opt.custom_inputs = true;
     opt.inputs_source = o.inputs;
-    if (opt.inputs.embeddings.size(0) > 16 || opt.inputs.embeddings.size(1) > 16)
-      throw UsageError("--inputs " + o.inputs + ": at most 16 tokens of at most 16 numbers each, so every tensor "
-                                                "stays readable; shorten the sentence or the embeddings");
   }
+  if (opt.custom_inputs && (opt.num_tokens() > 16 || opt.d_in() > 16))
+    throw UsageError((o.inputs.empty() ? std::string("--tokens: ") : "--inputs " + o.inputs + ": ") +
+                     "at most 16 tokens of at most 16 numbers each, so every tensor stays readable; shorten the "
+                     "sentence or the embeddings");
   opt.d_out = o.d_out;
   opt.qkv_bias = o.qkv_bias;
   opt.init = o.init == "randn" ? Init::Randn : Init::Rand;
-  if (o.num_heads < 1)
-    throw UsageError("--num-heads " + std::to_string(o.num_heads) +
-                     ": attention needs at least one head; use --num-heads 1 or more");
-  opt.num_heads = o.num_heads;
+  if (o.num_heads != kNotGiven) {
+    if (o.num_heads < 1)
+      throw UsageError("--num-heads " + std::to_string(o.num_heads) +
+                       ": attention needs at least one head; use --num-heads 1 or more");
+    if (o.num_heads > 64) throw UsageError("--num-heads " + std::to_string(o.num_heads) + ": at most 64 heads here");
+    opt.num_heads = o.num_heads;
+  }
+  opt.preset = o.preset;
+  if (o.d_model > 0) opt.d_model = o.d_model;
+  if (o.num_hiddens > 0) opt.num_hiddens = o.num_hiddens;
+  if (!o.valid_lens.empty()) opt.valid_lens = o.valid_lens;
   if (!o.dropout.empty()) {
     char* end = nullptr;
     const double p = std::strtod(o.dropout.c_str(), &end);

@@ -13,12 +13,16 @@ nlohmann::json LessonOptions::config_json() const {
   c["d_out"] = d_out;
   c["qkv_bias"] = qkv_bias;
   c["init"] = init == Init::Rand ? "rand" : "randn";
-  c["num_heads"] = num_heads;
+  c["num_heads"] = num_heads ? nlohmann::json(*num_heads) : nlohmann::json(nullptr);
   c["dropout"] = dropout ? nlohmann::json(*dropout) : nlohmann::json(nullptr);
   c["context_length"] = context_length ? *context_length : inputs.embeddings.size(0);
   c["bernoulli"] = bernoulli == BernoulliPath::Default ? "default" : "mkl";
   c["no_reseed"] = no_reseed;
   c["gpt2"] = gpt2;
+  c["preset"] = preset;
+  c["d_model"] = d_model ? nlohmann::json(*d_model) : nlohmann::json(nullptr);
+  c["num_hiddens"] = num_hiddens ? nlohmann::json(*num_hiddens) : nlohmann::json(nullptr);
+  c["valid_lens"] = valid_lens ? nlohmann::json(*valid_lens) : nlohmann::json(nullptr);
   return c;
 }
 

@@ -24,14 +24,20 @@ struct LessonOptions {
   int64_t d_out = 2;
   bool qkv_bias = false;
   Init init = Init::Rand;
-  int64_t num_heads = 2;
+  std::optional<int64_t> num_heads;  // the lesson's default when absent (book: 2)
   std::optional<double> dropout;  // dropout: the §3.5.2 rate (book 0.5); wrapper/mha: the modules' (book 0.0)
   std::optional<int64_t> context_length;
   BernoulliPath bernoulli = BernoulliPath::Default;
   bool no_reseed = false;         // wrapper: generator carried over from the CausalAttention cell
   bool gpt2 = false;              // mha: exercise 3.3
+  // The seeds' other attention systems.
+  std::string preset = "small";           // course-mha: "small" (chapter embeddings) or "post" (002's settings)
+  std::optional<int64_t> d_model;         // course-mha: model width
+  std::optional<int64_t> num_hiddens;     // d2l-mha: model width
+  std::optional<std::string> valid_lens;  // d2l-mha: "3,2" (one per sequence) or "[[..],[..]]" (one per query)
 
   uint64_t seed_or(uint64_t book_seed) const { return seed ? *seed : book_seed; }
+  int64_t heads_or(int64_t lesson_default) const { return num_heads ? *num_heads : lesson_default; }
   int64_t num_tokens() const { return inputs.embeddings.size(0); }
   int64_t d_in() const { return inputs.embeddings.size(1); }
   int64_t context_length_or_tokens() const { return context_length ? *context_length : num_tokens(); }

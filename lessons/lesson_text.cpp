@@ -25,6 +25,12 @@ std::string fmt_seed(const LessonOptions& opt, uint64_t book_seed) {
 }
 
 std::vector<std::string> inputs_code(const LessonOptions& opt) {
+  if (opt.inputs_source == "tokens") {
+    std::string sentence;
+    for (const std::string& t : opt.inputs.tokens) sentence += (sentence.empty() ? "" : " ") + t;
+    return {"tokens = \"" + sentence + "\".split()", "torch.manual_seed(" + fmt_seed(opt, 123) + ")",
+            "inputs = torch.rand(len(tokens), " + std::to_string(opt.d_in()) + ")  # one random embedding per word"};
+  }
   std::vector<std::string> code = {"inputs = torch.tensor("};
   const std::vector<float> v = opt.inputs.embeddings.values();
   const int64_t rows = opt.inputs.embeddings.size(0), cols = opt.inputs.embeddings.size(1);

@@ -12,7 +12,7 @@ Notebook wrapper_lesson(const LessonOptions& opt) {
   Notebook nb("wrapper", {"3.6.1"}, opt.config_json(), opt.inputs.tokens);
   const double p = opt.dropout.value_or(0.0);
   const int64_t context_length = opt.context_length_or_tokens();
-  const int64_t h = opt.num_heads, d_out = opt.d_out;
+  const int64_t h = opt.heads_or(2), d_out = opt.d_out;
   Generator gen;
 
   nb.heading("3.6.1", "Stacking multiple single-head attention layers");

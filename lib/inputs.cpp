@@ -7,6 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "generator.h"
+#include "random_ops.h"
 #include "usage_error.h"
 
 namespace attn {
@@ -106,6 +108,19 @@ Inputs load_inputs(const std::string& path, int min_rows) {
   text << in.rdbuf();
   if (in.bad()) throw UsageError("--inputs " + path + ": cannot read the file (is it a directory?)");
   return parse_inputs(text.str(), path, min_rows);
+}
+
+Inputs sentence_inputs(const std::string& sentence, int64_t d_in, uint64_t seed) {
+  std::istringstream words(sentence);
+  std::vector<std::string> tokens;
+  for (std::string w; words >> w;) tokens.push_back(w);
+  if (tokens.size() < 2)
+    throw UsageError("--tokens \"" + sentence + "\": " + (tokens.empty() ? "no words" : "only one word") +
+                     "; attention needs at least 2 tokens, e.g. --tokens \"Your journey starts\"");
+  Generator gen;
+  gen.manual_seed(seed);
+  const int64_t n = static_cast<int64_t>(tokens.size());
+  return {tokens, Tensor({n, d_in}, rand_values(gen, n * d_in))};
 }
 
 }  // namespace attn

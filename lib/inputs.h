@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include <cstdint>
+
 #include "tensor.h"
 
 namespace attn {
@@ -20,5 +22,9 @@ Inputs book_inputs();
 // (including numbers too large for float32), fewer than `min_rows` rows.
 Inputs parse_inputs(const std::string& json_text, const std::string& source, int min_rows = 2);
 Inputs load_inputs(const std::string& path, int min_rows = 2);
+
+// --tokens: one row per whitespace-separated word, torch.rand(num_words, d_in) after
+// torch.manual_seed(seed). Throws UsageError for fewer than 2 words.
+Inputs sentence_inputs(const std::string& sentence, int64_t d_in, uint64_t seed);
 
 }  // namespace attn
