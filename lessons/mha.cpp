@@ -87,7 +87,9 @@ Notebook mha_lesson(const LessonOptions& opt) {
   batched_matmul_cells(nb);
 
   nb.heading("3.6.2", "Implementing multi-head attention with weight splits");
-  nb.cell({"batch = torch.stack((inputs, inputs), dim=0)", "print(batch.shape)"});
+  std::vector<std::string> batch_code = inputs_code(opt);
+  batch_code.insert(batch_code.end(), {"batch = torch.stack((inputs, inputs), dim=0)", "print(batch.shape)"});
+  nb.cell(batch_code);
   Tensor batch = stack({opt.inputs.embeddings, opt.inputs.embeddings}, 0);
   nb.record("batch", batch);
   nb.print(repr_size(batch.shape()));

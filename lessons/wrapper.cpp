@@ -16,7 +16,9 @@ Notebook wrapper_lesson(const LessonOptions& opt) {
   Generator gen;
 
   nb.heading("3.6.1", "Stacking multiple single-head attention layers");
-  nb.cell({"batch = torch.stack((inputs, inputs), dim=0)", "print(batch.shape)"});
+  std::vector<std::string> batch_code = inputs_code(opt);
+  batch_code.insert(batch_code.end(), {"batch = torch.stack((inputs, inputs), dim=0)", "print(batch.shape)"});
+  nb.cell(batch_code);
   Tensor batch = stack({opt.inputs.embeddings, opt.inputs.embeddings}, 0);
   nb.record("batch", batch);
   nb.print(repr_size(batch.shape()));

@@ -79,6 +79,28 @@ TEST_CASE("errors: bad inputs files") {
   expect_usage_error("trainable --inputs " + dir, "is a directory");
 }
 
+TEST_CASE("errors: --tokens needs at least two words and excludes --inputs") {
+  expect_usage_error("trainable --tokens ''", "no words");
+  expect_usage_error("trainable --tokens '   '", "no words");
+  expect_usage_error("trainable --tokens hello", "only one word");
+  expect_usage_error("trainable --tokens 'a b c d e f g h i j k l m n o p q'", "at most 16 tokens");
+  expect_usage_error("trainable --tokens 'a b' --d-in 0", "--d-in");
+  const std::string dir = temp_dir();
+  expect_usage_error("trainable --tokens 'a b' --inputs " + write_file(dir, "in.json", "[[1], [2]]"), "use one of them");
+}
+
+TEST_CASE("tokens: a sentence runs every lesson and its words label the output") {
+  for (const char* lesson : {"naive-scores", "softmax", "trainable", "causal-mask", "dropout", "wrapper", "mha"}) {
+    CAPTURE(lesson);
+    const CliResult r = run_cli(std::string(lesson) + " --tokens 'the cat sat on the mat' --d-in 4");
+    CHECK(r.exit_code == 0);
+    CHECK(r.out.find("the cat sat on the mat") != std::string::npos);
+  }
+  const CliResult r = run_cli("trainable --tokens 'the cat sat on the mat' --json -");
+  CHECK(r.out.find("\"tokens\": [\"the\",\"cat\",\"sat\",\"on\",\"the\",\"mat\"]") != std::string::npos);
+  CHECK(run_cli("trainable --tokens 'the cat sat'").out.find("x_2 is \"cat\"") != std::string::npos);
+}
+
 TEST_CASE("errors: out-of-range numbers") {
   expect_usage_error("trainable --d-out 0", "--d-out");
   expect_usage_error("trainable --d-out x", "--d-out");
