@@ -277,7 +277,9 @@ std::string lesson_list() {
     std::string sections;
     for (const std::string& s : l.sections) sections += (sections.empty() ? "" : ", ") + s;
     char line[256];
-    std::snprintf(line, sizeof line, "  %-14s §%-14s %s\n", l.name.c_str(), sections.c_str(), l.title.c_str());
+    const bool book = sections.rfind("3.", 0) == 0;
+    const std::string where = book ? "\u00a7" + sections : "seed " + sections;
+    std::snprintf(line, sizeof line, "  %-14s %-16s %s\n", l.name.c_str(), where.c_str(), l.title.c_str());
     out += line;
   }
   out += "  all            every lesson in book order\n  verify         compare with every tensor the book prints\n";
@@ -304,7 +306,11 @@ int main(int argc, char** argv) {
   for (const LessonInfo& lesson : lessons()) {
     std::string sections;
     for (const std::string& s : lesson.sections) sections += (sections.empty() ? "" : ", ") + s;
-    CLI::App* sub = app.add_subcommand(lesson.name, "Replays §" + sections + " of the book: " + lesson.summary);
+    const bool book = sections.rfind("3.", 0) == 0;
+    CLI::App* sub = app.add_subcommand(
+        lesson.name, (book ? "Replays \u00a7" + sections + " of the book: "
+                           : "Replays shared/seeds/" + sections + "_*, beside the book: ") +
+                         lesson.summary);
     add_lesson_options(sub, cli, options_for(lesson.name));
     sub->callback([&chosen, &lesson] { chosen = &lesson; });
   }

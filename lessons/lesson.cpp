@@ -28,7 +28,7 @@ nlohmann::json LessonOptions::config_json() const {
 
 const std::vector<LessonInfo>& lessons() {
   static const std::vector<LessonInfo> all = {
-      {"naive-scores", {"3.3.1"}, "Attention scores from plain dot products",
+      {"naive-scores", {"3.3.1", "3.3.2"}, "Attention scores from plain dot products",
        "dot products of the query \"journey\" with every token, then all pairs at once",
        naive_scores_lesson},
       {"softmax", {"3.3.1", "3.3.2"}, "Attention weights and context vectors",
