@@ -89,21 +89,24 @@ void add_lesson_options(CLI::App* sub, CliOptions& o, const OptionSet& set) {
   sub->add_option("--d-out", o.d_out, "Output embedding size d_out, 1-4096 (default 2; in wrapper it is per head)")
       ->check(CLI::Range(1, 4096))
       ->type_name("N");
-  sub->add_flag("--qkv-bias", o.qkv_bias, "Give the query/key/value nn.Linear layers a bias (qkv_bias=True)");
+  sub->add_flag("--qkv-bias", o.qkv_bias,
+                "Give the query/key/value nn.Linear layers a bias (qkv_bias=True; d2l-mha: bias=True, W_o too)");
   if (set.init)
     sub->add_option("--init", o.init, "trainable: how W_query/W_key/W_value are drawn in 3.4.1 (default rand, as in "
                                       "the book; randn reproduces the reader's notebook with --seed 42)")
         ->check(CLI::IsMember({"rand", "randn"}));
-  if (set.heads) sub->add_option("--num-heads", o.num_heads, "Number of attention heads (default 2; course-mha: 8 with --preset post)")
+  if (set.heads) sub->add_option("--num-heads", o.num_heads, "Number of attention heads (default 2; d2l-mha 5; course-mha 3, or 8 with --preset post)")
                      ->type_name("N");
   if (set.dropout)
     sub->add_option("--dropout", o.dropout,
                     "Dropout rate P, 0 <= P <= 1 (dropout lesson: the 3.5.2 rate, book 0.5; wrapper/mha: the "
-                    "modules' rate, book 0.0)")
+                    "modules' rate, book 0.0; d2l-mha: P > 0 runs the module in train() mode, the post uses "
+                    "0.5 in eval(); course-mha: both of the post's dropouts, default 0.1)")
         ->type_name("P");
   if (set.context)
     sub->add_option("--context-length", o.context_length,
-                    "context_length of the causal mask buffer (default: the number of tokens; must be at least that)")
+                    "context_length of the causal mask buffer (default: the number of tokens, course-mha --preset post 128; "
+                    "must be at least the number of tokens)")
         ->type_name("N");
   if (set.bernoulli)
     sub->add_option("--bernoulli", o.bernoulli,
@@ -279,7 +282,8 @@ std::string lesson_list() {
     char line[256];
     const bool book = sections.rfind("3.", 0) == 0;
     const std::string where = book ? "\u00a7" + sections : "seed " + sections;
-    std::snprintf(line, sizeof line, "  %-14s %-16s %s\n", l.name.c_str(), where.c_str(), l.title.c_str());
+    const int width = book ? 17 : 16;  // "§" takes two bytes
+    std::snprintf(line, sizeof line, "  %-14s %-*s %s\n", l.name.c_str(), width, where.c_str(), l.title.c_str());
     out += line;
   }
   out += "  all            every lesson in book order\n  verify         compare with every tensor the book prints\n";

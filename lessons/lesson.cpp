@@ -45,6 +45,12 @@ const std::vector<LessonInfo>& lessons() {
        "MultiHeadAttentionWrapper, one CausalAttention per head, outputs concatenated", wrapper_lesson},
       {"mha", {"3.6.2"}, "Multi-head attention with weight splits",
        "MultiHeadAttention, view/transpose into heads, batched matmul, out_proj", mha_lesson},
+      {"course-mha", {"002"}, "A course's multi-head attention",
+       "one Attention module per head, cat, projection and dropout; each head checked against CausalAttention",
+       course_mha_lesson},
+      {"d2l-mha", {"004"}, "d2l's multi-head attention with padding masks",
+       "masked_softmax with valid_lens, transpose_qkv/transpose_output beside the book's split, d2l's "
+       "MultiHeadAttention", d2l_mha_lesson},
   };
   return all;
 }

@@ -64,5 +64,7 @@ Notebook causal_mask_lesson(const LessonOptions& opt);
 Notebook dropout_lesson(const LessonOptions& opt);
 Notebook wrapper_lesson(const LessonOptions& opt);
 Notebook mha_lesson(const LessonOptions& opt);
+Notebook course_mha_lesson(const LessonOptions& opt);
+Notebook d2l_mha_lesson(const LessonOptions& opt);
 
 }  // namespace attn

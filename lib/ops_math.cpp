@@ -66,16 +66,18 @@ Tensor elementwise(const Tensor& a, const Tensor& b, const std::function<float(f
   return tracked(Tensor(shape, std::move(va)), a.needs_grad() || b.needs_grad(), grad_fn);
 }
 
-// C = A (m x k) @ B (k x n), each element a float32 sum over k in order.
+// C = A (m x k) @ B (k x n), each element a float32 sum over k in order, starting from +0: what
+// PyTorch 1.13's BLAS (netlib sgemm) and its small-bmm kernel compute, at any size. Eigen's lazy
+// product keeps that order (it vectorises across j only); a sum of -0 products comes out +0.
 void matmul_2d(const float* a, const float* b, float* c, int64_t m, int64_t k, int64_t n) {
   Eigen::Map<const RowMatrix> A(a, m, k);
   Eigen::Map<const RowMatrix> B(b, k, n);
   Eigen::Map<RowMatrix> C(c, m, n);
-  // Small products (all of the chapter's) sum each element strictly in order, as PyTorch's BLAS
-  // and bmm kernels do; large ones (exercise 3.3) use Eigen's blocked GEMM.
-  if (m * n * k <= 64 * 64 * 64) C.noalias() = A.lazyProduct(B);
-  else C.noalias() = A * B;
-  // PyTorch's kernels start each sum from +0, so a sum of -0 products is +0 (and prints 0.0000).
+  if (k == 0) {
+    C.setZero();
+    return;
+  }
+  C.noalias() = A.lazyProduct(B);
   C.array() += 0.0f;
 }
 

@@ -1,0 +1,535 @@
+#!/usr/bin/python3
+"""Expected values of `attn-tutor course-mha` by real PyTorch (1.13), and a check of the CLI against it.
+
+Runs the post's code (shared/seeds/002: the hyper-parameters as globals, `Attention`,
+`MultiHeadAttention`) with torch, cell by cell in the order the lesson runs them, for random cases:
+--preset small (the lesson's inputs as x = torch.stack((inputs, inputs)), 2-12 tokens of 1-8 numbers,
+--num-heads dividing d_in or the default, sometimes --d-model equal to d_in) and --preset post
+(x = torch.randn(2, T, d_model) after construction; --d-model 1-128 or the default 512, --num-heads
+dividing it or the default 8, --tokens for T = 2-8 or the default 6), with --seed (none = 123,
+negatives, 0, up to 2^64-1), --dropout (default 0.1, 0, 0.5, 1.0, random), --context-length and, for
+some, --bernoulli mkl (the independent MKL model of tools/gen_chapter_fixtures.py). Then the lesson's
+last cell: each head against the book's CausalAttention with copied weights, with
+torch.get_rng_state / set_rng_state so both draw the same dropout mask.
+
+Two modes (both need torch and numpy; deterministic for a given --rng-seed):
+
+  Fixture (default): writes tests/fixtures/course_pytorch.json, which tests/test_course_fixtures.cpp
+  replays against the CLI, so the tests never need torch.
+      /usr/bin/python3 tools/gen_course_fixtures.py [--cases 40] [--out tests/fixtures/course_pytorch.json]
+
+  Check: runs `attn-tutor course-mha --json -` (and the text output) for N random cases and compares
+  EVERY tensor the lesson records, by name in order, shape and dtype: floats within --tol (1e-6), -inf
+  and bool exactly, weights bit for bit, the zero pattern of every dropout output identical; checks that
+  torch.equal(out_course, out_book) holds in torch for every head and that the CLI prints the same
+  `i True 0.0` lines; and that each printed tensor's repr (grad_fn included) appears in the CLI's text.
+      /usr/bin/python3 tools/gen_course_fixtures.py --check 300 [--exe build/attn-tutor] [--tol 1e-6]
+  Exit status 0 when every case passes.
+
+Fixture layout: {"generator", "torch", "tolerance", "exact": [names compared bit for bit],
+ "zero_pattern": [names whose zeros must coincide], "cases": [{"id", "argv": [...],
+ "inputs_file": <JSON for --inputs, or null>, "expected": [{"name", "occurrence", "shape", "data"}, ...]}]}.
+"expected" holds some float32 tensors of the lesson (within a size budget per case), in the order the
+lesson records them; "occurrence" k (from 1) means the CLI's k-th tensor of that name (the lesson
+rebinds weights and out). -inf is the string "-inf".
+"""
+import argparse
+import json
+import math
+import os
+import random
+import subprocess
+import sys
+import tempfile
+from collections import defaultdict
+
+import numpy as np
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gen_chapter_fixtures as chapter  # noqa: E402  (CausalAttention, the MKL model, float32 text)
+
+CausalAttention = chapter.CausalAttention
+
+# ---- the post's code (002), verbatim but for `trace`, which only records ---------------------------
+
+# Hyperparameters (set per case by set_hyperparameters; the classes read them at call time, as in the post)
+context_length = 128  # Length of the token chunk each batch
+d_model = 512  # The size of our model token embeddings
+num_blocks = 12  # Number of transformer blocks
+num_heads = 8  # Number of heads in Multi-head attention
+dropout = 0.1  # Dropout rate
+
+
+def set_hyperparameters(cfg):
+    global context_length, d_model, num_heads, dropout
+    context_length, d_model, num_heads, dropout = (cfg["context_length"], cfg["d_model"], cfg["num_heads"],
+                                                   cfg["dropout"])
+
+
+class Attention(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.Wq = nn.Linear(d_model, d_model // num_heads, bias=False)
+        self.Wk = nn.Linear(d_model, d_model // num_heads, bias=False)
+        self.Wv = nn.Linear(d_model, d_model // num_heads, bias=False)
+        self.register_buffer('mask', torch.tril(torch.ones(context_length, context_length)))
+        self.dropout = nn.Dropout(dropout)
+        self.trace = None
+
+    def forward(self, x):
+        t = self.trace if self.trace is not None else {}
+        B, T, C = x.shape
+        q = self.Wq(x)
+        k = self.Wk(x)
+        v = self.Wv(x)
+        t["q"], t["k"], t["v"], t["scores"] = q, k, v, q @ k.transpose(-2, -1)
+        weights = (q @ k.transpose(-2, -1)) / math.sqrt(d_model // num_heads)
+        t["scaled"], t["mask"], t["mask_is_zero"] = weights, self.mask[:T, :T], self.mask[:T, :T] == 0
+        weights = weights.masked_fill(self.mask[:T, :T] == 0, float('-inf'))
+        t["masked"] = weights
+        weights = F.softmax(weights, dim=-1)
+        t["softmaxed"] = weights
+        weights = self.dropout(weights)
+        t["dropped"] = weights
+        output = weights @ v
+        t["output"] = output
+        return output
+
+
+class MultiHeadAttention(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.heads = nn.ModuleList([Attention() for _ in range(num_heads)])
+        self.projection_layer = nn.Linear(d_model, d_model)
+        self.dropout = nn.Dropout(dropout)
+        self.trace = None
+
+    def forward(self, x):
+        t = self.trace if self.trace is not None else {}
+        head_outputs = [head(x) for head in self.heads]
+        t["head_outputs_list"] = head_outputs
+        head_outputs = torch.cat(head_outputs, dim=-1)
+        t["head_outputs"] = head_outputs
+        out = self.projection_layer(head_outputs)
+        t["projected"] = out
+        out = self.dropout(out)
+        return out
+
+
+# ---- the lesson's cells -----------------------------------------------------------------------------
+
+def config(case):
+    """The hyper-parameters in force, as lessons/course_mha.cpp resolves them."""
+    post = case["preset"] == "post"
+    if post:
+        T = len(case["tokens"]) if case["tokens"] is not None else 6
+        dm = case["d_model"] if case["d_model"] is not None else 512
+        heads = case["num_heads"] if case["num_heads"] is not None else 8
+        cl = case["context_length"] if case["context_length"] is not None else 128
+    else:
+        T, dm = len(case["rows"]), len(case["rows"][0])
+        heads = case["num_heads"] if case["num_heads"] is not None else (3 if dm % 3 == 0 else 2 if dm % 2 == 0 else 1)
+        cl = case["context_length"] if case["context_length"] is not None else T
+    return {"post": post, "T": T, "d_model": dm, "num_heads": heads, "context_length": cl,
+            "dropout": 0.1 if case["dropout"] is None else case["dropout"],
+            "seed": 123 if case["seed"] is None else case["seed"]}
+
+
+def run_lesson(case, rec, prints=None):
+    """The lesson's cells with torch. rec(name, tensor, shown) in the order attn-tutor records them;
+    prints (a list) receives the `i True 0.0` lines of the comparison cell."""
+    cfg = config(case)
+    set_hyperparameters(cfg)
+    if not cfg["post"]:
+        inputs = torch.tensor(case["rows"])
+        x = torch.stack((inputs, inputs), dim=0)
+        rec("x", x, False)
+    torch.manual_seed(cfg["seed"])
+    mha = MultiHeadAttention()
+    rec("mha.heads[0].Wq.weight", mha.heads[0].Wq.weight, True)
+    if cfg["post"]:
+        x = torch.randn(2, cfg["T"], d_model)
+        rec("x", x, True)
+    mha.trace = {}
+    mha.heads[0].trace = h = {}
+    out = mha(x)
+    rec("out", out, True)
+    shown_kv = not cfg["post"]
+    for key, name, shown in [("q", "q", True), ("k", "k", shown_kv), ("v", "v", shown_kv),
+                             ("scores", "q @ k.transpose(-2, -1)", True), ("scaled", "weights", True),
+                             ("mask", "self.mask[:T, :T]", True), ("mask_is_zero", "self.mask[:T, :T] == 0", True),
+                             ("masked", "weights", True), ("softmaxed", "weights", True),
+                             ("dropped", "weights", True), ("output", "output", True)]:
+        rec(name, h[key], shown)
+    t = mha.trace
+    for i, o in enumerate(t["head_outputs_list"]):
+        rec("head_outputs[%d]" % i, o, not cfg["post"])
+    rec("head_outputs", t["head_outputs"], True)
+    rec("self.projection_layer.weight", mha.projection_layer.weight, True)
+    rec("self.projection_layer.bias", mha.projection_layer.bias, True)
+    rec("out", t["projected"], True)
+    rec("out", out, True)
+    mha.trace = None
+    mha.heads[0].trace = None
+
+    for i, head in enumerate(mha.heads):
+        ca = CausalAttention(d_model, d_model // num_heads, context_length, dropout)
+        with torch.no_grad():  # give the book's head this head's weights
+            ca.W_query.weight.copy_(head.Wq.weight)
+            ca.W_key.weight.copy_(head.Wk.weight)
+            ca.W_value.weight.copy_(head.Wv.weight)
+        state = torch.get_rng_state()
+        out_course = head(x)
+        torch.set_rng_state(state)  # the same dropout mask for both
+        out_book = ca(x)
+        rec("out_course", out_course, False)
+        rec("out_book", out_book, False)
+        if prints is not None:
+            prints.append("%d %s %r" % (i, torch.equal(out_course, out_book),
+                                        (out_course - out_book).abs().max().item()))
+
+
+def run_book(case, with_grad=False, prints=None):
+    """[(name, tensor, shown)] with detached copies (and the repr with autograd when with_grad)."""
+    out = []
+
+    def rec(name, value, shown):
+        r = repr(value) if with_grad else None
+        out.append((name, value.detach().clone(), shown, r))
+
+    with chapter.bernoulli_path(case["bernoulli"]):
+        if with_grad:
+            run_lesson(case, rec, prints)
+        else:
+            with torch.no_grad():
+                run_lesson(case, rec, prints)
+    return out
+
+
+# ---- random cases -----------------------------------------------------------------------------------
+
+def divisors(n):
+    return [k for k in range(1, n + 1) if n % k == 0]
+
+
+def random_dropout(rng):
+    r = rng.random()
+    if r < 0.3:
+        return None  # the post's 0.1
+    if r < 0.45:
+        return 0.0
+    if r < 0.6:
+        return 0.5
+    if r < 0.67:
+        return 1.0
+    if r < 0.72:
+        return rng.choice([1e-9, 0.999999, 0.15, 0.123, 0.9])
+    return round(rng.uniform(0.0, 1.0), rng.choice((2, 3, 6)))
+
+
+def make_case(rng, preset, bernoulli="default"):
+    case = {"preset": preset, "seed": chapter.random_seed(rng), "dropout": random_dropout(rng), "bernoulli": bernoulli,
+            "rows": None, "inputs_file": None, "tokens": None, "d_model": None, "num_heads": None,
+            "d_model_flag": False, "context_length": None}
+    if preset == "small":
+        n = chapter.random_dim(rng, 2, 12, True)
+        d_in = chapter.random_dim(rng, 1, 8, True)
+        big = rng.random() < 0.2
+        rows = [[chapter.random_value(rng, big) for _ in range(d_in)] for _ in range(n)]
+        case["rows"] = rows
+        case["inputs_file"] = ({"tokens": [rng.choice(chapter.WORDS) for _ in range(n)], "inputs": rows}
+                               if rng.random() < 0.5 else rows)
+        if rng.random() < 0.7:
+            case["num_heads"] = rng.choice(divisors(d_in))
+        case["d_model_flag"] = rng.random() < 0.2  # --d-model equal to d_in is accepted
+        T = n
+    else:
+        if rng.random() < 0.6:
+            case["tokens"] = [rng.choice(chapter.WORDS) for _ in range(rng.randint(2, 8))]
+        T = len(case["tokens"]) if case["tokens"] else 6
+        r = rng.random()
+        if r < 0.12:
+            pass  # the post's d_model 512 (and 8 heads unless given)
+        elif r < 0.25:
+            case["d_model"] = rng.choice([256, 384, 512, 768])
+        else:
+            case["d_model"] = rng.randint(1, 128)
+        dm = case["d_model"] or 512
+        if case["d_model"] is None or dm % 8 != 0 or rng.random() < 0.6:
+            options = [k for k in divisors(dm) if k <= 64]
+            case["num_heads"] = rng.choice(options)
+        if case["d_model"] is None and rng.random() < 0.5:
+            case["num_heads"] = None  # the post's 8
+    if rng.random() < 0.3:
+        case["context_length"] = T + rng.choice((0, 0, 1, 3, 20, 200))
+    case["preset_flag"] = rng.random() < 0.3  # --preset small spelled out now and then
+    case["argv"] = case_argv(case)
+    return case
+
+
+def case_argv(case):
+    argv = []
+    if case["preset"] == "post" or case.get("preset_flag"):
+        argv += ["--preset", case["preset"]]
+    if case["seed"] is not None:
+        argv.append("--seed=%d" % case["seed"])
+    if case["tokens"] is not None:
+        argv += ["--tokens", " ".join(case["tokens"])]
+    if case["d_model"] is not None:
+        argv += ["--d-model", str(case["d_model"])]
+    elif case["d_model_flag"]:
+        argv += ["--d-model", str(len(case["rows"][0]))]
+    if case["num_heads"] is not None:
+        argv += ["--num-heads", str(case["num_heads"])]
+    if case["dropout"] is not None:
+        argv += ["--dropout", repr(float(case["dropout"]))]
+    if case["context_length"] is not None:
+        argv += ["--context-length", str(case["context_length"])]
+    if case["bernoulli"] != "default":
+        argv += ["--bernoulli", case["bernoulli"]]
+    return argv
+
+
+def fixed_cases():
+    """The lesson's defaults and some corners first."""
+    def case(preset, **kw):
+        c = {"preset": preset, "seed": None, "dropout": None, "bernoulli": "default", "rows": None,
+             "inputs_file": None, "tokens": None, "d_model": None, "num_heads": None, "d_model_flag": False,
+             "context_length": None}
+        if preset == "small":
+            c["rows"] = chapter.BOOK_ROWS
+            c["inputs_file"] = {"tokens": chapter.BOOK_TOKENS, "inputs": chapter.BOOK_ROWS}
+        c.update(kw)
+        c["argv"] = case_argv(c)
+        return c
+    return [case("small"), case("small", num_heads=1), case("small", dropout=0.0), case("small", dropout=1.0),
+            case("small", seed=-1, dropout=0.5, bernoulli="mkl"),
+            case("post", tokens=["Your", "journey"], post_settings=True),  # the post's settings, T = 2
+            case("post", d_model=24, num_heads=4, tokens=["a", "b", "c"], context_length=3),
+            case("post", d_model=768, num_heads=12, tokens=["a", "b"], dropout=0.0)]
+
+
+# ---- fixture ----------------------------------------------------------------------------------------
+
+# What the committed fixture keeps of a case, in this priority, while the case's values stay within its
+# budget (check mode compares everything): the module's output first, then the attention weights, ...
+PRIORITY = ["out", "weights", "output", "head_outputs", "out_course", "mha.heads[0].Wq.weight",
+            "self.projection_layer.bias", "q", "head_outputs[0]"]  # out_course comes with its out_book
+EXACT = ["mha.heads[0].Wq.weight", "self.projection_layer.bias"]
+ZERO_PATTERN = ["weights", "output", "out", "out_course", "out_book"]
+BUDGET = 500          # values per case
+BUDGET_POST = 6200    # the post's own settings (d_model 512, 8 heads): its whole output
+
+
+def value_text(v):
+    if isinstance(v, list):
+        return "[" + ", ".join(value_text(x) for x in v) + "]"
+    if math.isinf(v):
+        return '"inf"' if v > 0 else '"-inf"'
+    return chapter.f32_text(v)
+
+
+def fixture_entries(case):
+    """[(name, occurrence, tensor)] in the lesson's order: the most telling tensors within the budget."""
+    seen = defaultdict(int)
+    recorded = []
+    for name, t, _, _ in run_book(case):
+        seen[name] += 1
+        if (name in PRIORITY or name == "out_book") and t.dtype == torch.float32:
+            recorded.append((name, seen[name], t))
+    budget = BUDGET_POST if case.get("post_settings") else BUDGET
+    keep = set()
+    for name in PRIORITY:
+        for i, (n, _, t) in reversed(list(enumerate(recorded))):  # the last "out" is the module's output
+            pair = [i, i + 1] if n == "out_course" else [i]  # out_book follows its out_course
+            size = sum(recorded[j][2].numel() for j in pair)
+            if n == name and size <= budget:
+                keep.update(pair)
+                budget -= size
+    return [r for i, r in enumerate(recorded) if i in keep]
+
+
+def case_text(i, case):
+    entries = ['{"name": %s, "occurrence": %d, "shape": %s, "data": %s}' % (
+        json.dumps(name), k, json.dumps(list(t.shape)), value_text(t.tolist())) for name, k, t in fixture_entries(case)]
+    fields = ['"id": %d' % i, '"argv": %s' % json.dumps(case["argv"]),
+              '"inputs_file": %s' % json.dumps(case["inputs_file"], separators=(",", ":"))]
+    return "  {" + ", ".join(fields) + ',\n   "expected": [\n    ' + ",\n    ".join(entries) + "]}"
+
+
+def write_fixture(args):
+    rng = random.Random(args.rng_seed)
+    cases = fixed_cases()
+    while len(cases) < args.cases:
+        preset = "small" if len(cases) % 3 else "post"
+        cases.append(make_case(rng, preset, bernoulli="mkl" if rng.random() < 0.1 else "default"))
+    text = ('{"generator": "tools/gen_course_fixtures.py --cases %d --rng-seed %d",\n'
+            ' "torch": %s, "tolerance": 1e-6,\n "exact": %s,\n "zero_pattern": %s,\n "cases": [\n%s\n]}\n') % (
+        args.cases, args.rng_seed, json.dumps(torch.__version__), json.dumps(EXACT), json.dumps(ZERO_PATTERN),
+        ",\n".join(case_text(i, c) for i, c in enumerate(cases)))
+    json.loads(text)
+    with open(args.out, "w") as f:
+        f.write(text)
+    print("wrote %d cases, %d bytes to %s" % (len(cases), len(text), args.out), file=sys.stderr)
+
+
+# ---- check ------------------------------------------------------------------------------------------
+
+DTYPES = {torch.float32: "float32", torch.bool: "bool"}
+
+
+def flatten(v):
+    if isinstance(v, list):
+        out = []
+        for x in v:
+            out.extend(flatten(x))
+        return out
+    return [v]
+
+
+def run_cli(exe, case, tmp, json_out):
+    cmd = [exe, "course-mha", "--color", "never"]
+    if json_out:
+        cmd += ["--json", "-"]
+    if case["inputs_file"] is not None:
+        path = os.path.join(tmp, "inputs.json")
+        with open(path, "w") as f:
+            json.dump(case["inputs_file"], f)
+        cmd += ["--inputs", path]
+    cmd += case["argv"]
+    return cmd, subprocess.run(cmd, capture_output=True, text=True)
+
+
+class Stats:
+    def __init__(self):
+        self.cases = self.failed = self.values = self.masks = self.dropped = self.heads = self.reprs = 0
+        self.max_diff = 0.0
+        self.where = ""
+        self.zero_sign = 0
+
+
+def compare(case, doc, text, tol, st, label):
+    problems = []
+    prints = []
+    expected = run_book(case, with_grad=True, prints=prints)
+    got = defaultdict(list)
+    for t in doc.get("tensors", []):
+        got[t["name"]].append(t)
+    if [t["name"] for t in doc.get("tensors", [])] != [n for n, _, _, _ in expected]:
+        problems.append("tensor names differ: cli %s vs torch %s" % ([t["name"] for t in doc["tensors"]],
+                                                                      [n for n, _, _, _ in expected]))
+    seen = defaultdict(int)
+    for name, want, shown, want_repr in expected:
+        k = seen[name]
+        seen[name] += 1
+        where = "%s #%d" % (name, k + 1)
+        if k >= len(got[name]):
+            problems.append(where + " missing")
+            continue
+        t = got[name][k]
+        if t["shape"] != list(want.shape) or t["dtype"] != DTYPES[want.dtype]:
+            problems.append("%s: %s %s vs torch %s %s" % (where, t["shape"], t["dtype"], list(want.shape), want.dtype))
+            continue
+        cv, wv = flatten(t["data"]), flatten(want.tolist())
+        exact = name in EXACT or name == "self.projection_layer.weight"
+        bad = 0
+        for i, (c, w) in enumerate(zip(cv, wv)):
+            st.values += 1
+            if want.dtype == torch.bool:
+                bad += c != w
+                continue
+            c = chapter_value(c)
+            if isinstance(c, str) or math.isinf(w) or math.isinf(c):
+                bad += c != w
+                continue
+            c, w = float(np.float32(c)), float(np.float32(w))
+            d = abs(c - w)
+            if c == 0.0 and w == 0.0 and math.copysign(1, c) != math.copysign(1, w):
+                st.zero_sign += 1
+            if d > st.max_diff:
+                st.max_diff, st.where = d, "%s %s[%d]" % (label, where, i)
+            if d > tol or (exact and c != w) or (name in ZERO_PATTERN and (c == 0.0) != (w == 0.0)):
+                bad += 1
+        if name in ZERO_PATTERN and want.dtype == torch.float32:
+            st.masks += 1
+            st.dropped += sum(1 for w in wv if w == 0.0)
+        if bad:
+            problems.append("%s: %d of %d values differ" % (where, bad, len(wv)))
+        if shown:
+            st.reprs += 1
+            if want_repr not in text:
+                problems.append("%s: torch's repr is not in the CLI text:\n%s" % (where, want_repr))
+    cli_lines = [line for line in text.splitlines() if line[:1].isdigit() and (" True " in line or " False " in line)]
+    if cli_lines != prints:
+        problems.append("comparison lines differ: cli %s vs torch %s" % (cli_lines, prints))
+    st.heads += len(prints)
+    if any(" True " not in p for p in prints):
+        problems.append("torch.equal(out_course, out_book) is False in torch: %s" % prints)
+    return problems
+
+
+def chapter_value(v):
+    if isinstance(v, str):
+        return {"-inf": -math.inf, "inf": math.inf}.get(v, v)
+    return v
+
+
+def check(args):
+    rng = random.Random(args.rng_seed)
+    cases = list(fixed_cases())
+    while len(cases) < args.check:
+        preset = "small" if len(cases) % 2 else "post"
+        cases.append(make_case(rng, preset, bernoulli="mkl" if rng.random() < 0.1 else "default"))
+    stats = defaultdict(Stats)
+    failures = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for i, case in enumerate(cases):
+            key = case["preset"] + (" [mkl]" if case["bernoulli"] == "mkl" else "")
+            st = stats[key]
+            st.cases += 1
+            cmd, r = run_cli(args.exe, case, tmp, True)
+            _, rt = run_cli(args.exe, case, tmp, False)
+            if r.returncode != 0 or rt.returncode != 0:
+                problems = ["exit %d: %s" % (r.returncode, r.stderr.strip()[:300])]
+            else:
+                problems = compare(case, json.loads(r.stdout), rt.stdout, args.tol, st, "case %d" % i)
+            if problems:
+                st.failed += 1
+                failures.append((i, cmd, problems))
+    print("%-14s %5s %6s %9s %11s %8s %7s  %s" % ("preset", "cases", "failed", "values", "max|diff|", "reprs",
+                                                   "heads", "dropout outputs (zeros) with identical zero pattern"))
+    for key in sorted(stats):
+        s = stats[key]
+        print("%-14s %5d %6d %9d %11.3g %8d %7d  %d (%d)" % (key, s.cases, s.failed, s.values, s.max_diff, s.reprs,
+                                                              s.heads, s.masks, s.dropped))
+        print("    max at %s; zeros of another sign than torch's (info): %d" % (s.where, s.zero_sign))
+    for i, cmd, problems in failures[:20]:
+        print("\nFAIL case %d: %s" % (i, " ".join(cmd)))
+        for p in problems[:8]:
+            print("  " + p)
+    print("\n%d cases, %d failed" % (len(cases), len(failures)))
+    return 1 if failures else 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--cases", type=int, default=40, help="fixture cases (default %(default)s)")
+    ap.add_argument("--out", default="tests/fixtures/course_pytorch.json")
+    ap.add_argument("--rng-seed", type=int, default=20240602)
+    ap.add_argument("--check", type=int, default=0, metavar="N", help="check N cases against the CLI instead")
+    ap.add_argument("--exe", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "build",
+                                                  "attn-tutor"))
+    ap.add_argument("--tol", type=float, default=1e-6)
+    args = ap.parse_args()
+    torch.set_num_threads(1)
+    chapter.self_check_mkl()
+    if args.check:
+        sys.exit(check(args))
+    write_fixture(args)
+
+
+if __name__ == "__main__":
+    main()
