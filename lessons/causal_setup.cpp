@@ -5,6 +5,7 @@
 #include "lesson_text.h"
 #include "ops_math.h"
 #include "ops_shape.h"
+#include "print.h"
 
 namespace attn {
 
@@ -70,6 +71,16 @@ std::vector<std::string> multihead_attention_class_code() {
           "        self.dropout = nn.Dropout(dropout)",
           "        self.register_buffer('mask', torch.triu(torch.ones(context_length, context_length), diagonal=1))",
           "    # forward: see the cells below, one step each"};
+}
+
+Tensor batch_cell(Notebook& nb, const LessonOptions& opt, bool with_inputs) {
+  std::vector<std::string> code = with_inputs ? inputs_code(opt) : std::vector<std::string>{};
+  code.insert(code.end(), {"batch = torch.stack((inputs, inputs), dim=0)", "print(batch.shape)"});
+  nb.cell(code);
+  Tensor batch = stack({opt.inputs.embeddings, opt.inputs.embeddings}, 0);
+  nb.record("batch", batch);
+  nb.print(repr_size(batch.shape()));
+  return batch;
 }
 
 CausalWeights causal_weights(const LessonOptions& opt, Notebook* nb, bool verbose) {

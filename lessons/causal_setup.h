@@ -14,6 +14,10 @@ struct CausalWeights {
 // (`verbose` false writes one compact recap cell instead of the step-by-step cells).
 CausalWeights causal_weights(const LessonOptions& opt, Notebook* nb, bool verbose);
 
+// The §3.5.3 cell `batch = torch.stack((inputs, inputs), dim=0)`, preceded by the inputs' own code
+// when `with_inputs`; records and returns batch (2, num_tokens, d_in).
+Tensor batch_cell(Notebook& nb, const LessonOptions& opt, bool with_inputs);
+
 // The class text of listing 3.2 / 3.3, for the code cells.
 std::vector<std::string> self_attention_v2_class_code();
 std::vector<std::string> causal_attention_class_code();

@@ -77,10 +77,7 @@ Notebook dropout_lesson(const LessonOptions& opt) {
           "renormalised. Only the expected row sum is still 1.");
 
   nb.heading("3.5.3", "Implementing a compact causal attention class");
-  nb.cell({"batch = torch.stack((inputs, inputs), dim=0)", "print(batch.shape)"});
-  Tensor batch = stack({opt.inputs.embeddings, opt.inputs.embeddings}, 0);
-  nb.record("batch", batch);
-  nb.print(repr_size(batch.shape()));
+  Tensor batch = batch_cell(nb, opt, false);
   nb.note("Two copies of the input text stacked into a batch: (batch size, tokens, embedding size).");
 
   const int64_t context_length = opt.context_length_or_tokens();

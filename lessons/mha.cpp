@@ -87,12 +87,7 @@ Notebook mha_lesson(const LessonOptions& opt) {
   batched_matmul_cells(nb);
 
   nb.heading("3.6.2", "Implementing multi-head attention with weight splits");
-  std::vector<std::string> batch_code = inputs_code(opt);
-  batch_code.insert(batch_code.end(), {"batch = torch.stack((inputs, inputs), dim=0)", "print(batch.shape)"});
-  nb.cell(batch_code);
-  Tensor batch = stack({opt.inputs.embeddings, opt.inputs.embeddings}, 0);
-  nb.record("batch", batch);
-  nb.print(repr_size(batch.shape()));
+  Tensor batch = batch_cell(nb, opt, true);
 
   std::vector<std::string> code = multihead_attention_class_code();
   code.insert(code.end(), {"", "torch.manual_seed(" + fmt_seed(opt, 123) + ")",

@@ -16,12 +16,7 @@ Notebook wrapper_lesson(const LessonOptions& opt) {
   Generator gen;
 
   nb.heading("3.6.1", "Stacking multiple single-head attention layers");
-  std::vector<std::string> batch_code = inputs_code(opt);
-  batch_code.insert(batch_code.end(), {"batch = torch.stack((inputs, inputs), dim=0)", "print(batch.shape)"});
-  nb.cell(batch_code);
-  Tensor batch = stack({opt.inputs.embeddings, opt.inputs.embeddings}, 0);
-  nb.record("batch", batch);
-  nb.print(repr_size(batch.shape()));
+  Tensor batch = batch_cell(nb, opt, true);
 
   if (opt.no_reseed) {
     nb.cell({"torch.manual_seed(" + fmt_seed(opt, 123) + ")", "context_length = batch.shape[1]",
