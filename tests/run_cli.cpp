@@ -1,5 +1,6 @@
 #include "run_cli.h"
 
+#include <doctest/doctest.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -37,4 +38,27 @@ CliResult run_cli(const std::string& args, const std::string& stdin_text) {
   r.out = read_text_file(out);
   r.err = read_text_file(err);
   return r;
+}
+
+std::string write_file(const std::string& dir, const std::string& name, const std::string& text) {
+  const std::string path = dir + "/" + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+int count_lines(const std::string& s) {
+  int n = 0;
+  for (char c : s) n += c == '\n';
+  return n;
+}
+
+void expect_usage_error(const std::string& args, const std::string& mentions) {
+  CAPTURE(args);
+  const CliResult r = run_cli(args);
+  CAPTURE(r.err);
+  CHECK(r.exit_code == 2);
+  CHECK(count_lines(r.err) == 1);
+  CHECK(r.err.rfind("attn-tutor: error: ", 0) == 0);
+  CHECK(r.err.find(mentions) != std::string::npos);
+  CHECK(r.out.empty());
 }

@@ -12,3 +12,8 @@ struct CliResult {
 CliResult run_cli(const std::string& args, const std::string& stdin_text = "");
 std::string read_text_file(const std::string& path);
 std::string temp_dir();  // a fresh directory for this test run
+std::string write_file(const std::string& dir, const std::string& name, const std::string& text);  // its path
+int count_lines(const std::string& s);
+
+// Runs args, expects exit 2, an empty stdout and exactly one stderr line containing `mentions`.
+void expect_usage_error(const std::string& args, const std::string& mentions);

@@ -2,36 +2,11 @@
 #include <doctest/doctest.h>
 
 #include <dirent.h>
-#include <fstream>
 #include <string>
 
 #include "run_cli.h"
 
 namespace {
-
-int count_lines(const std::string& s) {
-  int n = 0;
-  for (char c : s) n += c == '\n';
-  return n;
-}
-
-// Runs args, expects exit 2, an empty stdout and exactly one stderr line containing `mentions`.
-void expect_usage_error(const std::string& args, const std::string& mentions) {
-  CAPTURE(args);
-  const CliResult r = run_cli(args);
-  CAPTURE(r.err);
-  CHECK(r.exit_code == 2);
-  CHECK(count_lines(r.err) == 1);
-  CHECK(r.err.rfind("attn-tutor: error: ", 0) == 0);
-  CHECK(r.err.find(mentions) != std::string::npos);
-  CHECK(r.out.empty());
-}
-
-std::string write_file(const std::string& dir, const std::string& name, const std::string& text) {
-  const std::string path = dir + "/" + name;
-  std::ofstream(path) << text;
-  return path;
-}
 
 int files_in(const std::string& dir) {
   int n = 0;

@@ -4,7 +4,6 @@
 
 #include <cmath>
 #include <cstring>
-#include <fstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -22,23 +21,6 @@
 namespace {
 
 using namespace attn;
-
-int count_lines(const std::string& s) {
-  int n = 0;
-  for (char c : s) n += c == '\n';
-  return n;
-}
-
-void expect_usage_error(const std::string& args, const std::string& mentions) {
-  CAPTURE(args);
-  const CliResult r = run_cli(args);
-  CAPTURE(r.err);
-  CHECK(r.exit_code == 2);
-  CHECK(count_lines(r.err) == 1);
-  CHECK(r.err.rfind("attn-tutor: error: ", 0) == 0);
-  CHECK(r.err.find(mentions) != std::string::npos);
-  CHECK(r.out.empty());
-}
 
 bool bit_equal(const Tensor& a, const Tensor& b) {
   if (a.shape() != b.shape()) return false;
@@ -163,11 +145,7 @@ TEST_CASE("course-mha: d_model not divisible by the heads is a usage error") {
   expect_usage_error("course-mha --preset post --d-model 100 --num-heads 8", "choose --num-heads dividing 100");
   expect_usage_error("course-mha --d-model 4", "--d-model 4");
   expect_usage_error("course-mha --qkv-bias", "bias=False");
-  const std::string dir = temp_dir();
-  const std::string inputs = dir + "/in.json";
-  {
-    std::ofstream(inputs) << "[[1, 2], [3, 4]]";
-  }
+  const std::string inputs = write_file(temp_dir(), "in.json", "[[1, 2], [3, 4]]");
   expect_usage_error("course-mha --preset post --inputs " + inputs, "--preset post draws its own input");
   expect_usage_error("course-mha --preset big", "--preset");
 }

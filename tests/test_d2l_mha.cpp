@@ -19,23 +19,6 @@ namespace {
 
 bool same(const Tensor& a, const Tensor& b) { return a.shape() == b.shape() && a.values() == b.values(); }
 
-int lines(const std::string& s) {
-  int n = 0;
-  for (char c : s) n += c == '\n';
-  return n;
-}
-
-void expect_usage_error(const std::string& args, const std::string& mentions) {
-  CAPTURE(args);
-  const CliResult r = run_cli(args);
-  CAPTURE(r.err);
-  CHECK(r.exit_code == 2);
-  CHECK(lines(r.err) == 1);
-  CHECK(r.err.rfind("attn-tutor: error: ", 0) == 0);
-  CHECK(r.err.find(mentions) != std::string::npos);
-  CHECK(r.out.empty());
-}
-
 }  // namespace
 
 TEST_CASE("d2l split equals the book's split up to layout") {

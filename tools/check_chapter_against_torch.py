@@ -30,7 +30,6 @@ import json
 import math
 import os
 import random
-import subprocess
 import sys
 import tempfile
 from collections import defaultdict
@@ -40,28 +39,12 @@ import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gen_chapter_fixtures as gen  # noqa: E402
+import torch_book as tb  # noqa: E402
 
 # The recorded tensors that are a dropout's output (the wrapper records none: its masks are only seen
 # through the heads' context vectors).
 MASK_NAMES = {"causal-mask": set(), "dropout": {"dropout(example)", "dropout(attn_weights)"}, "wrapper": set(),
               "mha": {"attn_weights"}}
-DTYPES = {torch.float32: "float32", torch.bool: "bool", torch.int64: "int64"}
-
-
-def flatten(v):
-    if isinstance(v, list):
-        out = []
-        for x in v:
-            out.extend(flatten(x))
-        return out
-    return [v]
-
-
-def cli_value(v):
-    if isinstance(v, str):
-        return {"-inf": -math.inf, "inf": math.inf, "nan": math.nan}.get(v.lower(), v)
-    return v
-
 
 class Stats:
     def __init__(self):
@@ -83,35 +66,22 @@ class Stats:
 def compare(case, doc, tol, st, label):
     problems = []
     expected = gen.run_book(case)
-    got = defaultdict(list)
-    order_got = []
-    for t in doc.get("tensors", []):
-        got[t["name"]].append(t)
-        order_got.append(t["name"])
-    order_exp = [n for n, _ in expected]
-    if order_got != order_exp:
-        problems.append("tensor names differ: cli %s vs torch %s" % (order_got, order_exp))
-    seen = defaultdict(int)
     p = case["dropout"]
     draws_mask = (case["lesson"] == "dropout" and (0.5 if p is None else p) not in (0.0, 1.0)) or \
         (case["lesson"] in ("wrapper", "mha") and p is not None and 0.0 < p < 1.0)
     mask_names = MASK_NAMES[case["lesson"]]
-    for name, want in expected:
-        k = seen[name]
-        seen[name] += 1
-        where = "%s #%d" % (name, k + 1)
-        if k >= len(got[name]):
-            problems.append(where + " missing from the CLI output")
+    for j, where, t in tb.paired([n for n, _ in expected], doc, problems):
+        name, want = expected[j]
+        if t is None:
             continue
-        t = got[name][k]
         if isinstance(want, int):
             wshape, wdtype, wvals = [], "int64", [want]
         else:
-            wshape, wdtype, wvals = list(want.shape), DTYPES[want.dtype], flatten(want.tolist())
+            wshape, wdtype, wvals = list(want.shape), tb.DTYPES[want.dtype], tb.flatten(want.tolist())
         if t["shape"] != wshape or t["dtype"] != wdtype:
             problems.append("%s: shape/dtype %s %s vs torch %s %s" % (where, t["shape"], t["dtype"], wshape, wdtype))
             continue
-        cvals = [cli_value(v) for v in flatten(t["data"])]
+        cvals = [tb.cli_value(v) for v in tb.flatten(t["data"])]
         if len(cvals) != len(wvals):
             problems.append("%s: %d values vs torch %d" % (where, len(cvals), len(wvals)))
             continue
@@ -145,8 +115,7 @@ def compare(case, doc, tol, st, label):
             if d > tol or (exact and c != w):
                 bad += 1
         if zero_pattern:
-            zc = [float(np.float32(cli_value(v))) == 0.0 for v in cvals]
-            zw = [float(np.float32(v)) == 0.0 for v in wvals]
+            zc, zw = tb.zero_pattern(cvals), tb.zero_pattern(wvals)
             if draws_mask and name in mask_names:
                 st.mask_tensors += 1
                 st.mask_entries += sum(zw)
@@ -164,12 +133,7 @@ def compare(case, doc, tol, st, label):
 
 
 def run_cli(exe, case, tmp):
-    path = os.path.join(tmp, "inputs.json")
-    with open(path, "w") as f:
-        json.dump(case["inputs_file"], f)
-    cmd = [exe, case["lesson"], "--json", "-", "--inputs", path] + case["argv"]
-    r = subprocess.run(cmd, capture_output=True, text=True)
-    return cmd, r
+    return tb.run_cli(exe, case["lesson"], case["argv"], tb.write_inputs(tmp, case["inputs_file"]))
 
 
 def literal_head_diff(case):
@@ -209,13 +173,9 @@ def agrees_with_no_shift_model(case, doc, tol):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--cases", type=int, default=300, help="default-path cases in all, split over 4 lessons")
+    tb.add_check_args(ap, cases=300, rng_seed=777)  # --cases: default-path cases in all, split over 4 lessons
     ap.add_argument("--mkl-cases", type=int, default=60, help="--bernoulli mkl cases in all")
     ap.add_argument("--gpt2", type=int, default=0, help="extra mha --gpt2 cases")
-    ap.add_argument("--exe", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "build",
-                                                  "attn-tutor"))
-    ap.add_argument("--rng-seed", type=int, default=777)
-    ap.add_argument("--tol", type=float, default=1e-6)
     ap.add_argument("--verbose", action="store_true")
     args = ap.parse_args()
 
@@ -284,13 +244,7 @@ def main():
     print("MKL shift (wrapper, >= 2 heads, 0 < p < 1, where it changes the numbers): %d cases; the CLI matches the model with 1 draw per "
           "dropout in %d, the counter-model with 2*numel draws in %d"
           % (shift["cases"], shift["cli_matches_1_draw"], shift["cli_matches_2n_draws"]))
-    for label, cmd, case, problems in failures[:20]:
-        print("\nFAIL %s: %s" % (label, " ".join(cmd)))
-        print("  inputs: %s" % json.dumps(case["inputs_file"]))
-        for p in problems[:10]:
-            print("  " + p)
-    print("\n%d of %d cases passed" % (len(cases) - len(failures), len(cases)))
-    return 1 if failures else 0
+    return tb.print_failures(failures, len(cases), shown=20, problems_shown=10)
 
 
 if __name__ == "__main__":

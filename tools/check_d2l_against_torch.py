@@ -18,10 +18,8 @@ Exit status 0 when every case passes.
 """
 import argparse
 import json
-import math
 import os
 import random
-import subprocess
 import sys
 import tempfile
 from collections import defaultdict
@@ -31,28 +29,11 @@ import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gen_d2l_fixtures as gen  # noqa: E402
-
-DTYPES = {torch.float32: "float32", torch.bool: "bool", torch.int64: "int64"}
-
-
-def flatten(v):
-    if isinstance(v, list):
-        out = []
-        for x in v:
-            out.extend(flatten(x))
-        return out
-    return [v]
+import torch_book as tb  # noqa: E402
 
 
 def run_cli(exe, case, tmp, json_out):
-    argv = list(case["argv"])
-    if case["inputs_file"] is not None:
-        path = os.path.join(tmp, "inputs.json")
-        with open(path, "w") as f:
-            json.dump(case["inputs_file"], f)
-        argv += ["--inputs", path]
-    cmd = [exe, "d2l-mha"] + (["--json", "-"] if json_out else []) + argv
-    return cmd, subprocess.run(cmd, capture_output=True, text=True)
+    return tb.run_cli(exe, "d2l-mha", case["argv"], tb.write_inputs(tmp, case["inputs_file"]), json_out)
 
 
 class Stats:
@@ -70,32 +51,19 @@ class Stats:
 def compare(case, doc, text, tol, st, label):
     problems = []
     expected = gen.run_case(case)
-    got = defaultdict(list)
-    order_got = []
-    for t in doc.get("tensors", []):
-        got[t["name"]].append(t)
-        order_got.append(t["name"])
-    order_exp = [n for n, _, _, _ in expected]
-    if order_got != order_exp:
-        problems.append("tensor names differ: cli %s vs torch %s" % (order_got, order_exp))
-    seen = defaultdict(int)
-    for name, want, shown, want_repr in expected:
-        k = seen[name]
-        seen[name] += 1
-        where = "%s #%d" % (name, k + 1)
+    for j, where, t in tb.paired([n for n, _, _, _ in expected], doc, problems):
+        name, want, shown, want_repr = expected[j]
         if shown:
             st.reprs += 1
             if want_repr not in text:
                 problems.append("%s: torch prints\n%s\nwhich is not in the CLI's text output" % (where, want_repr))
-        if k >= len(got[name]):
-            problems.append(where + " missing from the CLI output")
+        if t is None:
             continue
-        t = got[name][k]
-        wshape, wdtype, wvals = list(want.shape), DTYPES[want.dtype], flatten(want.tolist())
+        wshape, wdtype, wvals = list(want.shape), tb.DTYPES[want.dtype], tb.flatten(want.tolist())
         if t["shape"] != wshape or t["dtype"] != wdtype:
             problems.append("%s: shape/dtype %s %s vs torch %s %s" % (where, t["shape"], t["dtype"], wshape, wdtype))
             continue
-        cvals = flatten(t["data"])
+        cvals = tb.flatten(t["data"])
         if len(cvals) != len(wvals):
             problems.append("%s: %d values vs torch %d" % (where, len(cvals), len(wvals)))
             continue
@@ -106,7 +74,7 @@ def compare(case, doc, text, tol, st, label):
                 bad += c != w
                 continue
             if isinstance(c, str):
-                c = {"-inf": -math.inf, "inf": math.inf, "nan": math.nan}[c]
+                c = tb.NONFINITE[c]
             c32, w32 = np.float32(c), np.float32(w)
             st.floats += 1
             if c32.tobytes() == w32.tobytes():
@@ -119,8 +87,7 @@ def compare(case, doc, text, tol, st, label):
             if d > st.max_diff:
                 st.max_diff, st.max_where = d, "%s %s[%d]" % (label, where, i)
         if name in gen.ZERO_PATTERN and wdtype == "float32":
-            zc = [float(np.float32(v)) == 0.0 for v in cvals]
-            zw = [float(np.float32(v)) == 0.0 for v in wvals]
+            zc, zw = tb.zero_pattern(cvals), tb.zero_pattern(wvals)
             if zc != zw:
                 problems.append("%s: zero pattern differs at %d entries" % (where, sum(a != b for a, b in zip(zc, zw))))
         if bad:
@@ -130,11 +97,7 @@ def compare(case, doc, text, tol, st, label):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--cases", type=int, default=300)
-    ap.add_argument("--exe", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "build",
-                                                  "attn-tutor"))
-    ap.add_argument("--rng-seed", type=int, default=4004)
-    ap.add_argument("--tol", type=float, default=1e-6)
+    tb.add_check_args(ap, cases=300, rng_seed=4004)
     args = ap.parse_args()
 
     torch.set_num_threads(1)
@@ -169,13 +132,7 @@ def main():
           % (st.values, st.floats, st.bit_identical, 100.0 * st.bit_identical / max(1, st.floats), st.zero_sign))
     print("printed tensors found verbatim (torch repr) in the text output: %d" % st.reprs)
     print("max |cli - torch| = %.3g at %s" % (st.max_diff, st.max_where))
-    for label, cmd, case, problems in failures[:10]:
-        print("\nFAIL %s: %s" % (label, " ".join(cmd)))
-        print("  inputs: %s" % json.dumps(case["inputs_file"]))
-        for p in problems[:6]:
-            print("  " + p)
-    print("\n%d of %d cases passed" % (len(cases) - len(failures), len(cases)))
-    return 1 if failures else 0
+    return tb.print_failures(failures, len(cases), shown=10, problems_shown=6)
 
 
 if __name__ == "__main__":

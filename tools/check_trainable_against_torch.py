@@ -19,7 +19,6 @@ import os
 import random
 import shlex
 import struct
-import subprocess
 import sys
 import tempfile
 from collections import defaultdict
@@ -29,19 +28,11 @@ import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gen_trainable_fixtures as gen  # noqa: E402
+import torch_book as tb  # noqa: E402
 
 
 def f32_bits(x):
     return struct.unpack("<I", struct.pack("<f", float(np.float32(x))))[0]
-
-
-def flatten(v):
-    if isinstance(v, list):
-        out = []
-        for x in v:
-            out.extend(flatten(x))
-        return out
-    return [v]
 
 
 def parse_json_int(text):
@@ -66,42 +57,29 @@ class Stats:
 def compare_case(case, cli_doc, tol, stats):
     """Problems found (a list of strings); updates stats."""
     problems = []
-    got = defaultdict(list)
-    order_got = []
-    for t in cli_doc.get("tensors", []):
-        got[t["name"]].append(t)
-        order_got.append(t["name"])
     expected = gen.expected_of(case)
-    order_exp = [name for name, _ in expected]
-    if order_got != order_exp:
-        problems.append("tensor names differ: cli %s vs torch %s" % (order_got, order_exp))
-    seen = defaultdict(int)
-    for name, t in expected:
-        k = seen[name]
-        seen[name] += 1
-        if k >= len(got[name]):
-            problems.append("%s #%d missing from the CLI output" % (name, k + 1))
+    for j, where, c in tb.paired([name for name, _ in expected], cli_doc, problems):
+        name, t = expected[j]
+        if c is None:
             continue
-        c = got[name][k]
         if isinstance(t, int):
             exp_vals, exp_shape, exp_dtype = [t], [], "int64"
         else:
             t = t.detach()
-            exp_vals, exp_shape, exp_dtype = flatten(t.tolist()), list(t.shape), "float32"
+            exp_vals, exp_shape, exp_dtype = tb.flatten(t.tolist()), list(t.shape), "float32"
         if c.get("shape") != exp_shape:
-            problems.append("%s #%d: shape %s, torch %s" % (name, k + 1, c.get("shape"), exp_shape))
+            problems.append("%s: shape %s, torch %s" % (where, c.get("shape"), exp_shape))
             continue
         if c.get("dtype") != exp_dtype:
-            problems.append("%s #%d: dtype %s, torch %s" % (name, k + 1, c.get("dtype"), exp_dtype))
-        cli_vals = flatten(c["data"])
+            problems.append("%s: dtype %s, torch %s" % (where, c.get("dtype"), exp_dtype))
+        cli_vals = tb.flatten(c["data"])
         if shape_of(c["data"]) != exp_shape or len(cli_vals) != len(exp_vals):
-            problems.append("%s #%d: data has shape %s, expected %s" % (name, k + 1, shape_of(c["data"]),
-                                                                        exp_shape))
+            problems.append("%s: data has shape %s, expected %s" % (where, shape_of(c["data"]), exp_shape))
             continue
         exact = name in gen.EXACT
         for i, (a, b) in enumerate(zip(cli_vals, exp_vals)):
             if not isinstance(a, (int, float)) or isinstance(a, bool):
-                problems.append("%s #%d[%d]: not a number: %r" % (name, k + 1, i, a))
+                problems.append("%s[%d]: not a number: %r" % (where, i, a))
                 continue
             fa = float(np.float32(a)) if exp_dtype == "float32" else float(a)
             diff = abs(fa - float(b))
@@ -111,24 +89,20 @@ def compare_case(case, cli_doc, tol, stats):
             if exact:
                 stats.exact_values += 1
                 if not same_bits:
-                    problems.append("%s #%d[%d]: %r is not bit-exact torch %r" % (name, k + 1, i, a, b))
+                    problems.append("%s[%d]: %r is not bit-exact torch %r" % (where, i, a, b))
             if not (diff <= tol):
-                problems.append("%s #%d[%d]: %r vs torch %r (diff %.3g)" % (name, k + 1, i, a, b, diff))
+                problems.append("%s[%d]: %r vs torch %r (diff %.3g)" % (where, i, a, b, diff))
             if diff > stats.per_name[name]:
                 stats.per_name[name] = diff
             if diff > stats.max_abs:
                 stats.max_abs = diff
-                stats.max_where = (name, k + 1, i, a, b)
+                stats.max_where = (where, i, a, b)
     return problems
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--cases", type=int, default=300)
-    ap.add_argument("--exe", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "build",
-                                                  "attn-tutor"))
-    ap.add_argument("--rng-seed", type=int, default=1)
-    ap.add_argument("--tol", type=float, default=1e-6)
+    tb.add_check_args(ap, cases=300, rng_seed=1)
     ap.add_argument("--keep-failures", metavar="DIR", help="copy the inputs file of failing cases here")
     ap.add_argument("-v", "--verbose", action="store_true")
     args = ap.parse_args()
@@ -140,11 +114,8 @@ def main():
     tmp = tempfile.mkdtemp(prefix="attn-check-")
     for i in range(args.cases):
         case = gen.make_case(rng)
-        path = os.path.join(tmp, "inputs%d.json" % i)
-        with open(path, "w") as f:
-            json.dump(case["inputs_file"], f)
-        cmd = [args.exe, "trainable", "--json", "-", "--inputs", path] + case["argv"]
-        r = subprocess.run(cmd, capture_output=True, text=True)
+        path = tb.write_inputs(tmp, case["inputs_file"], "inputs%d.json" % i)
+        cmd, r = tb.run_cli(args.exe, "trainable", case["argv"], path)  # cmd[5] is the inputs file
         problems = []
         if r.returncode != 0:
             problems.append("exit %d: %s" % (r.returncode, r.stderr.strip()))
@@ -159,10 +130,7 @@ def main():
             failures += 1
             if args.keep_failures:
                 os.makedirs(args.keep_failures, exist_ok=True)
-                keep = os.path.join(args.keep_failures, "case%d.json" % i)
-                with open(keep, "w") as f:
-                    json.dump(case["inputs_file"], f)
-                cmd[5] = keep
+                cmd[5] = tb.write_inputs(args.keep_failures, case["inputs_file"], "case%d.json" % i)
             print("FAIL case %d (inputs %dx%d): %s" % (i, shape[0], shape[1], shlex.join(cmd)))
             for p in problems[:8]:
                 print("   ", p)

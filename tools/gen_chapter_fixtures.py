@@ -38,18 +38,24 @@ case is the k-th "attn_weights" of the CLI's JSON. Floats are written as the sho
 back (decimal -> double -> float32) as the same float32. For the names in "zero_pattern" an entry must
 be 0 in the CLI iff it is 0 in torch (dropout mask identity), besides the 1e-6 tolerance.
 
-tools/check_chapter_against_torch.py imports make_case/run_book from here and compares every tensor.
+tools/check_chapter_against_torch.py imports make_case/run_book from here and compares every tensor;
+the book's classes, the random values and the float32 text are in tools/torch_book.py.
 """
 import argparse
 import contextlib
 import json
-import math
+import os
 import random
 import sys
 
 import numpy as np
 import torch
 import torch.nn as nn
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import torch_book as tb  # noqa: E402
+from torch_book import (CausalAttention, MultiHeadAttention, MultiHeadAttentionWrapper,  # noqa: E402
+                        SelfAttention_v2)
 
 LESSONS = ["causal-mask", "dropout", "wrapper", "mha"]
 
@@ -68,114 +74,6 @@ ACCEPT_NAMES = {"attn_weights", "context_vec", "context_vecs", "dropout(example)
                 "torch.cat(head_outputs, dim=-1)"}
 EXACT = ["dropout(example)"]
 ZERO_PATTERN = ["dropout(example)", "dropout(attn_weights)", "attn_weights"]  # dropout outputs: the masks
-
-WORDS = ["Your", "journey", "starts", "with", "one", "step", "the", "cat", "sat", "on", "a", "mat",
-         "every", "effort", "moves", "you", "forward", "attention", "is", "all", "we", "need", "token",
-         "embedding", "query", "key", "value", "hello", "world", "again"]
-
-SEED_SPECIALS = [0, 1, -1, 123, 789, 2**31 - 1, 2**31, 2**32 - 1, 2**32, 2**32 + 123, 2**63 - 1, 2**63,
-                 2**64 - 1, -(2**63), -(2**31), -123, -789]
-
-BOOK_ROWS = [[0.43, 0.15, 0.89], [0.55, 0.87, 0.66], [0.57, 0.85, 0.64],
-             [0.22, 0.58, 0.33], [0.77, 0.25, 0.10], [0.05, 0.80, 0.55]]
-BOOK_TOKENS = ["Your", "journey", "starts", "with", "one", "step"]
-
-
-# ---- the book's classes (§3.4.2, listings 3.3-3.5), verbatim; `trace` only records -------------
-
-class SelfAttention_v2(nn.Module):
-    def __init__(self, d_in, d_out, qkv_bias=False):
-        super().__init__()
-        self.W_query = nn.Linear(d_in, d_out, bias=qkv_bias)
-        self.W_key = nn.Linear(d_in, d_out, bias=qkv_bias)
-        self.W_value = nn.Linear(d_in, d_out, bias=qkv_bias)
-
-
-class CausalAttention(nn.Module):
-    def __init__(self, d_in, d_out, context_length, dropout, qkv_bias=False):
-        super().__init__()
-        self.d_out = d_out
-        self.W_query = nn.Linear(d_in, d_out, bias=qkv_bias)
-        self.W_key = nn.Linear(d_in, d_out, bias=qkv_bias)
-        self.W_value = nn.Linear(d_in, d_out, bias=qkv_bias)
-        self.dropout = nn.Dropout(dropout)
-        self.register_buffer('mask', torch.triu(torch.ones(context_length, context_length), diagonal=1))
-        self.trace = None
-
-    def forward(self, x):
-        b, num_tokens, d_in = x.shape
-        keys = self.W_key(x)
-        queries = self.W_query(x)
-        values = self.W_value(x)
-        attn_scores = queries @ keys.transpose(1, 2)
-        attn_scores.masked_fill_(self.mask.bool()[:num_tokens, :num_tokens], -torch.inf)
-        attn_weights = torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=-1)
-        attn_weights = self.dropout(attn_weights)
-        context_vec = attn_weights @ values
-        if self.trace is not None:
-            self.trace.update(keys=keys, queries=queries, values=values, attn_scores=attn_scores,
-                              attn_weights=attn_weights)
-        return context_vec
-
-
-class MultiHeadAttentionWrapper(nn.Module):
-    def __init__(self, d_in, d_out, context_length, dropout, num_heads, qkv_bias=False):
-        super().__init__()
-        self.heads = nn.ModuleList(
-            [CausalAttention(d_in, d_out, context_length, dropout, qkv_bias)
-             for _ in range(num_heads)]
-        )
-
-    def forward(self, x):
-        return torch.cat([head(x) for head in self.heads], dim=-1)
-
-
-class MultiHeadAttention(nn.Module):
-    def __init__(self, d_in, d_out, context_length, dropout, num_heads, qkv_bias=False):
-        super().__init__()
-        assert d_out % num_heads == 0, "d_out must be divisible by num_heads"
-        self.d_out = d_out
-        self.num_heads = num_heads
-        self.head_dim = d_out // num_heads
-        self.W_query = nn.Linear(d_in, d_out, bias=qkv_bias)
-        self.W_key = nn.Linear(d_in, d_out, bias=qkv_bias)
-        self.W_value = nn.Linear(d_in, d_out, bias=qkv_bias)
-        self.out_proj = nn.Linear(d_out, d_out)
-        self.dropout = nn.Dropout(dropout)
-        self.register_buffer('mask', torch.triu(torch.ones(context_length, context_length), diagonal=1))
-        self.trace = None
-
-    def forward(self, x):
-        t = self.trace if self.trace is not None else {}
-        b, num_tokens, d_in = x.shape
-        keys = self.W_key(x)
-        queries = self.W_query(x)
-        values = self.W_value(x)
-        t["keys"], t["queries"], t["values"] = keys, queries, values
-        keys = keys.view(b, num_tokens, self.num_heads, self.head_dim)
-        values = values.view(b, num_tokens, self.num_heads, self.head_dim)
-        queries = queries.view(b, num_tokens, self.num_heads, self.head_dim)
-        t["keys_view"], t["queries_view"], t["values_view"] = keys, queries, values
-        keys = keys.transpose(1, 2)
-        queries = queries.transpose(1, 2)
-        values = values.transpose(1, 2)
-        t["keys_heads"], t["queries_heads"], t["values_heads"] = keys, queries, values
-        attn_scores = queries @ keys.transpose(2, 3)
-        t["attn_scores"] = attn_scores.clone()  # masked_fill_ below works in place
-        mask_bool = self.mask.bool()[:num_tokens, :num_tokens]
-        attn_scores.masked_fill_(mask_bool, -torch.inf)
-        t["mask_bool"], t["masked_scores"] = mask_bool, attn_scores
-        attn_weights = torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=-1)
-        attn_weights = self.dropout(attn_weights)
-        t["attn_weights"] = attn_weights
-        context_heads = attn_weights @ values
-        context_vec = context_heads.transpose(1, 2)
-        t["context_heads"], t["context_transposed"] = context_heads, context_vec
-        context_vec = context_vec.contiguous().view(b, num_tokens, self.d_out)
-        t["context_merged"] = context_vec
-        context_vec = self.out_proj(context_vec)
-        return context_vec
-
 
 # ---- the MKL bernoulli path (spec §7.2), an independent model ----------------------------------
 
@@ -264,14 +162,19 @@ def _seed(case, book):
     return book if case["seed"] is None else case["seed"]
 
 
-def run_causal_mask(case, rec):
+def _sa_v2_scores(case):
+    """The section's first cells: SelfAttention_v2 (seed 789) on the inputs, its queries and keys and the
+    attention scores; returns (inputs, sa_v2, queries, keys, attn_scores)."""
     inputs = torch.tensor(case["rows"])
-    d_in, d_out = inputs.shape[1], case["d_out"]
     torch.manual_seed(_seed(case, 789))
-    sa_v2 = SelfAttention_v2(d_in, d_out, qkv_bias=case["qkv_bias"])
+    sa_v2 = SelfAttention_v2(inputs.shape[1], case["d_out"], qkv_bias=case["qkv_bias"])
     queries = sa_v2.W_query(inputs)
     keys = sa_v2.W_key(inputs)
-    attn_scores = queries @ keys.T
+    return inputs, sa_v2, queries, keys, queries @ keys.T
+
+
+def run_causal_mask(case, rec):
+    inputs, sa_v2, queries, keys, attn_scores = _sa_v2_scores(case)
     attn_weights = torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=1)
     rec("queries", queries)
     rec("keys", keys)
@@ -307,13 +210,8 @@ def run_causal_mask(case, rec):
 
 def run_dropout(case, rec):
     p = 0.5 if case["dropout"] is None else case["dropout"]
-    inputs = torch.tensor(case["rows"])
+    inputs, _, _, keys, attn_scores = _sa_v2_scores(case)
     d_in, d_out = inputs.shape[1], case["d_out"]
-    torch.manual_seed(_seed(case, 789))
-    sa_v2 = SelfAttention_v2(d_in, d_out, qkv_bias=case["qkv_bias"])
-    queries = sa_v2.W_query(inputs)
-    keys = sa_v2.W_key(inputs)
-    attn_scores = queries @ keys.T
     context_length = attn_scores.shape[0]
     mask = torch.triu(torch.ones(context_length, context_length), diagonal=1)
     masked = attn_scores.masked_fill(mask.bool(), -torch.inf)
@@ -453,70 +351,34 @@ def run_book(case, **kw):
 
 # ---- random cases --------------------------------------------------------------------------------
 
+SEED_CUTS = (0.12, 0.37, 0.57, 0.67, 0.85)  # none / a special / 0..1000 / -1000..-1 / 0..2^64-1 / negative
+SMALL_DIM = 5  # with small_bias, dims are mostly at most this
+
+
 def random_seed(rng):
     """None (the book's seeds) or an integer torch.manual_seed accepts, -2^63 .. 2^64-1."""
-    r = rng.random()
-    if r < 0.12:
-        return None
-    if r < 0.37:
-        return rng.choice(SEED_SPECIALS)
-    if r < 0.57:
-        return rng.randint(0, 1000)
-    if r < 0.67:
-        return -rng.randint(1, 1000)
-    if r < 0.85:
-        return rng.randint(0, 2**64 - 1)
-    return rng.randint(-(2**63), -1)
-
-
-def random_value(rng, big):
-    """Like the book's embeddings: 2-3 decimals in [-1, 1]; with `big`, now and then up to +-4."""
-    digits = rng.choice((2, 2, 3))
-    if big and rng.random() < 0.15:
-        return round(rng.uniform(-4.0, 4.0), digits)
-    r = rng.random()
-    if r < 0.03:
-        return 0.0
-    if r < 0.35:
-        return round(rng.uniform(0.0, 1.0), digits)
-    return round(rng.uniform(-1.0, 1.0), digits)
+    return tb.random_seed(rng, SEED_CUTS)
 
 
 def random_dropout(rng, lesson):
-    r = rng.random()
-    if r < 0.15:
-        return None  # the lesson's default: 0.5 (dropout), 0.0 (wrapper, mha)
-    if r < 0.27:
-        return 0.0
-    if r < 0.42:
-        return 0.1
-    if r < 0.60:
-        return 0.5
-    if r < 0.70:
-        return 1.0
-    if r < 0.75:
-        return rng.choice([1e-9, 0.999999, 0.15, 0.123, 0.9])
-    return round(rng.uniform(0.0, 1.0), rng.choice((2, 3, 6, 17)))
-
-
-def random_dim(rng, lo, hi, small_bias):
-    if small_bias and rng.random() < 0.75:
-        return rng.randint(lo, min(hi, 5))
-    return rng.randint(lo, hi)
+    # None: the lesson's default, 0.5 (dropout), 0.0 (wrapper, mha)
+    return tb.random_rate(rng, [(0.15, None), (0.27, 0.0), (0.42, 0.1), (0.60, 0.5), (0.70, 1.0)], 0.75,
+                          (2, 3, 6, 17))
 
 
 def make_case(rng, lesson, small_bias=False, bernoulli="default"):
-    n = random_dim(rng, 2, 12, small_bias)
-    d_in = random_dim(rng, 1, 8, small_bias)
+    small = SMALL_DIM if small_bias else None
+    n = tb.random_dim(rng, 2, 12, small)
+    d_in = tb.random_dim(rng, 1, 8, small)
     big = rng.random() < 0.2
-    rows = [[random_value(rng, big) for _ in range(d_in)] for _ in range(n)]
-    doc = {"tokens": [rng.choice(WORDS) for _ in range(n)], "inputs": rows} if rng.random() < 0.5 else rows
+    rows = [[tb.random_value(rng, big) for _ in range(d_in)] for _ in range(n)]
+    doc = {"tokens": [rng.choice(tb.WORDS) for _ in range(n)], "inputs": rows} if rng.random() < 0.5 else rows
     num_heads = None
     if lesson == "mha":
         num_heads = rng.randint(1, 4)
         d_out = num_heads * rng.randint(1, 8 // num_heads)
     else:
-        d_out = random_dim(rng, 1, 8, small_bias)
+        d_out = tb.random_dim(rng, 1, 8, small)
         if lesson == "wrapper":
             num_heads = rng.randint(1, 4)
     case = {
@@ -568,7 +430,7 @@ def fixed_cases(rng):
     def case(lesson, **kw):
         c = dict(lesson=lesson, seed=None, d_out=2, num_heads=2 if lesson in ("wrapper", "mha") else None,
                  qkv_bias=False, dropout=None, context_length=None, no_reseed=False, bernoulli="default",
-                 rows=BOOK_ROWS, inputs_file={"tokens": BOOK_TOKENS, "inputs": BOOK_ROWS})
+                 rows=tb.BOOK_ROWS, inputs_file={"tokens": tb.BOOK_TOKENS, "inputs": tb.BOOK_ROWS})
         c.update(kw)
         c["argv"] = case_argv(c)
         return c
@@ -591,7 +453,7 @@ def fixed_mkl_cases():
     def case(lesson, **kw):
         c = dict(lesson=lesson, seed=None, d_out=2, num_heads=2 if lesson in ("wrapper", "mha") else None,
                  qkv_bias=False, dropout=None, context_length=None, no_reseed=False, bernoulli="mkl",
-                 rows=BOOK_ROWS, inputs_file=BOOK_ROWS)
+                 rows=tb.BOOK_ROWS, inputs_file=tb.BOOK_ROWS)
         c.update(kw)
         c["argv"] = case_argv(c)
         return c
@@ -606,33 +468,7 @@ def fixed_mkl_cases():
     return cases
 
 
-# ---- float32 text --------------------------------------------------------------------------------
-
-def f32_text(x):
-    """Shortest decimal that reads back (via double, as nlohmann/strtod + static_cast<float> do) as x."""
-    f = np.float32(x)
-    if not math.isfinite(float(f)):
-        raise ValueError("non-finite value %r" % float(f))
-    s = np.format_float_positional(f, unique=True, trim="-") if 1e-5 <= abs(float(f)) < 1e7 or f == 0 \
-        else np.format_float_scientific(f, unique=True, trim="-")
-    if s == "-0":
-        s = "-0.0"
-    if np.float32(float(s)) != f:
-        raise ValueError("%s does not read back as float32 %r" % (s, float(f)))
-    return s
-
-
-def data_text(v):
-    if isinstance(v, list):
-        return "[" + ", ".join(data_text(x) for x in v) + "]"
-    return f32_text(v)
-
-
-def tensor_entry_text(name, t):
-    assert isinstance(t, torch.Tensor) and t.dtype == torch.float32, (name, t)
-    return '{"name": %s, "shape": %s, "data": %s}' % (json.dumps(name), json.dumps(list(t.shape)),
-                                                        data_text(t.tolist()))
-
+# ---- fixture text --------------------------------------------------------------------------------
 
 def fixture_entries(case):
     keep = set(FIXTURE_NAMES[case["lesson"]])
@@ -644,10 +480,9 @@ def case_text(i, case):
         '"id": %d' % i,
         '"lesson": %s' % json.dumps(case["lesson"]),
         '"argv": %s' % json.dumps(case["argv"]),
-        '"inputs_file": %s' % json.dumps(case["inputs_file"], separators=(",", ":")),
+        tb.inputs_field(case["inputs_file"]),
     ]
-    entries = ",\n    ".join(tensor_entry_text(name, t) for name, t in fixture_entries(case))
-    return "  {" + ", ".join(fields) + ',\n   "expected": [\n    ' + entries + "]}"
+    return tb.case_block(fields, [tb.entry_text(name, t) for name, t in fixture_entries(case)])
 
 
 def main():
@@ -680,11 +515,7 @@ def main():
                 json.dumps(EXACT), json.dumps(ZERO_PATTERN),
                 ",\n".join(case_text(i, c) for i, c in enumerate(cases)),
                 ",\n".join(case_text(1000 + i, c) for i, c in enumerate(mkl)))
-    json.loads(text)  # well-formed
-    with open(args.out, "w") as f:
-        f.write(text)
-    print("wrote %d cases + %d MKL cases, %d bytes to %s" % (len(cases), len(mkl), len(text), args.out),
-          file=sys.stderr)
+    tb.write_fixture(args.out, text, "%d cases + %d MKL cases" % (len(cases), len(mkl)))
 
 
 if __name__ == "__main__":

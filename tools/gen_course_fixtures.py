@@ -38,7 +38,6 @@ import json
 import math
 import os
 import random
-import subprocess
 import sys
 import tempfile
 from collections import defaultdict
@@ -49,9 +48,9 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import gen_chapter_fixtures as chapter  # noqa: E402  (CausalAttention, the MKL model, float32 text)
-
-CausalAttention = chapter.CausalAttention
+import gen_chapter_fixtures as chapter  # noqa: E402  (the chapter's random cases, the MKL model)
+import torch_book as tb  # noqa: E402
+from torch_book import CausalAttention  # noqa: E402
 
 # ---- the post's code (002), verbatim but for `trace`, which only records ---------------------------
 
@@ -216,18 +215,8 @@ def divisors(n):
 
 
 def random_dropout(rng):
-    r = rng.random()
-    if r < 0.3:
-        return None  # the post's 0.1
-    if r < 0.45:
-        return 0.0
-    if r < 0.6:
-        return 0.5
-    if r < 0.67:
-        return 1.0
-    if r < 0.72:
-        return rng.choice([1e-9, 0.999999, 0.15, 0.123, 0.9])
-    return round(rng.uniform(0.0, 1.0), rng.choice((2, 3, 6)))
+    # None: the post's 0.1
+    return tb.random_rate(rng, [(0.3, None), (0.45, 0.0), (0.6, 0.5), (0.67, 1.0)], 0.72, (2, 3, 6))
 
 
 def make_case(rng, preset, bernoulli="default"):
@@ -235,12 +224,12 @@ def make_case(rng, preset, bernoulli="default"):
             "rows": None, "inputs_file": None, "tokens": None, "d_model": None, "num_heads": None,
             "d_model_flag": False, "context_length": None}
     if preset == "small":
-        n = chapter.random_dim(rng, 2, 12, True)
-        d_in = chapter.random_dim(rng, 1, 8, True)
+        n = tb.random_dim(rng, 2, 12, chapter.SMALL_DIM)
+        d_in = tb.random_dim(rng, 1, 8, chapter.SMALL_DIM)
         big = rng.random() < 0.2
-        rows = [[chapter.random_value(rng, big) for _ in range(d_in)] for _ in range(n)]
+        rows = [[tb.random_value(rng, big) for _ in range(d_in)] for _ in range(n)]
         case["rows"] = rows
-        case["inputs_file"] = ({"tokens": [rng.choice(chapter.WORDS) for _ in range(n)], "inputs": rows}
+        case["inputs_file"] = ({"tokens": [rng.choice(tb.WORDS) for _ in range(n)], "inputs": rows}
                                if rng.random() < 0.5 else rows)
         if rng.random() < 0.7:
             case["num_heads"] = rng.choice(divisors(d_in))
@@ -248,7 +237,7 @@ def make_case(rng, preset, bernoulli="default"):
         T = n
     else:
         if rng.random() < 0.6:
-            case["tokens"] = [rng.choice(chapter.WORDS) for _ in range(rng.randint(2, 8))]
+            case["tokens"] = [rng.choice(tb.WORDS) for _ in range(rng.randint(2, 8))]
         T = len(case["tokens"]) if case["tokens"] else 6
         r = rng.random()
         if r < 0.12:
@@ -300,8 +289,8 @@ def fixed_cases():
              "inputs_file": None, "tokens": None, "d_model": None, "num_heads": None, "d_model_flag": False,
              "context_length": None}
         if preset == "small":
-            c["rows"] = chapter.BOOK_ROWS
-            c["inputs_file"] = {"tokens": chapter.BOOK_TOKENS, "inputs": chapter.BOOK_ROWS}
+            c["rows"] = tb.BOOK_ROWS
+            c["inputs_file"] = {"tokens": tb.BOOK_TOKENS, "inputs": tb.BOOK_ROWS}
         c.update(kw)
         c["argv"] = case_argv(c)
         return c
@@ -322,14 +311,6 @@ EXACT = ["mha.heads[0].Wq.weight", "self.projection_layer.bias"]
 ZERO_PATTERN = ["weights", "output", "out", "out_course", "out_book"]
 BUDGET = 500          # values per case
 BUDGET_POST = 6200    # the post's own settings (d_model 512, 8 heads): its whole output
-
-
-def value_text(v):
-    if isinstance(v, list):
-        return "[" + ", ".join(value_text(x) for x in v) + "]"
-    if math.isinf(v):
-        return '"inf"' if v > 0 else '"-inf"'
-    return chapter.f32_text(v)
 
 
 def fixture_entries(case):
@@ -353,11 +334,9 @@ def fixture_entries(case):
 
 
 def case_text(i, case):
-    entries = ['{"name": %s, "occurrence": %d, "shape": %s, "data": %s}' % (
-        json.dumps(name), k, json.dumps(list(t.shape)), value_text(t.tolist())) for name, k, t in fixture_entries(case)]
-    fields = ['"id": %d' % i, '"argv": %s' % json.dumps(case["argv"]),
-              '"inputs_file": %s' % json.dumps(case["inputs_file"], separators=(",", ":"))]
-    return "  {" + ", ".join(fields) + ',\n   "expected": [\n    ' + ",\n    ".join(entries) + "]}"
+    entries = [tb.entry_text(name, t, occurrence=k, inf_strings=True) for name, k, t in fixture_entries(case)]
+    fields = ['"id": %d' % i, '"argv": %s' % json.dumps(case["argv"]), tb.inputs_field(case["inputs_file"])]
+    return tb.case_block(fields, entries)
 
 
 def write_fixture(args):
@@ -370,37 +349,14 @@ def write_fixture(args):
             ' "torch": %s, "tolerance": 1e-6,\n "exact": %s,\n "zero_pattern": %s,\n "cases": [\n%s\n]}\n') % (
         args.cases, args.rng_seed, json.dumps(torch.__version__), json.dumps(EXACT), json.dumps(ZERO_PATTERN),
         ",\n".join(case_text(i, c) for i, c in enumerate(cases)))
-    json.loads(text)
-    with open(args.out, "w") as f:
-        f.write(text)
-    print("wrote %d cases, %d bytes to %s" % (len(cases), len(text), args.out), file=sys.stderr)
+    tb.write_fixture(args.out, text, "%d cases" % len(cases))
 
 
 # ---- check ------------------------------------------------------------------------------------------
 
-DTYPES = {torch.float32: "float32", torch.bool: "bool"}
-
-
-def flatten(v):
-    if isinstance(v, list):
-        out = []
-        for x in v:
-            out.extend(flatten(x))
-        return out
-    return [v]
-
-
 def run_cli(exe, case, tmp, json_out):
-    cmd = [exe, "course-mha", "--color", "never"]
-    if json_out:
-        cmd += ["--json", "-"]
-    if case["inputs_file"] is not None:
-        path = os.path.join(tmp, "inputs.json")
-        with open(path, "w") as f:
-            json.dump(case["inputs_file"], f)
-        cmd += ["--inputs", path]
-    cmd += case["argv"]
-    return cmd, subprocess.run(cmd, capture_output=True, text=True)
+    inputs = tb.write_inputs(tmp, case["inputs_file"])
+    return tb.run_cli(exe, "course-mha", case["argv"], inputs, json_out, options=("--color", "never"))
 
 
 class Stats:
@@ -415,25 +371,14 @@ def compare(case, doc, text, tol, st, label):
     problems = []
     prints = []
     expected = run_book(case, with_grad=True, prints=prints)
-    got = defaultdict(list)
-    for t in doc.get("tensors", []):
-        got[t["name"]].append(t)
-    if [t["name"] for t in doc.get("tensors", [])] != [n for n, _, _, _ in expected]:
-        problems.append("tensor names differ: cli %s vs torch %s" % ([t["name"] for t in doc["tensors"]],
-                                                                      [n for n, _, _, _ in expected]))
-    seen = defaultdict(int)
-    for name, want, shown, want_repr in expected:
-        k = seen[name]
-        seen[name] += 1
-        where = "%s #%d" % (name, k + 1)
-        if k >= len(got[name]):
-            problems.append(where + " missing")
+    for j, where, t in tb.paired([n for n, _, _, _ in expected], doc, problems):
+        name, want, shown, want_repr = expected[j]
+        if t is None:
             continue
-        t = got[name][k]
-        if t["shape"] != list(want.shape) or t["dtype"] != DTYPES[want.dtype]:
+        if t["shape"] != list(want.shape) or t["dtype"] != tb.DTYPES[want.dtype]:
             problems.append("%s: %s %s vs torch %s %s" % (where, t["shape"], t["dtype"], list(want.shape), want.dtype))
             continue
-        cv, wv = flatten(t["data"]), flatten(want.tolist())
+        cv, wv = tb.flatten(t["data"]), tb.flatten(want.tolist())
         exact = name in EXACT or name == "self.projection_layer.weight"
         bad = 0
         for i, (c, w) in enumerate(zip(cv, wv)):
@@ -441,8 +386,8 @@ def compare(case, doc, text, tol, st, label):
             if want.dtype == torch.bool:
                 bad += c != w
                 continue
-            c = chapter_value(c)
-            if isinstance(c, str) or math.isinf(w) or math.isinf(c):
+            c = tb.cli_value(c)
+            if isinstance(c, str) or not (math.isfinite(w) and math.isfinite(c)):  # -inf exactly, nan never
                 bad += c != w
                 continue
             c, w = float(np.float32(c)), float(np.float32(w))
@@ -469,12 +414,6 @@ def compare(case, doc, text, tol, st, label):
     if any(" True " not in p for p in prints):
         problems.append("torch.equal(out_course, out_book) is False in torch: %s" % prints)
     return problems
-
-
-def chapter_value(v):
-    if isinstance(v, str):
-        return {"-inf": -math.inf, "inf": math.inf}.get(v, v)
-    return v
 
 
 def check(args):
@@ -520,8 +459,7 @@ def main():
     ap.add_argument("--out", default="tests/fixtures/course_pytorch.json")
     ap.add_argument("--rng-seed", type=int, default=20240602)
     ap.add_argument("--check", type=int, default=0, metavar="N", help="check N cases against the CLI instead")
-    ap.add_argument("--exe", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "build",
-                                                  "attn-tutor"))
+    ap.add_argument("--exe", default=tb.default_exe())
     ap.add_argument("--tol", type=float, default=1e-6)
     args = ap.parse_args()
     torch.set_num_threads(1)

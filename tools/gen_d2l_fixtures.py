@@ -23,17 +23,21 @@ Fixture layout:
 "expected" holds a subset of the lesson's float32 tensors (FIXTURE_NAMES), every occurrence in the
 order the lesson records it. Floats are the shortest text that reads back as the same float32.
 
-tools/check_d2l_against_torch.py imports make_case/run_lesson from here and compares every tensor.
+tools/check_d2l_against_torch.py imports make_case/run_lesson from here and compares every tensor;
+the random seeds and the float32 text are in tools/torch_book.py.
 """
 import argparse
 import json
 import math
+import os
 import random
 import sys
 
-import numpy as np
 import torch
 from torch import nn
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import torch_book as tb  # noqa: E402
 
 DEFAULT_SEED = 123
 NUM_HIDDENS, NUM_HEADS, DROPOUT = 100, 5, 0.5
@@ -271,19 +275,11 @@ def run_case(case):
 
 # ---- random cases --------------------------------------------------------------------------------
 
+SEED_CUTS = (0.15, 0.35, 0.6, 0.7, 0.88)  # none / a special / 0..1000 / -1000..-1 / 0..2^64-1 / negative
+
+
 def random_seed(rng):
-    r = rng.random()
-    if r < 0.15:
-        return None
-    if r < 0.35:
-        return rng.choice(SEED_SPECIALS)
-    if r < 0.6:
-        return rng.randint(0, 1000)
-    if r < 0.7:
-        return -rng.randint(1, 1000)
-    if r < 0.88:
-        return rng.randint(0, 2**64 - 1)
-    return rng.randint(-(2**63), -1)
+    return tb.random_seed(rng, SEED_CUTS, SEED_SPECIALS)
 
 
 def random_value(rng):
@@ -397,8 +393,7 @@ def fixed_cases():
         c["inputs_file"] = c["rows"]
         c["argv"] = case_argv(c)
         return c
-    book = [[0.43, 0.15, 0.89], [0.55, 0.87, 0.66], [0.57, 0.85, 0.64],
-            [0.22, 0.58, 0.33], [0.77, 0.25, 0.10], [0.05, 0.80, 0.55]]
+    book = tb.BOOK_ROWS
     return [
         case(),  # the post: 100 hiddens, 5 heads, [3, 2], eval
         case(num_hiddens=10, valid_lens="[[1,2,3,4],[1,2,2,2]]"),
@@ -411,37 +406,12 @@ def fixed_cases():
     ]
 
 
-# ---- float32 text --------------------------------------------------------------------------------
-
-def f32_text(x):
-    f = np.float32(x)
-    if not math.isfinite(float(f)):
-        raise ValueError("non-finite value %r" % float(f))
-    s = np.format_float_positional(f, unique=True, trim="-") if 1e-5 <= abs(float(f)) < 1e7 or f == 0 \
-        else np.format_float_scientific(f, unique=True, trim="-")
-    if s == "-0":
-        s = "-0.0"
-    if np.float32(float(s)) != f:
-        raise ValueError("%s does not read back as float32 %r" % (s, float(f)))
-    return s
-
-
-def data_text(v):
-    if isinstance(v, list):
-        return "[" + ",".join(data_text(x) for x in v) + "]"
-    return f32_text(v)
-
+# ---- fixture text --------------------------------------------------------------------------------
 
 def case_text(i, case):
-    entries = []
-    for name, t, _, _ in run_case(case):
-        if name in FIXTURE_NAMES:
-            assert t.dtype == torch.float32
-            entries.append('{"name": %s, "shape": %s, "data": %s}' % (json.dumps(name), json.dumps(list(t.shape)),
-                                                                      data_text(t.tolist())))
-    fields = ['"id": %d' % i, '"argv": %s' % json.dumps(case["argv"]),
-              '"inputs_file": %s' % json.dumps(case["inputs_file"], separators=(",", ":"))]
-    return "  {" + ", ".join(fields) + ',\n   "expected": [\n    ' + ",\n    ".join(entries) + "]}"
+    entries = [tb.entry_text(name, t, sep=",") for name, t, _, _ in run_case(case) if name in FIXTURE_NAMES]
+    fields = ['"id": %d' % i, '"argv": %s' % json.dumps(case["argv"]), tb.inputs_field(case["inputs_file"])]
+    return tb.case_block(fields, entries)
 
 
 def main():
@@ -462,10 +432,7 @@ def main():
             ' "cases": [\n%s\n]}\n') % (args.cases, args.rng_seed, json.dumps(torch.__version__),
                                         json.dumps(ZERO_PATTERN),
                                         ",\n".join(case_text(i, c) for i, c in enumerate(cases)))
-    json.loads(text)
-    with open(args.out, "w") as f:
-        f.write(text)
-    print("wrote %d cases, %d bytes to %s" % (len(cases), len(text), args.out), file=sys.stderr)
+    tb.write_fixture(args.out, text, "%d cases" % len(cases))
 
 
 if __name__ == "__main__":

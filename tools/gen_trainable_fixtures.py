@@ -21,66 +21,26 @@ Fixture layout:
 Floats are written as the shortest text that reads back (decimal -> double -> float32) as the same
 float32, so the weights can be compared bit for bit.
 
-tools/check_trainable_against_torch.py imports make_case/run_book from here.
+tools/check_trainable_against_torch.py imports make_case/run_book from here; the book's classes, the
+random values and the float32 text are in tools/torch_book.py.
 """
 import argparse
 import json
-import math
+import os
 import random
 import sys
 
 import numpy as np
 import torch
-import torch.nn as nn
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import torch_book as tb  # noqa: E402
+from torch_book import SelfAttention_v1, SelfAttention_v2  # noqa: E402
 
 # Tensors that must match bit for bit (the random weights, and what is only copied/selected).
 EXACT = ["inputs", "x_2", "W_query", "W_key", "W_value", "d_k",
          "sa_v2.W_query.weight", "sa_v2.W_key.weight", "sa_v2.W_value.weight",
          "sa_v2.W_query.bias", "sa_v2.W_key.bias", "sa_v2.W_value.bias"]
-
-WORDS = ["Your", "journey", "starts", "with", "one", "step", "the", "cat", "sat", "on", "a", "mat",
-         "every", "effort", "moves", "you", "forward", "attention", "is", "all", "we", "need", "token",
-         "embedding", "query", "key", "value", "hello", "world", "again"]
-
-SEED_SPECIALS = [0, 1, -1, 123, 789, 2**31 - 1, 2**31, 2**32 - 1, 2**32, 2**32 + 123, 2**63 - 1, 2**63,
-                 2**64 - 1, -(2**63), -(2**31), -123, -789]
-
-
-# ---- the book's classes (§3.4.2), verbatim -------------------------------------------------------
-
-class SelfAttention_v1(nn.Module):
-    def __init__(self, d_in, d_out):
-        super().__init__()
-        self.W_query = nn.Parameter(torch.rand(d_in, d_out))
-        self.W_key = nn.Parameter(torch.rand(d_in, d_out))
-        self.W_value = nn.Parameter(torch.rand(d_in, d_out))
-
-    def forward(self, x):
-        keys = x @ self.W_key
-        queries = x @ self.W_query
-        values = x @ self.W_value
-        attn_scores = queries @ keys.T  # omega
-        attn_weights = torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=-1)
-        context_vec = attn_weights @ values
-        return context_vec
-
-
-class SelfAttention_v2(nn.Module):
-    def __init__(self, d_in, d_out, qkv_bias=False):
-        super().__init__()
-        self.W_query = nn.Linear(d_in, d_out, bias=qkv_bias)
-        self.W_key = nn.Linear(d_in, d_out, bias=qkv_bias)
-        self.W_value = nn.Linear(d_in, d_out, bias=qkv_bias)
-
-    def forward(self, x):
-        keys = self.W_key(x)
-        queries = self.W_query(x)
-        values = self.W_value(x)
-        attn_scores = queries @ keys.T
-        attn_weights = torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=-1)
-        context_vec = attn_weights @ values
-        return context_vec
-
 
 # ---- the lesson, as the book runs it -------------------------------------------------------------
 
@@ -159,50 +119,26 @@ def run_book(rows, d_out, seed=None, qkv_bias=False, init="rand"):
 
 # ---- random cases --------------------------------------------------------------------------------
 
+SEED_CUTS = (0.15, 0.40, 0.60, 0.70, 0.85)  # none / a special / 0..1000 / -1000..-1 / 0..2^64-1 / negative
+
+
 def random_seed(rng):
     """None (the book's seeds) or an integer torch.manual_seed accepts, -2^63 .. 2^64-1."""
-    r = rng.random()
-    if r < 0.15:
-        return None
-    if r < 0.40:
-        return rng.choice(SEED_SPECIALS)
-    if r < 0.60:
-        return rng.randint(0, 1000)
-    if r < 0.70:
-        return -rng.randint(1, 1000)
-    if r < 0.85:
-        return rng.randint(0, 2**64 - 1)
-    return rng.randint(-(2**63), -1)
+    return tb.random_seed(rng, SEED_CUTS)
 
 
-def random_value(rng, big):
-    """Like the book's embeddings: 2-3 decimals in [-1, 1]; with `big`, now and then up to +-4."""
-    digits = rng.choice((2, 2, 3))
-    if big and rng.random() < 0.15:
-        return round(rng.uniform(-4.0, 4.0), digits)
-    r = rng.random()
-    if r < 0.03:
-        return 0.0
-    if r < 0.35:  # the book's values are all in [0, 1]
-        return round(rng.uniform(0.0, 1.0), digits)
-    return round(rng.uniform(-1.0, 1.0), digits)
-
-
-def random_dim(rng, lo, hi, small_bias):
-    """Uniform in [lo, hi], or (small_bias) mostly small so the fixture stays compact."""
-    if small_bias and rng.random() < 0.75:
-        return rng.randint(lo, min(hi, 6))
-    return rng.randint(lo, hi)
+SMALL_DIM = 6  # with small_bias, dims are mostly at most this
 
 
 def make_case(rng, small_bias=False):
-    n = random_dim(rng, 2, 16, small_bias)
-    d_in = random_dim(rng, 1, 16, small_bias)
-    d_out = random_dim(rng, 1, 16, small_bias)
+    small = SMALL_DIM if small_bias else None
+    n = tb.random_dim(rng, 2, 16, small)
+    d_in = tb.random_dim(rng, 1, 16, small)
+    d_out = tb.random_dim(rng, 1, 16, small)
     big = rng.random() < 0.2
-    rows = [[random_value(rng, big) for _ in range(d_in)] for _ in range(n)]
+    rows = [[tb.random_value(rng, big) for _ in range(d_in)] for _ in range(n)]
     if rng.random() < 0.5:
-        doc = {"tokens": [rng.choice(WORDS) for _ in range(n)], "inputs": rows}
+        doc = {"tokens": [rng.choice(tb.WORDS) for _ in range(n)], "inputs": rows}
     else:
         doc = rows
     case = {
@@ -235,35 +171,12 @@ def expected_of(case):
                     init=case["init"])
 
 
-# ---- float32 text --------------------------------------------------------------------------------
-
-def f32_text(x):
-    """Shortest decimal that reads back (via double, as nlohmann/strtod + static_cast<float> do) as x."""
-    f = np.float32(x)
-    if not math.isfinite(float(f)):
-        raise ValueError("non-finite value %r" % float(f))
-    s = np.format_float_positional(f, unique=True, trim="-") if 1e-5 <= abs(float(f)) < 1e7 or f == 0 \
-        else np.format_float_scientific(f, unique=True, trim="-")
-    if s == "-0":
-        s = "-0.0"  # "-0" would read back as the integer 0 in most JSON parsers
-    if np.float32(float(s)) != f or (f == 0 and math.copysign(1, float(s)) != math.copysign(1, float(f))):
-        raise ValueError("%s does not read back as float32 %r" % (s, float(f)))
-    return s
-
-
-def data_text(v):
-    if isinstance(v, list):
-        return "[" + ", ".join(data_text(x) for x in v) + "]"
-    return f32_text(v)
-
+# ---- fixture text --------------------------------------------------------------------------------
 
 def tensor_entry_text(name, t):
     if isinstance(t, int):  # d_k
         return '{"name": %s, "shape": [], "data": %d}' % (json.dumps(name), t)
-    t = t.detach()
-    assert t.dtype == torch.float32, (name, t.dtype)
-    return '{"name": %s, "shape": %s, "data": %s}' % (json.dumps(name), json.dumps(list(t.shape)),
-                                                        data_text(t.tolist()))
+    return tb.entry_text(name, t.detach())
 
 
 def case_text(i, case):
@@ -274,10 +187,9 @@ def case_text(i, case):
         '"qkv_bias": %s' % ("true" if case["qkv_bias"] else "false"),
         '"init": %s' % json.dumps(case["init"]),
         '"argv": %s' % json.dumps(case["argv"]),
-        '"inputs_file": %s' % json.dumps(case["inputs_file"], separators=(",", ":")),
+        tb.inputs_field(case["inputs_file"]),
     ]
-    entries = ",\n    ".join(tensor_entry_text(name, t) for name, t in expected_of(case))
-    return "  {" + ", ".join(fields) + ',\n   "expected": [\n    ' + entries + "]}"
+    return tb.case_block(fields, [tensor_entry_text(name, t) for name, t in expected_of(case)])
 
 
 def main():
@@ -291,11 +203,10 @@ def main():
     rng = random.Random(args.rng_seed)
     cases = []
     # The book's own example first, then the corners, then random cases (mostly small dims).
-    book = [[0.43, 0.15, 0.89], [0.55, 0.87, 0.66], [0.57, 0.85, 0.64],
-            [0.22, 0.58, 0.33], [0.77, 0.25, 0.10], [0.05, 0.80, 0.55]]
+    book = tb.BOOK_ROWS
     fixed = [
         dict(seed=None, d_out=2, qkv_bias=False, init="rand", rows=book,
-             inputs_file={"tokens": ["Your", "journey", "starts", "with", "one", "step"], "inputs": book}),
+             inputs_file={"tokens": tb.BOOK_TOKENS, "inputs": book}),
         dict(seed=None, d_out=2, qkv_bias=True, init="randn", rows=book, inputs_file=book),
         dict(seed=2**64 - 1, d_out=1, qkv_bias=True, init="rand", rows=[[0.5], [-0.25]],
              inputs_file=[[0.5], [-0.25]]),
@@ -317,10 +228,7 @@ def main():
             ' "cases": [\n%s\n]}\n') % (args.cases, args.rng_seed, json.dumps(torch.__version__),
                                         json.dumps(np.__version__), json.dumps(EXACT),
                                         ",\n".join(case_text(i, c) for i, c in enumerate(cases)))
-    json.loads(text)  # well-formed
-    with open(args.out, "w") as f:
-        f.write(text)
-    print("wrote %d cases, %d bytes to %s" % (len(cases), len(text), args.out), file=sys.stderr)
+    tb.write_fixture(args.out, text, "%d cases" % len(cases))
 
 
 if __name__ == "__main__":

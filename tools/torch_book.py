@@ -1,0 +1,344 @@
+"""Shared by the fixture generators (tools/gen_*_fixtures.py) and the checks against torch
+(tools/check_*_against_torch.py): the book's modules, the random-case helpers, the float32 text of the
+fixtures, and running the CLI and pairing its tensors with torch's.
+
+The scripts run as `/usr/bin/python3 tools/<script>.py` and import this module from their own directory.
+Needs torch and numpy.
+"""
+import json
+import math
+import os
+import subprocess
+import sys
+from collections import defaultdict
+
+import numpy as np
+import torch
+import torch.nn as nn
+
+# ---- the book's classes (§3.4.2, listings 3.1-3.5), verbatim; `trace` only records ----------------
+
+
+class SelfAttention_v1(nn.Module):
+    def __init__(self, d_in, d_out):
+        super().__init__()
+        self.W_query = nn.Parameter(torch.rand(d_in, d_out))
+        self.W_key = nn.Parameter(torch.rand(d_in, d_out))
+        self.W_value = nn.Parameter(torch.rand(d_in, d_out))
+
+    def forward(self, x):
+        keys = x @ self.W_key
+        queries = x @ self.W_query
+        values = x @ self.W_value
+        attn_scores = queries @ keys.T  # omega
+        attn_weights = torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=-1)
+        context_vec = attn_weights @ values
+        return context_vec
+
+
+class SelfAttention_v2(nn.Module):
+    def __init__(self, d_in, d_out, qkv_bias=False):
+        super().__init__()
+        self.W_query = nn.Linear(d_in, d_out, bias=qkv_bias)
+        self.W_key = nn.Linear(d_in, d_out, bias=qkv_bias)
+        self.W_value = nn.Linear(d_in, d_out, bias=qkv_bias)
+
+    def forward(self, x):
+        keys = self.W_key(x)
+        queries = self.W_query(x)
+        values = self.W_value(x)
+        attn_scores = queries @ keys.T
+        attn_weights = torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=-1)
+        context_vec = attn_weights @ values
+        return context_vec
+
+
+class CausalAttention(nn.Module):
+    def __init__(self, d_in, d_out, context_length, dropout, qkv_bias=False):
+        super().__init__()
+        self.d_out = d_out
+        self.W_query = nn.Linear(d_in, d_out, bias=qkv_bias)
+        self.W_key = nn.Linear(d_in, d_out, bias=qkv_bias)
+        self.W_value = nn.Linear(d_in, d_out, bias=qkv_bias)
+        self.dropout = nn.Dropout(dropout)
+        self.register_buffer('mask', torch.triu(torch.ones(context_length, context_length), diagonal=1))
+        self.trace = None
+
+    def forward(self, x):
+        b, num_tokens, d_in = x.shape
+        keys = self.W_key(x)
+        queries = self.W_query(x)
+        values = self.W_value(x)
+        attn_scores = queries @ keys.transpose(1, 2)
+        attn_scores.masked_fill_(self.mask.bool()[:num_tokens, :num_tokens], -torch.inf)
+        attn_weights = torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=-1)
+        attn_weights = self.dropout(attn_weights)
+        context_vec = attn_weights @ values
+        if self.trace is not None:
+            self.trace.update(keys=keys, queries=queries, values=values, attn_scores=attn_scores,
+                              attn_weights=attn_weights)
+        return context_vec
+
+
+class MultiHeadAttentionWrapper(nn.Module):
+    def __init__(self, d_in, d_out, context_length, dropout, num_heads, qkv_bias=False):
+        super().__init__()
+        self.heads = nn.ModuleList(
+            [CausalAttention(d_in, d_out, context_length, dropout, qkv_bias)
+             for _ in range(num_heads)]
+        )
+
+    def forward(self, x):
+        return torch.cat([head(x) for head in self.heads], dim=-1)
+
+
+class MultiHeadAttention(nn.Module):
+    def __init__(self, d_in, d_out, context_length, dropout, num_heads, qkv_bias=False):
+        super().__init__()
+        assert d_out % num_heads == 0, "d_out must be divisible by num_heads"
+        self.d_out = d_out
+        self.num_heads = num_heads
+        self.head_dim = d_out // num_heads
+        self.W_query = nn.Linear(d_in, d_out, bias=qkv_bias)
+        self.W_key = nn.Linear(d_in, d_out, bias=qkv_bias)
+        self.W_value = nn.Linear(d_in, d_out, bias=qkv_bias)
+        self.out_proj = nn.Linear(d_out, d_out)
+        self.dropout = nn.Dropout(dropout)
+        self.register_buffer('mask', torch.triu(torch.ones(context_length, context_length), diagonal=1))
+        self.trace = None
+
+    def forward(self, x):
+        t = self.trace if self.trace is not None else {}
+        b, num_tokens, d_in = x.shape
+        keys = self.W_key(x)
+        queries = self.W_query(x)
+        values = self.W_value(x)
+        t["keys"], t["queries"], t["values"] = keys, queries, values
+        keys = keys.view(b, num_tokens, self.num_heads, self.head_dim)
+        values = values.view(b, num_tokens, self.num_heads, self.head_dim)
+        queries = queries.view(b, num_tokens, self.num_heads, self.head_dim)
+        t["keys_view"], t["queries_view"], t["values_view"] = keys, queries, values
+        keys = keys.transpose(1, 2)
+        queries = queries.transpose(1, 2)
+        values = values.transpose(1, 2)
+        t["keys_heads"], t["queries_heads"], t["values_heads"] = keys, queries, values
+        attn_scores = queries @ keys.transpose(2, 3)
+        t["attn_scores"] = attn_scores.clone()  # masked_fill_ below works in place
+        mask_bool = self.mask.bool()[:num_tokens, :num_tokens]
+        attn_scores.masked_fill_(mask_bool, -torch.inf)
+        t["mask_bool"], t["masked_scores"] = mask_bool, attn_scores
+        attn_weights = torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=-1)
+        attn_weights = self.dropout(attn_weights)
+        t["attn_weights"] = attn_weights
+        context_heads = attn_weights @ values
+        context_vec = context_heads.transpose(1, 2)
+        t["context_heads"], t["context_transposed"] = context_heads, context_vec
+        context_vec = context_vec.contiguous().view(b, num_tokens, self.d_out)
+        t["context_merged"] = context_vec
+        context_vec = self.out_proj(context_vec)
+        return context_vec
+
+
+# ---- random cases -----------------------------------------------------------------------------------
+
+WORDS = ["Your", "journey", "starts", "with", "one", "step", "the", "cat", "sat", "on", "a", "mat",
+         "every", "effort", "moves", "you", "forward", "attention", "is", "all", "we", "need", "token",
+         "embedding", "query", "key", "value", "hello", "world", "again"]
+
+SEED_SPECIALS = [0, 1, -1, 123, 789, 2**31 - 1, 2**31, 2**32 - 1, 2**32, 2**32 + 123, 2**63 - 1, 2**63,
+                 2**64 - 1, -(2**63), -(2**31), -123, -789]
+
+BOOK_ROWS = [[0.43, 0.15, 0.89], [0.55, 0.87, 0.66], [0.57, 0.85, 0.64],
+             [0.22, 0.58, 0.33], [0.77, 0.25, 0.10], [0.05, 0.80, 0.55]]
+BOOK_TOKENS = ["Your", "journey", "starts", "with", "one", "step"]
+
+
+def random_seed(rng, cuts, specials=SEED_SPECIALS):
+    """None (the lesson's own seeds) or an integer torch.manual_seed accepts, -2^63 .. 2^64-1.
+    cuts: the five increasing probabilities that end the bands none / a special / 0..1000 / -1000..-1 /
+    0..2^64-1 (the rest: -2^63..-1)."""
+    r = rng.random()
+    if r < cuts[0]:
+        return None
+    if r < cuts[1]:
+        return rng.choice(specials)
+    if r < cuts[2]:
+        return rng.randint(0, 1000)
+    if r < cuts[3]:
+        return -rng.randint(1, 1000)
+    if r < cuts[4]:
+        return rng.randint(0, 2**64 - 1)
+    return rng.randint(-(2**63), -1)
+
+
+def random_value(rng, big):
+    """Like the book's embeddings: 2-3 decimals in [-1, 1]; with `big`, now and then up to +-4."""
+    digits = rng.choice((2, 2, 3))
+    if big and rng.random() < 0.15:
+        return round(rng.uniform(-4.0, 4.0), digits)
+    r = rng.random()
+    if r < 0.03:
+        return 0.0
+    if r < 0.35:  # the book's values are all in [0, 1]
+        return round(rng.uniform(0.0, 1.0), digits)
+    return round(rng.uniform(-1.0, 1.0), digits)
+
+
+def random_rate(rng, bands, odd_until, digits):
+    """A --dropout rate. bands: [(p, rate)] in increasing p: that rate (None: the lesson's default) when
+    rng.random() < p; then, below odd_until, one of a few odd rates; else uniform with `digits` decimals."""
+    r = rng.random()
+    for until, rate in bands:
+        if r < until:
+            return rate
+    if r < odd_until:
+        return rng.choice([1e-9, 0.999999, 0.15, 0.123, 0.9])
+    return round(rng.uniform(0.0, 1.0), rng.choice(digits))
+
+
+def random_dim(rng, lo, hi, small_max=None):
+    """Uniform in [lo, hi], or (small_max given) mostly at most small_max so the fixture stays compact."""
+    if small_max is not None and rng.random() < 0.75:
+        return rng.randint(lo, min(hi, small_max))
+    return rng.randint(lo, hi)
+
+
+# ---- float32 text (the fixtures) --------------------------------------------------------------------
+
+def f32_text(x):
+    """Shortest decimal that reads back (via double, as nlohmann/strtod + static_cast<float> do) as x."""
+    f = np.float32(x)
+    if not math.isfinite(float(f)):
+        raise ValueError("non-finite value %r" % float(f))
+    s = np.format_float_positional(f, unique=True, trim="-") if 1e-5 <= abs(float(f)) < 1e7 or f == 0 \
+        else np.format_float_scientific(f, unique=True, trim="-")
+    if s == "-0":
+        s = "-0.0"  # "-0" would read back as the integer 0 in most JSON parsers
+    if np.float32(float(s)) != f or (f == 0 and math.copysign(1, float(s)) != math.copysign(1, float(f))):
+        raise ValueError("%s does not read back as float32 %r" % (s, float(f)))
+    return s
+
+
+def data_text(v, sep=", ", inf_strings=False):
+    """A nested list of floats as JSON; inf_strings: +-inf as the strings "inf"/"-inf"."""
+    if isinstance(v, list):
+        return "[" + sep.join(data_text(x, sep, inf_strings) for x in v) + "]"
+    if inf_strings and math.isinf(v):
+        return '"inf"' if v > 0 else '"-inf"'
+    return f32_text(v)
+
+
+def entry_text(name, t, sep=", ", occurrence=None, inf_strings=False):
+    """One "expected" entry: a float32 tensor's name, shape and data (and occurrence, when given)."""
+    assert isinstance(t, torch.Tensor) and t.dtype == torch.float32, (name, t)
+    occ = "" if occurrence is None else '"occurrence": %d, ' % occurrence
+    return '{"name": %s, %s"shape": %s, "data": %s}' % (json.dumps(name), occ, json.dumps(list(t.shape)),
+                                                        data_text(t.tolist(), sep, inf_strings))
+
+
+def case_block(fields, entries):
+    """One fixture case: its fields ('"id": 0', ...) on a line, then its expected entries one per line."""
+    return "  {" + ", ".join(fields) + ',\n   "expected": [\n    ' + ",\n    ".join(entries) + "]}"
+
+
+def inputs_field(inputs_file):
+    return '"inputs_file": %s' % json.dumps(inputs_file, separators=(",", ":"))
+
+
+def write_fixture(path, text, what):
+    """Writes a fixture's text (checked to be JSON) and says so on stderr."""
+    json.loads(text)  # well-formed
+    with open(path, "w") as f:
+        f.write(text)
+    print("wrote %s, %d bytes to %s" % (what, len(text), path), file=sys.stderr)
+
+
+# ---- the CLI against torch (the check tools) --------------------------------------------------------
+
+DTYPES = {torch.float32: "float32", torch.bool: "bool", torch.int64: "int64"}
+NONFINITE = {"-inf": -math.inf, "inf": math.inf, "nan": math.nan}
+
+
+def default_exe():
+    return os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "build", "attn-tutor")
+
+
+def add_check_args(ap, cases, rng_seed):
+    """The options every check tool has: --cases, --exe, --rng-seed, --tol."""
+    ap.add_argument("--cases", type=int, default=cases)
+    ap.add_argument("--exe", default=default_exe())
+    ap.add_argument("--rng-seed", type=int, default=rng_seed)
+    ap.add_argument("--tol", type=float, default=1e-6)
+
+
+def flatten(v):
+    if isinstance(v, list):
+        out = []
+        for x in v:
+            out.extend(flatten(x))
+        return out
+    return [v]
+
+
+def cli_value(v):
+    """A value of the CLI's JSON: "-inf", "inf" and "nan" (any case) as floats, anything else as it is."""
+    if isinstance(v, str):
+        return NONFINITE.get(v.lower(), v)
+    return v
+
+
+def zero_pattern(values):
+    """Which of the values (CLI or torch) are zero as float32."""
+    return [float(np.float32(cli_value(v))) == 0.0 for v in values]
+
+
+def write_inputs(tmp, inputs_file, name="inputs.json"):
+    """Writes a case's --inputs file in tmp; returns its path (None when the case has none)."""
+    if inputs_file is None:
+        return None
+    path = os.path.join(tmp, name)
+    with open(path, "w") as f:
+        json.dump(inputs_file, f)
+    return path
+
+
+def run_cli(exe, lesson, argv, inputs=None, json_out=True, options=()):
+    """Runs `attn-tutor LESSON [options] [--json -] [--inputs FILE] ARGV`; returns (cmd, CompletedProcess)."""
+    cmd = [exe, lesson] + list(options) + (["--json", "-"] if json_out else []) + \
+        (["--inputs", inputs] if inputs is not None else []) + list(argv)
+    return cmd, subprocess.run(cmd, capture_output=True, text=True)
+
+
+def paired(names, doc, problems):
+    """Pairs the expected tensor names (a repeated name: in order of appearance) with the tensors of the
+    CLI's JSON document `doc`: yields (i, where, tensor) for names[i], where = "name #k" and tensor the CLI's
+    k-th of that name, or None (reported in problems) when it has fewer. A different sequence of names is
+    reported in problems too."""
+    got = defaultdict(list)
+    order_got = []
+    for t in doc.get("tensors", []):
+        got[t["name"]].append(t)
+        order_got.append(t["name"])
+    if order_got != list(names):
+        problems.append("tensor names differ: cli %s vs torch %s" % (order_got, list(names)))
+    seen = defaultdict(int)
+    for i, name in enumerate(names):
+        k = seen[name]
+        seen[name] += 1
+        where = "%s #%d" % (name, k + 1)
+        if k >= len(got[name]):
+            problems.append(where + " missing from the CLI output")
+            yield i, where, None
+        else:
+            yield i, where, got[name][k]
+
+
+def print_failures(failures, cases, shown=20, problems_shown=10):
+    """failures: [(label, cmd, case, problems)]. Prints the first ones and the count; returns the exit status."""
+    for label, cmd, case, problems in failures[:shown]:
+        print("\nFAIL %s: %s" % (label, " ".join(cmd)))
+        print("  inputs: %s" % json.dumps(case["inputs_file"]))
+        for p in problems[:problems_shown]:
+            print("  " + p)
+    print("\n%d of %d cases passed" % (cases - len(failures), cases))
+    return 1 if failures else 0
