@@ -14,6 +14,12 @@ Tensor causal_mask_bool(const Tensor& mask, int64_t num_tokens) {
   return narrow(narrow(to_bool(mask), 0, 0, num_tokens), 1, 0, num_tokens);
 }
 
+void check_fits_context(int64_t num_tokens, const Tensor& mask) {
+  if (num_tokens > mask.size(0))
+    throw std::invalid_argument("the input has " + std::to_string(num_tokens) + " tokens but context_length is " +
+                                std::to_string(mask.size(0)));
+}
+
 CausalAttention CausalAttention::init(Generator& gen, int64_t d_in, int64_t d_out, int64_t context_length,
                                       double dropout, bool qkv_bias) {
   CausalAttention m;
@@ -28,9 +34,7 @@ CausalAttention CausalAttention::init(Generator& gen, int64_t d_in, int64_t d_ou
 
 Tensor CausalAttention::forward(const Tensor& x, Generator& gen, BernoulliPath path, CausalAttentionTrace* trace) const {
   const int64_t num_tokens = x.size(1);
-  if (num_tokens > mask.size(0))
-    throw std::invalid_argument("the input has " + std::to_string(num_tokens) + " tokens but context_length is " +
-                                std::to_string(mask.size(0)));
+  check_fits_context(num_tokens, mask);
   Tensor keys = W_key(x);
   Tensor queries = W_query(x);
   Tensor values = W_value(x);

@@ -43,4 +43,7 @@ struct MultiHeadAttentionWrapper {
 // mask.bool()[:T, :T]
 Tensor causal_mask_bool(const Tensor& mask, int64_t num_tokens);
 
+// The mask buffer is context_length x context_length: slicing [:T, :T] needs T <= context_length.
+void check_fits_context(int64_t num_tokens, const Tensor& mask);
+
 }  // namespace attn

@@ -1,5 +1,7 @@
 #include "course_attention.h"
 
+#include "causal_attention.h"
+
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -32,9 +34,7 @@ CourseAttention CourseAttention::init(Generator& gen, int64_t d_model, int64_t n
 
 Tensor CourseAttention::forward(const Tensor& x, Generator& gen, BernoulliPath path, CourseAttentionTrace* trace) const {
   const int64_t T = x.size(1);
-  if (T > mask.size(0))
-    throw std::invalid_argument("the input has " + std::to_string(T) + " tokens but context_length is " +
-                                std::to_string(mask.size(0)));
+  check_fits_context(T, mask);
   CourseAttentionTrace t;
   t.q = Wq(x);  // (B, T, head_size)
   t.k = Wk(x);

@@ -31,9 +31,7 @@ MultiHeadAttention MultiHeadAttention::init(Generator& gen, int64_t d_in, int64_
 Tensor MultiHeadAttention::forward(const Tensor& x, Generator& gen, BernoulliPath path,
                                    MultiHeadAttentionTrace* trace) const {
   const int64_t b = x.size(0), num_tokens = x.size(1);
-  if (num_tokens > mask.size(0))
-    throw std::invalid_argument("the input has " + std::to_string(num_tokens) + " tokens but context_length is " +
-                                std::to_string(mask.size(0)));
+  check_fits_context(num_tokens, mask);
   MultiHeadAttentionTrace t;
   t.keys = W_key(x);      // (b, T, d_out)
   t.queries = W_query(x);
