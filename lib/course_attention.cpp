@@ -1,11 +1,10 @@
 #include "course_attention.h"
 
-#include "causal_attention.h"
-
 #include <cmath>
 #include <limits>
 #include <stdexcept>
 
+#include "causal_attention.h"
 #include "dropout.h"
 #include "ops_math.h"
 #include "ops_shape.h"
