@@ -1,5 +1,5 @@
 #pragma once
-// The book's printed tensors (reference/book.txt): read by `verify` and the tests only.
+// The book's printed tensors (tests/fixtures/book_reference.txt): read by `verify` and the tests only.
 #include <string>
 #include <vector>
 

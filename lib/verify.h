@@ -30,7 +30,7 @@ std::vector<VerifyResult> verify_reference(const std::vector<ReferenceEntry>& re
 // when they hold different counts of numbers.
 double max_printed_diff(const std::string& a, const std::string& b);
 
-// The reference data compiled into the binary from reference/book.txt.
+// The reference data compiled into the binary from tests/fixtures/book_reference.txt.
 const std::string& embedded_book_reference();
 
 }  // namespace attn
