@@ -37,14 +37,11 @@ std::string Notebook::code_for(const std::string& name) const {
   return all;
 }
 
-void Notebook::show(const std::string& name, const Tensor& t) {
-  items_.push_back({NotebookItem::Kind::Output, repr(t), cell_});
-  items_.push_back({NotebookItem::Kind::Shape, name + ".shape: " + repr_size(t.shape()), cell_});
-  record(name, t);
-}
+void Notebook::show(const std::string& name, const Tensor& t) { show("", name, t); }
 
 void Notebook::show(const std::string& label, const std::string& name, const Tensor& t) {
-  items_.push_back({NotebookItem::Kind::Output, label + " " + repr(t), cell_});
+  const int index = static_cast<int>(tensors_.size());
+  items_.push_back({NotebookItem::Kind::Output, label.empty() ? repr(t) : label + " " + repr(t), cell_, index});
   items_.push_back({NotebookItem::Kind::Shape, name + ".shape: " + repr_size(t.shape()), cell_});
   record(name, t);
 }
@@ -59,8 +56,10 @@ void Notebook::note(const std::string& text) { items_.push_back({NotebookItem::K
 
 void Notebook::append(const Notebook& other) {
   const int base = cell_;
+  const int tensor_base = static_cast<int>(tensors_.size());
   for (NotebookItem item : other.items_) {
     item.cell += base;
+    if (item.tensor >= 0) item.tensor += tensor_base;
     items_.push_back(item);
   }
   for (NamedTensor t : other.tensors_) {

@@ -22,6 +22,7 @@ struct NotebookItem {
   Kind kind;
   std::string text;
   int cell = 0;
+  int tensor = -1;  // Output of show(): index into tensors()
 };
 
 class Notebook {
