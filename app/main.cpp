@@ -11,6 +11,7 @@
 #include <CLI/CLI.hpp>
 
 #include "atomic_file.h"
+#include "did_you_mean.h"
 #include "json_export.h"
 #include "lesson.h"
 #include "notebook_text.h"
@@ -335,6 +336,14 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
+    if (argc > 1 && argv[1][0] != '-' && app.get_subcommands().empty()) {
+      std::vector<std::string> names;
+      for (const CLI::App* sub : app.get_subcommands({})) names.push_back(sub->get_name());
+      const std::string guess = nearest_name(argv[1], names);
+      return usage_error("unknown subcommand '" + std::string(argv[1]) + "'" +
+                         (guess.empty() ? "" : " (did you mean " + guess + "?)") +
+                         "; run 'attn-tutor' to list the lessons");
+    }
     std::string what = e.what();
     if (what.empty()) what = e.get_name();
     return usage_error(what + "; run 'attn-tutor --help' or 'attn-tutor LESSON --help'");

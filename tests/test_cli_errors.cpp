@@ -136,3 +136,11 @@ TEST_CASE("cli: no escape codes into a pipe unless --color always") {
   const CliResult no_color = run_cli("trainable --color never");
   CHECK(no_color.out.find('\x1b') == std::string::npos);
 }
+
+TEST_CASE("errors: a mistyped subcommand suggests the nearest one") {
+  expect_usage_error("msha", "did you mean mha?");
+  expect_usage_error("trainble", "did you mean trainable?");
+  const CliResult far = run_cli("zzzzzz");
+  CHECK(far.exit_code == 2);
+  CHECK(far.err.find("did you mean") == std::string::npos);
+}

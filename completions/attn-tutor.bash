@@ -1,0 +1,23 @@
+# bash completion for attn-tutor
+_attn_tutor() {
+  local cur prev words cword
+  _init_completion 2>/dev/null || { cur="${COMP_WORDS[COMP_CWORD]}"; prev="${COMP_WORDS[COMP_CWORD-1]}"; }
+  local lessons="naive-scores softmax trainable causal-mask dropout wrapper mha course-mha d2l-mha all verify"
+  local options="--seed --inputs --tokens --d-in --d-out --qkv-bias --init --num-heads --dropout --context-length
+                 --bernoulli --no-reseed --gpt2 --preset --d-model --num-hiddens --valid-lens --json --color --help"
+  case "$prev" in
+    --inputs|--json) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+    --init) COMPREPLY=($(compgen -W "rand randn" -- "$cur")); return ;;
+    --bernoulli) COMPREPLY=($(compgen -W "default mkl" -- "$cur")); return ;;
+    --color) COMPREPLY=($(compgen -W "auto always never" -- "$cur")); return ;;
+    --preset) COMPREPLY=($(compgen -W "small post" -- "$cur")); return ;;
+  esac
+  if [[ $COMP_CWORD -eq 1 ]]; then
+    COMPREPLY=($(compgen -W "$lessons --help --version" -- "$cur"))
+  elif [[ ${COMP_WORDS[1]} == verify ]]; then
+    COMPREPLY=($(compgen -W "$lessons" -- "$cur"))
+  else
+    COMPREPLY=($(compgen -W "$options" -- "$cur"))
+  fi
+}
+complete -F _attn_tutor attn-tutor
