@@ -12,6 +12,7 @@
 
 #include "atomic_file.h"
 #include "did_you_mean.h"
+#include "step_mode.h"
 #include "json_export.h"
 #include "lesson.h"
 #include "notebook_text.h"
@@ -38,6 +39,7 @@ struct CliOptions {
   std::string bernoulli = "default";
   bool no_reseed = false;
   bool gpt2 = false;
+  bool step = false;
   std::string tokens;           // --tokens "a sentence"
   bool tokens_given = false;
   int64_t d_in = 3;
@@ -142,6 +144,8 @@ void add_lesson_options(CLI::App* sub, CliOptions& o, const OptionSet& set) {
   sub->add_option("--json", o.json, "Write every intermediate tensor as JSON to FILE (atomically); '-' writes the JSON "
                                     "to stdout instead of the notebook text")
       ->type_name("FILE|-");
+  sub->add_flag("--step", o.step,
+                "Pause after each cell (Enter: next, b: back, q: quit) when stdin and stdout are a terminal");
   sub->add_option("--color", o.color, "auto (a terminal without NO_COLOR), always or never")
       ->check(CLI::IsMember({"auto", "always", "never"}));
 }
@@ -234,7 +238,12 @@ int emit(const Notebook& nb, const CliOptions& cli) {
     const std::string error = write_file_atomically(cli.json, export_json(nb, ATTN_TUTOR_VERSION));
     if (!error.empty()) throw UsageError("--json " + error + "; choose a path in a writable directory");
   }
-  std::cout << render_text(nb, use_color(cli.color));
+  const std::string text = render_text(nb, use_color(cli.color));
+  if (cli.step && isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1) {
+    step_through(split_cells(text), std::cin, std::cout);
+    return 0;
+  }
+  std::cout << text;  // --step is ignored unless both ends are a terminal
   return 0;
 }
 

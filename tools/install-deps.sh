@@ -2,7 +2,7 @@
 # Installs the Debian 12 packages attn-tutor needs, and only those that are missing.
 # Runs apt-get directly as root, through sudo otherwise.
 set -eu
-PACKAGES="g++ cmake make libcli11-dev libeigen3-dev nlohmann-json3-dev doctest-dev"
+PACKAGES="g++ cmake make libcli11-dev libeigen3-dev nlohmann-json3-dev doctest-dev tmux"
 missing=""
 for p in $PACKAGES; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
