@@ -19,7 +19,7 @@ int main() {
     for (int i = 0; i < 200; ++i) {
       const auto t0 = clock::now();
       const attn::Notebook nb = lesson.run(opt);
-      sink += attn::render_text(nb, false).size() + attn::export_json(nb, "bench").size();
+      sink += attn::render_text(nb, attn::TextOptions{}).size() + attn::export_json(nb, "bench").size();
       ms.push_back(std::chrono::duration<double, std::milli>(clock::now() - t0).count());
     }
     std::sort(ms.begin(), ms.end());

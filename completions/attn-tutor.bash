@@ -2,11 +2,13 @@
 _attn_tutor() {
   local cur prev words cword
   _init_completion 2>/dev/null || { cur="${COMP_WORDS[COMP_CWORD]}"; prev="${COMP_WORDS[COMP_CWORD-1]}"; }
-  local lessons="naive-scores softmax trainable causal-mask dropout wrapper mha course-mha d2l-mha all verify"
+  local lessons="naive-scores softmax trainable causal-mask dropout wrapper mha course-mha d2l-mha all verify check"
   local options="--seed --inputs --tokens --d-in --d-out --qkv-bias --init --num-heads --dropout --context-length
-                 --bernoulli --no-reseed --gpt2 --preset --d-model --num-hiddens --valid-lens --json --color --help"
+                 --bernoulli --no-reseed --gpt2 --preset --d-model --num-hiddens --valid-lens --json --color --help
+                 --lang --explain --step --heatmap --html"
   case "$prev" in
-    --inputs|--json) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+    --inputs|--json|--html) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+    --lang) COMPREPLY=($(compgen -W "en zh" -- "$cur")); return ;;
     --init) COMPREPLY=($(compgen -W "rand randn" -- "$cur")); return ;;
     --bernoulli) COMPREPLY=($(compgen -W "default mkl" -- "$cur")); return ;;
     --color) COMPREPLY=($(compgen -W "auto always never" -- "$cur")); return ;;
@@ -14,6 +16,8 @@ _attn_tutor() {
   esac
   if [[ $COMP_CWORD -eq 1 ]]; then
     COMPREPLY=($(compgen -W "$lessons --help --version" -- "$cur"))
+  elif [[ ${COMP_WORDS[1]} == check ]]; then
+    COMPREPLY=($(compgen -f -- "$cur"))
   elif [[ ${COMP_WORDS[1]} == verify ]]; then
     COMPREPLY=($(compgen -W "$lessons" -- "$cur"))
   else

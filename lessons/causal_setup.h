@@ -15,7 +15,7 @@ struct CausalWeights {
 CausalWeights causal_weights(const LessonOptions& opt, Notebook* nb, bool verbose);
 
 // The §3.5.3 cell `batch = torch.stack((inputs, inputs), dim=0)`, preceded by the inputs' own code
-// when `with_inputs`; records and returns batch (2, num_tokens, d_in).
+// when `with_inputs`, with its note and explanation; records and returns batch (2, num_tokens, d_in).
 Tensor batch_cell(Notebook& nb, const LessonOptions& opt, bool with_inputs);
 
 // The class text of listing 3.2 / 3.3, for the code cells.

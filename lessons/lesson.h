@@ -35,6 +35,8 @@ struct LessonOptions {
   std::optional<int64_t> d_model;         // course-mha: model width
   std::optional<int64_t> num_hiddens;     // d2l-mha: model width
   std::optional<std::string> valid_lens;  // d2l-mha: "3,2" (one per sequence) or "[[..],[..]]" (one per query)
+  Lang lang = Lang::En;                   // annotations and titles: English or Chinese (the Chinese edition's terms)
+  bool explain = false;                   // the longer explanation of each cell
 
   uint64_t seed_or(uint64_t book_seed) const { return seed ? *seed : book_seed; }
   int64_t heads_or(int64_t lesson_default) const { return num_heads ? *num_heads : lesson_default; }
@@ -45,12 +47,18 @@ struct LessonOptions {
   nlohmann::json config_json() const;
 };
 
+// A lesson's notebook, in the language and detail the options ask for.
+Notebook lesson_notebook(const std::string& lesson, const std::vector<std::string>& sections,
+                         const LessonOptions& opt);
+
 struct LessonInfo {
   std::string name;                   // the subcommand
   std::vector<std::string> sections;  // book sections it replays
   std::string title;
   std::string summary;                // one line for --help
-  Notebook (*run)(const LessonOptions&);
+  std::string title_zh;               // the same in Chinese
+  std::string summary_zh;
+  Notebook (*run)(const LessonOptions&) = nullptr;
 };
 
 const std::vector<LessonInfo>& lessons();

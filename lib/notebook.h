@@ -25,12 +25,18 @@ struct NotebookItem {
   int tensor = -1;  // Output of show(): index into tensors()
 };
 
+enum class Lang { En, Zh };
+
 class Notebook {
  public:
   Notebook(std::string lesson, std::vector<std::string> sections, nlohmann::json config,
            std::vector<std::string> tokens);
 
+  // Language of the annotations and titles, and whether --explain's longer notes are shown.
+  void set_language(Lang lang, bool explain);
+
   void heading(const std::string& section, const std::string& title);
+  void heading(const std::string& section, const std::string& title_en, const std::string& title_zh);
   // Starts In [n] with the code lines as the book writes them.
   void cell(const std::vector<std::string>& code);
   // print(t): the tensor text, its shape, and the tensor recorded under `name`.
@@ -39,7 +45,16 @@ class Notebook {
   void show(const std::string& label, const std::string& name, const Tensor& t);
   void print(const std::string& text);  // any other line the code prints
   void record(const std::string& name, const Tensor& t);  // JSON only
-  void note(const std::string& text);  // the annotation
+  void note(const std::string& text);  // the annotation (English only: counted as untranslated)
+  void note(const std::string& en, const std::string& zh);
+  // --explain only: the longer explanation of the cell.
+  void explain(const std::string& en, const std::string& zh);
+  // A well-known confusion, where it arises (always shown).
+  void confusion(const std::string& en, const std::string& zh);
+  // Annotations or titles given in one language only, and cells with no annotation at all.
+  int untranslated() const { return untranslated_; }
+  std::vector<int> cells_without_note() const;
+  std::vector<int> cells_without_explanation() const;
 
   const std::string& lesson() const { return lesson_; }
   const std::vector<std::string>& sections() const { return sections_; }
@@ -61,6 +76,11 @@ class Notebook {
   std::vector<NamedTensor> tensors_;
   std::vector<std::string> cell_code_;
   int cell_ = 0;
+  Lang lang_ = Lang::En;
+  bool explain_ = false;
+  int untranslated_ = 0;
+  std::vector<int> noted_cells_;
+  std::vector<int> explained_cells_;
 };
 
 }  // namespace attn

@@ -2,6 +2,8 @@
 
 #include <sstream>
 
+#include "text_width.h"
+
 namespace attn {
 namespace {
 
@@ -10,21 +12,6 @@ const char* kHeading = "\x1b[1;35m";
 const char* kCode = "\x1b[36m";
 const char* kShape = "\x1b[2m";
 const char* kNote = "\x1b[32m";
-
-// Wraps prose at `width` columns, each line starting with `prefix`.
-std::string wrap(const std::string& text, const std::string& prefix, size_t width) {
-  std::istringstream words(text);
-  std::string word, line, out;
-  while (words >> word) {
-    if (!line.empty() && prefix.size() + line.size() + 1 + word.size() > width) {
-      out += prefix + line + "\n";
-      line.clear();
-    }
-    line += (line.empty() ? "" : " ") + word;
-  }
-  if (!line.empty()) out += prefix + line + "\n";
-  return out;
-}
 
 std::string paint(const std::string& text, const char* style, bool color) {
   if (!color) return text;
@@ -51,12 +38,13 @@ std::string code_block(const std::string& code, int cell) {
 
 }  // namespace
 
-std::string render_text(const Notebook& nb, bool color) {
+std::string render_text(const Notebook& nb, const TextOptions& options) {
+  const bool color = options.color;
   std::string out;
   for (const NotebookItem& item : nb.items()) {
     switch (item.kind) {
       case NotebookItem::Kind::Heading: {
-        const std::string rule(std::min<size_t>(78, item.text.size() + 4), '=');
+        const std::string rule(std::min<size_t>(78, display_width(item.text) + 3), '=');
         out += "\n" + paint("== " + item.text + "\n" + rule, kHeading, color) + "\n";
         break;
       }
@@ -67,12 +55,14 @@ std::string render_text(const Notebook& nb, bool color) {
         break;
       case NotebookItem::Kind::Output:
         out += item.text + "\n";
+        if (options.heatmap && item.tensor >= 0 && is_attention_matrix(nb.tensors()[item.tensor]))
+          out += heatmap_text(nb.tensors()[item.tensor], nb.tokens(), options.palette);
         break;
       case NotebookItem::Kind::Shape:
         out += paint("# " + item.text, kShape, color) + "\n";
         break;
       case NotebookItem::Kind::Note: {
-        std::string wrapped = wrap(item.text, "# ", 80);
+        std::string wrapped = wrap_text(item.text, "# ", 80);
         if (!wrapped.empty()) wrapped.pop_back();
         out += paint(wrapped, kNote, color) + "\n";
         break;

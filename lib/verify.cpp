@@ -88,7 +88,7 @@ std::vector<VerifyResult> verify_reference(const std::vector<ReferenceEntry>& re
     if (found) {
       r.max_diff = r.ok ? max_printed_diff(r.actual, e.text) : (std::isinf(best) ? -1 : best);
     } else {
-      const std::string text = render_text(nb, false);
+      const std::string text = render_text(nb, TextOptions{});
       r.ok = text.find(e.text) != std::string::npos;
       r.max_diff = r.ok ? 0 : -1;
       if (!r.ok) r.actual = "(no tensor named '" + e.name + "' and no such line in the output)";

@@ -25,13 +25,18 @@ std::string temp_dir() {
   return dir ? dir : "/tmp";
 }
 
-CliResult run_cli(const std::string& args, const std::string& stdin_text) {
+namespace {
+
+// Runs the executable with `env` assignments in front (after a neutral locale, so a learner's
+// LANG=zh_CN on the test machine does not change the expected English text).
+CliResult run_with_env(const std::string& env, const std::string& args, const std::string& stdin_text) {
   static const std::string dir = temp_dir();
   static int counter = 0;
   const std::string base = dir + "/run" + std::to_string(counter++);
   const std::string in = base + ".in", out = base + ".out", err = base + ".err";
   std::ofstream(in) << stdin_text;
-  const std::string cmd = std::string("'") + ATTN_TUTOR_EXE + "' " + args + " <" + in + " >" + out + " 2>" + err;
+  const std::string cmd = "LC_ALL= LC_MESSAGES= LANG=C.UTF-8 " + env + " '" + std::string(ATTN_TUTOR_EXE) + "' " +
+                          args + " <" + in + " >" + out + " 2>" + err;
   const int status = std::system(cmd.c_str());
   CliResult r;
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
@@ -39,6 +44,12 @@ CliResult run_cli(const std::string& args, const std::string& stdin_text) {
   r.err = read_text_file(err);
   return r;
 }
+
+}  // namespace
+
+CliResult run_cli(const std::string& args, const std::string& stdin_text) { return run_with_env("", args, stdin_text); }
+
+CliResult run_cli_env(const std::string& env, const std::string& args) { return run_with_env(env, args, ""); }
 
 std::string write_file(const std::string& dir, const std::string& name, const std::string& text) {
   const std::string path = dir + "/" + name;

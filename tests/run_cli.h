@@ -10,6 +10,8 @@ struct CliResult {
 
 // `args` is appended to the executable path as shell words (the tests quote what needs quoting).
 CliResult run_cli(const std::string& args, const std::string& stdin_text = "");
+// The same with environment assignments before the command, e.g. "LANG=zh_CN.UTF-8".
+CliResult run_cli_env(const std::string& env, const std::string& args);
 std::string read_text_file(const std::string& path);
 std::string temp_dir();  // a fresh directory for this test run
 std::string write_file(const std::string& dir, const std::string& name, const std::string& text);  // its path

@@ -1,0 +1,196 @@
+// attn-tutor check: learners' exports made with real PyTorch (tools/gen_mistake_fixtures.py), one per
+// known mistake and one correct per lesson, and the tool's own exports.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "check.h"
+#include "learner_export.h"
+#include "lesson.h"
+#include "run_cli.h"
+#include "usage_error.h"
+
+namespace {
+
+const std::string kMistakes = std::string(ATTN_TEST_FIXTURE_DIR) + "/mistakes/";
+
+bool file_exists(const std::string& path) { return std::ifstream(path).good(); }
+
+CliResult check(const std::string& path) { return run_cli("check '" + path + "' --color never"); }
+
+}  // namespace
+
+TEST_CASE("check: every known mistake has a fixture") {
+  const std::vector<attn::Mistake>& mistakes = attn::known_mistakes();
+  CHECK(mistakes.size() == 10);
+  for (const attn::Mistake& m : mistakes) {
+    INFO(m.id);
+    CHECK(file_exists(kMistakes + m.id + ".json"));
+  }
+}
+
+TEST_CASE("check: each mistake's export gets its diagnosis") {
+  for (const attn::Mistake& m : attn::known_mistakes()) {
+    INFO(m.id);
+    const CliResult r = check(kMistakes + m.id + ".json");
+    CHECK(r.exit_code == 1);
+    CHECK(r.err.empty());
+    CHECK(r.out.find("First difference: ") != std::string::npos);
+    CHECK(r.out.find("Diagnosis: " + m.title + "\n") != std::string::npos);
+    CHECK(r.out.find("Fix: ") != std::string::npos);
+    // Exactly one diagnosis, and not another mistake's.
+    for (const attn::Mistake& other : attn::known_mistakes())
+      if (other.id != m.id) CHECK(r.out.find("Diagnosis: " + other.title + "\n") == std::string::npos);
+  }
+}
+
+TEST_CASE("check: a correct export of every lesson passes") {
+  for (const attn::LessonInfo& lesson : attn::lessons()) {
+    INFO(lesson.name);
+    const CliResult r = check(kMistakes + "correct-" + lesson.name + ".json");
+    CHECK(r.exit_code == 0);
+    CHECK(r.out.find("checked tensors match the lesson.") != std::string::npos);
+    CHECK(r.out.find("\u2717") == std::string::npos);
+  }
+}
+
+TEST_CASE("check: the stale attn_scores export is the reader's 001 In [45]") {
+  const CliResult r = check(kMistakes + "stale-scores.json");
+  CHECK(r.exit_code == 1);
+  CHECK(r.out.find("tensor([[[0.4772, 0.1063, 0.4566, 0.2729],") != std::string::npos);
+  CHECK(r.out.find("[0.5668, 0.2819, 0.5771, 0.3006],") != std::string::npos);
+  CHECK(r.out.find("[0.5093, 0.3362, 0.5375, 0.2530]]])") != std::string::npos);
+  CHECK(r.out.find("Diagnosis: scores that do not come from the module's own queries and keys") != std::string::npos);
+  CHECK(r.out.find("attn_socres") != std::string::npos);
+  CHECK(r.out.find("001 In [45]") != std::string::npos);  // with the generator carried over
+}
+
+TEST_CASE("check: the report shows both tensors and where they differ") {
+  const CliResult r = check(kMistakes + "triu-diagonal.json");
+  CHECK(r.out.find("  \u2713 attn_scores") != std::string::npos);
+  CHECK(r.out.find("  \u2717 mask ") != std::string::npos);
+  CHECK(r.out.find("First difference: mask\n") != std::string::npos);
+  CHECK(r.out.find("yours:") != std::string::npos);
+  CHECK(r.out.find("attn-tutor:") != std::string::npos);
+  CHECK(r.out.find("tensor([[1., 1., 1., 1., 1., 1.],     tensor([[0., 1., 1., 1., 1., 1.],") != std::string::npos);
+  CHECK(r.out.find("6 of 36 values differ (max |diff| 1); the first at [0, 0]: yours 1.0, attn-tutor 0.0") != std::string::npos);
+  CHECK(r.out.find("    x . . . . .\n    . x . . . .\n") != std::string::npos);
+  CHECK(r.out.find("3 match, 4 differ.") != std::string::npos);
+}
+
+TEST_CASE("check: a difference no known mistake explains") {
+  nlohmann::json doc = nlohmann::json::parse(read_text_file(kMistakes + "correct-wrapper.json"));
+  REQUIRE(doc["tensors"][1]["name"] == "context_vecs");
+  doc["tensors"][1]["data"][0][0][0] = 9.5;
+  const CliResult r = check(write_file(temp_dir(), "odd.json", doc.dump()));
+  CHECK(r.exit_code == 1);
+  CHECK(r.out.find("1 of 48 values differ (max |diff| 9.952); the first at [0, 0, 0]: yours 9.5") != std::string::npos);
+  CHECK(r.out.find("No known mistake gives your numbers.") != std::string::npos);
+}
+
+TEST_CASE("check: the tool's own exports pass, options and all") {
+  const std::string dir = temp_dir();
+  const std::string inputs = write_file(dir, "in.json", "{\"tokens\": [\"a\", \"b\", \"c\"], \"inputs\": [[0.1, 0.2], [0.3, -0.4], [0.001, 5]]}");
+  for (const std::string& args :
+       {std::string("naive-scores"), std::string("softmax --inputs ") + inputs,
+        std::string("trainable --init randn --seed 42"), std::string("causal-mask --tokens 'the cat sat' --d-in 4"),
+        std::string("dropout --dropout 0.3 --bernoulli mkl"), std::string("wrapper --no-reseed --num-heads 3"),
+        std::string("mha --seed -5 --d-out 4 --qkv-bias --dropout 0.1 --inputs ") + inputs,
+        std::string("course-mha"), std::string("d2l-mha --num-hiddens 10")}) {
+    INFO(args);
+    const std::string path = dir + "/own.json";
+    REQUIRE(run_cli(args + " --json " + path).exit_code == 0);
+    const CliResult r = check(path);
+    CHECK(r.exit_code == 0);
+    CHECK(r.out.find("checked tensors match the lesson.") != std::string::npos);
+  }
+}
+
+TEST_CASE("check: bad input is one line and exit 2") {
+  const std::string dir = temp_dir();
+  expect_usage_error("check " + dir + "/missing.json", "missing.json");
+  expect_usage_error("check " + write_file(dir, "bad.json", "{\"schema\": "), "not valid JSON");
+  expect_usage_error("check " + write_file(dir, "other.json", "{\"schema\": \"other/2\", \"lesson\": \"mha\"}"),
+                     "attn-tutor/1");
+  expect_usage_error("check " + write_file(dir, "noschema.json", "[1, 2]"), "schema");
+  const std::string tensor = "\"tensors\": [{\"name\": \"context_vecs\", \"shape\": [2], \"data\": [1.0, 2.0]}]";
+  expect_usage_error("check " + write_file(dir, "lesson.json", "{\"schema\": \"attn-tutor/1\", \"lesson\": \"chapter4\", " +
+                                                                   tensor + "}"),
+                     "chapter4");
+  expect_usage_error("check " + write_file(dir, "names.json", "{\"schema\": \"attn-tutor/1\", \"lesson\": \"mha\", "
+                                                              "\"tensors\": [{\"name\": \"my_output\", \"data\": [1.0]}]}"),
+                     "my_output");
+  expect_usage_error("check " + write_file(dir, "ragged.json", "{\"schema\": \"attn-tutor/1\", \"lesson\": \"mha\", "
+                                                               "\"tensors\": [{\"name\": \"batch\", \"data\": [[1.0], [2.0, 3.0]]}]}"),
+                     "batch");
+  expect_usage_error("check " + write_file(dir, "shape.json", "{\"schema\": \"attn-tutor/1\", \"lesson\": \"mha\", "
+                                                              "\"tensors\": [{\"name\": \"batch\", \"shape\": [3], \"data\": [1.0, 2.0]}]}"),
+                     "shape");
+  expect_usage_error("check " + write_file(dir, "config.json", "{\"schema\": \"attn-tutor/1\", \"lesson\": \"mha\", "
+                                                               "\"config\": {\"d_out\": 0}, " + tensor + "}"),
+                     "config.d_out");
+  expect_usage_error("check " + write_file(dir, "heads.json", "{\"schema\": \"attn-tutor/1\", \"lesson\": \"mha\", "
+                                                              "\"config\": {\"d_out\": 3, \"num_heads\": 2}, " + tensor + "}"),
+                     "divisible");
+  expect_usage_error("check " + write_file(dir, "file.json", "{\"schema\": \"attn-tutor/1\", \"lesson\": \"mha\", "
+                                                             "\"config\": {\"inputs\": \"mine.json\"}, " + tensor + "}"),
+                     "inputs_data");
+  expect_usage_error("check", "FILE");
+}
+
+TEST_CASE("check: an unknown name is listed, not failed") {
+  nlohmann::json doc = nlohmann::json::parse(read_text_file(kMistakes + "correct-wrapper.json"));
+  doc["tensors"].push_back({{"name", "my_debug"}, {"shape", nlohmann::json::array()}, {"data", 1.5}});
+  const CliResult r = check(write_file(temp_dir(), "extra.json", doc.dump()));
+  CHECK(r.exit_code == 0);
+  CHECK(r.out.find("? my_debug") != std::string::npos);
+  CHECK(r.out.find("1 not checked") != std::string::npos);
+}
+
+TEST_CASE("check: --color always paints the verdicts") {
+  const CliResult r = run_cli("check '" + kMistakes + "head-order.json' --color always");
+  CHECK(r.exit_code == 1);
+  CHECK(r.out.find("\033[31m\u2717\033[0m") != std::string::npos);
+  CHECK(r.out.find("\033[32m\u2713\033[0m") != std::string::npos);
+}
+
+TEST_CASE("check: parse_export reads the schema's values") {
+  const attn::LearnerExport ex = attn::parse_export(
+      "{\"schema\": \"attn-tutor/1\", \"lesson\": \"causal-mask\", \"config\": {\"seed\": null}, \"tokens\": [\"a\"], "
+      "\"tensors\": [{\"name\": \"masked\", \"shape\": [1, 3], \"dtype\": \"float32\", \"data\": [[0.5, \"-inf\", \"nan\"]]},"
+      " {\"name\": \"mask_bool\", \"shape\": [2], \"dtype\": \"bool\", \"data\": [true, false]},"
+      " {\"name\": \"d_k\", \"shape\": [], \"dtype\": \"int64\", \"data\": 2},"
+      " {\"name\": \"empty\", \"shape\": [0, 3], \"data\": []}]}",
+      "x.json");
+  REQUIRE(ex.tensors.size() == 4);
+  CHECK(ex.tensors[0].tensor.shape() == attn::Shape{1, 3});
+  const std::vector<float> v = ex.tensors[0].tensor.values();
+  CHECK(v[0] == 0.5f);
+  CHECK(std::isinf(v[1]));
+  CHECK(v[1] < 0);
+  CHECK(std::isnan(v[2]));
+  CHECK(ex.tensors[1].tensor.dtype() == attn::DType::Bool);
+  CHECK(ex.tensors[1].tensor.values() == std::vector<float>{1.0f, 0.0f});
+  CHECK(ex.tensors[2].tensor.dim() == 0);
+  CHECK(ex.tensors[2].tensor.item() == 2.0f);
+  CHECK(ex.tensors[3].tensor.shape() == attn::Shape{0, 3});
+  CHECK_THROWS_AS(attn::parse_export("{\"schema\": \"attn-tutor/1\", \"lesson\": \"mha\", \"tensors\": []}", "x"),
+                  attn::UsageError);
+}
+
+TEST_CASE("check: values agree within 1e-5, NaN with NaN, infinities exactly") {
+  CHECK(attn::values_close(0.5f, 0.5f + 9e-6f));
+  CHECK_FALSE(attn::values_close(0.5f, 0.5f + 2e-5f));
+  CHECK(attn::values_close(1000.0f, 1000.005f));  // relative above 1
+  CHECK(attn::values_close(std::nanf(""), std::nanf("")));
+  CHECK_FALSE(attn::values_close(std::nanf(""), 0.0f));
+  const float inf = std::numeric_limits<float>::infinity();
+  CHECK(attn::values_close(-inf, -inf));
+  CHECK_FALSE(attn::values_close(inf, -inf));
+  CHECK_FALSE(attn::values_close(inf, 3.0e38f));
+}

@@ -1,0 +1,170 @@
+// --heatmap: which tensors are drawn, the plain grid (labels, values, shading, masked cells, legend),
+// and colour only where asked for (256 colours, or 24-bit with COLORTERM).
+#include <doctest/doctest.h>
+
+#include <cstdlib>
+#include <optional>
+
+#include "attention_matrix.h"
+#include "heatmap.h"
+#include "run_cli.h"
+
+namespace {
+
+using attn::DType;
+using attn::NamedTensor;
+using attn::Tensor;
+
+// Sets (or with nullopt, unsets) an environment variable for the CLI runs of one test.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, std::optional<std::string> value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    if (value) setenv(name, value->c_str(), 1);
+    else unsetenv(name);
+  }
+  ~ScopedEnv() {
+    if (old_) setenv(name_, old_->c_str(), 1);
+    else unsetenv(name_);
+  }
+
+ private:
+  const char* name_;
+  std::optional<std::string> old_;
+};
+
+NamedTensor named(const std::string& name, attn::Shape shape, DType dtype = DType::Float32,
+                  const std::string& code = "") {
+  std::vector<float> values(static_cast<size_t>(attn::numel_of(shape)), 0.5f);
+  return {name, 1, code.empty() ? name + " = ..." : code, Tensor(shape, values, dtype)};
+}
+
+bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+const std::string kCausalPlain = "causal-mask --heatmap --color never";
+
+}  // namespace
+
+TEST_CASE("heatmap rule: square attention matrices by name") {
+  CHECK(attn::is_attention_matrix(named("attn_scores", {6, 6})));
+  CHECK(attn::is_attention_matrix(named("attn_weights", {2, 2, 6, 6})));
+  CHECK(attn::is_attention_matrix(named("self.attention_weights", {2, 6, 6})));
+  CHECK(attn::is_attention_matrix(named("mask.bool()", {6, 6}, DType::Bool)));
+  CHECK(attn::is_attention_matrix(named("masked_simple_norm", {6, 6})));
+  CHECK(attn::is_attention_matrix(named("dropout(example)", {6, 6})));
+  CHECK(attn::is_attention_matrix(named("a @ a.transpose(2, 3)", {1, 2, 3, 3})));
+  CHECK(attn::is_attention_matrix(named("first_res", {3, 3}, DType::Float32, "first_res = first_head @ first_head.T")));
+  CHECK_FALSE(attn::is_attention_matrix(named("first_res", {3, 3})));             // not a product by its code
+  CHECK_FALSE(attn::is_attention_matrix(named("mha.out_proj.weight", {2, 2})));  // a weight matrix, not weights
+  CHECK_FALSE(attn::is_attention_matrix(named("X", {4, 4})));
+  CHECK_FALSE(attn::is_attention_matrix(named("attn_scores", {6, 2})));          // not square
+  CHECK_FALSE(attn::is_attention_matrix(named("attn_weights_2", {6})));
+  CHECK_FALSE(attn::is_attention_matrix(named("attn_weights", {1, 1})));
+  CHECK_FALSE(attn::is_attention_matrix(named("mask", {17, 17})));               // beyond 16 tokens
+  CHECK_FALSE(attn::is_attention_matrix(named("attn_scores", {6, 6}, DType::Int64)));
+}
+
+TEST_CASE("heatmap scale: weights and masks fixed, scores min-max, dropout from 0") {
+  using Kind = attn::HeatScale::Kind;
+  const Tensor probs({2, 2}, {0.25f, 0.75f, 1.0f, 0.0f});
+  const Tensor scores({2, 2}, {-1.5f, 0.5f, 2.0f, -INFINITY});
+  const Tensor dropped({2, 2}, {2.0f, 0.0f, 0.5f, 0.0f});
+  CHECK(attn::heat_scale({"attn_weights", 1, "", probs}).kind == Kind::Fixed01);
+  CHECK(attn::heat_scale({"attn_scores", 1, "", probs}).kind == Kind::MinMax);  // a score is never fixed
+  const attn::HeatScale s = attn::heat_scale({"masked", 1, "", scores});
+  CHECK(s.kind == Kind::MinMax);
+  CHECK(s.lo == -1.5f);
+  CHECK(s.hi == 2.0f);
+  CHECK(s.has_masked);
+  const attn::HeatScale d = attn::heat_scale({"dropout(attn_weights)", 1, "", dropped});
+  CHECK(d.kind == Kind::ZeroToMax);
+  CHECK(d.hi == 2.0f);
+  CHECK(d.position(0.0f) == 0.0);
+  CHECK(d.position(1.0f) == 0.5);
+}
+
+TEST_CASE("heatmap palette: truecolor only when COLORTERM says so") {
+  CHECK(attn::palette_for(false, "truecolor") == attn::Palette::None);
+  CHECK(attn::palette_for(true, nullptr) == attn::Palette::Ansi256);
+  CHECK(attn::palette_for(true, "xterm-256color") == attn::Palette::Ansi256);
+  CHECK(attn::palette_for(true, "truecolor") == attn::Palette::TrueColor);
+  CHECK(attn::palette_for(true, "24bit") == attn::Palette::TrueColor);
+}
+
+TEST_CASE("heatmap plain grid: legend, token labels, values and shading after the output") {
+  const CliResult r = run_cli(kCausalPlain);
+  REQUIRE(r.exit_code == 0);
+  const std::string grid =
+      "# heatmap attn_weights, fixed 0\u20261: \u2591 >0 \u2592 \u22650.25 \u2593 \u22650.5 \u2588 \u22650.75\n"
+      "            Your  journey   starts     with      one     step\n"
+      "Your    \u2591 0.1921 \u2591 0.1646 \u2591 0.1652 \u2591 0.1550 \u2591 0.1721 \u2591 0.1510\n";
+  CHECK(has(r.out, "        [0.1935, 0.1663, 0.1666, 0.1542, 0.1666, 0.1529]],\n       grad_fn=<SoftmaxBackward0>)\n" + grid));
+  // masked_simple_norm: a 0 is blank, quarters shade.
+  CHECK(has(r.out, "journey \u2593 0.5517 \u2592 0.4483   0.0000   0.0000   0.0000   0.0000\n"));
+  CHECK(has(r.out, "step    \u2591 0.1935 \u2591 0.1663 \u2591 0.1666 \u2591 0.1542 \u2591 0.1666 \u2591 0.1529\n"
+                   "# masked_simple_norm.shape: torch.Size([6, 6])\n"));
+  // bool masks
+  CHECK(has(r.out, "Your      False \u2588  True \u2588  True \u2588  True \u2588  True \u2588  True\n"));
+  CHECK_FALSE(has(r.out, "\x1b"));
+}
+
+TEST_CASE("heatmap plain grid: masked -inf cells and min-max scores") {
+  const CliResult r = run_cli(kCausalPlain);
+  REQUIRE(r.exit_code == 0);
+  CHECK(has(r.out, "# heatmap masked, min\u2013max 0.0078\u20260.4656: \u2591 >0.0078 \u2592 \u22650.12 \u2593 \u22650.24 "
+                   "\u2588 \u22650.35, \u00b7 -inf (masked)\n"));
+  CHECK(has(r.out, "Your    \u2593 0.2899 \u00b7   -inf \u00b7   -inf \u00b7   -inf \u00b7   -inf \u00b7   -inf\n"));
+  CHECK(has(r.out, "# heatmap attn_scores, min\u2013max -0.0511\u20260.4656:"));
+}
+
+TEST_CASE("heatmap leading dims: one grid per batch and head, index labels when not one row per token") {
+  const CliResult r = run_cli("mha --heatmap --color never");
+  REQUIRE(r.exit_code == 0);
+  CHECK(has(r.out, "# heatmap a @ a.transpose(2, 3), min\u2013max 0.4391\u20262.2150:"));
+  CHECK(has(r.out, "batch 0, head 1:\n         0        1        2\n0   0.4391 \u2591 0.7003 \u2591 0.5903\n"));
+  CHECK(has(r.out, "batch 1, head 1:\n"));
+  const CliResult d = run_cli("dropout --heatmap --color never");
+  CHECK(has(d.out, "# heatmap dropout(example), 0\u20262.0000 (dropout scale):"));
+  CHECK(has(d.out, "batch 1:\n"));
+}
+
+TEST_CASE("heatmap off: the text is unchanged, and the heatmap only adds lines") {
+  const CliResult plain = run_cli("causal-mask --color never");
+  const CliResult heat = run_cli(kCausalPlain);
+  CHECK_FALSE(has(plain.out, "# heatmap"));
+  // Every line of the plain text appears in the heatmap text, in order.
+  size_t at = 0;
+  size_t start = 0;
+  while (start < plain.out.size()) {
+    const size_t end = plain.out.find('\n', start);
+    const std::string line = plain.out.substr(start, end - start + 1);
+    at = heat.out.find(line, at);
+    REQUIRE_MESSAGE(at != std::string::npos, "missing: " << line);
+    at += line.size();
+    start = end + 1;
+  }
+  CHECK(run_cli("causal-mask --heatmap --json -").out == run_cli("causal-mask --json -").out);
+}
+
+TEST_CASE("heatmap colour: none in a pipe, 256 colours with --color always") {
+  const ScopedEnv colorterm("COLORTERM", std::nullopt);
+  const ScopedEnv no_color("NO_COLOR", std::nullopt);
+  CHECK_FALSE(has(run_cli("causal-mask --heatmap").out, "\x1b"));
+  const CliResult r = run_cli("causal-mask --heatmap --color always");
+  CHECK(has(r.out, "\x1b[48;5;"));
+  CHECK_FALSE(has(r.out, "\x1b[48;2;"));
+  CHECK_FALSE(has(r.out, "\u2591"));  // colour replaces the shading characters
+  CHECK(has(r.out, "\x1b[48;5;237m\x1b[38;5;250m   -inf \x1b[0m"));  // masked: grey
+}
+
+TEST_CASE("heatmap colour: 24-bit with COLORTERM truecolor or 24bit, never into a pipe") {
+  for (const char* value : {"truecolor", "24bit"}) {
+    CAPTURE(value);
+    const ScopedEnv colorterm("COLORTERM", std::string(value));
+    const CliResult r = run_cli("causal-mask --heatmap --color always");
+    CHECK(has(r.out, "\x1b[48;2;253;231;37m"));  // the top of the scale
+    CHECK_FALSE(has(r.out, "\x1b[48;5;"));
+    CHECK_FALSE(has(run_cli("causal-mask --heatmap").out, "\x1b"));
+    CHECK_FALSE(has(run_cli("causal-mask --heatmap --color never").out, "\x1b"));
+  }
+}
