@@ -5,12 +5,15 @@
 #include <cstdlib>
 #include <iostream>
 #include <limits>
+#include <optional>
 #include <sstream>
 #include <string>
 
 #include <CLI/CLI.hpp>
 
 #include "atomic_file.h"
+#include "attention_bench.h"
+#include "bench_report.h"
 #include "check_report.h"
 #include "html_report.h"
 #include "did_you_mean.h"
@@ -375,9 +378,80 @@ std::string lesson_list() {
             "  all            按本书顺序运行全部课程\n  verify         与书中打印的每个张量逐一比对\n");
   out += tr("  check FILE     compare your own PyTorch tensors (tools/export_pytorch.py) with a lesson\n",
             "  check FILE     将你自己的 PyTorch 张量（tools/export_pytorch.py 导出）与课程逐一比对\n");
+  out += tr("  bench          time the wrapper, MultiHeadAttention, fused qkv and flash attention at GPT-2 size\n",
+            "  bench          在 GPT-2 规模上为封装类、MultiHeadAttention、合并 qkv 和 flash 注意力计时\n");
   out += tr("\nRun 'attn-tutor LESSON' to replay one, 'attn-tutor LESSON --help' for its options.\n",
             "\n运行 'attn-tutor 课程名' 重现一节，'attn-tutor 课程名 --help' 查看其选项。\n");
   return out;
+}
+
+struct BenchCli {
+  BenchOptions options;
+  int64_t threads = kNotGiven;  // default: every hardware thread
+  std::string seed;
+  std::string json;
+  std::string lang;
+};
+
+void add_bench_options(CLI::App* sub, BenchCli& b) {
+  AttentionShape& s = b.options.shape;
+  sub->add_option("--batch", s.batch, tr("Sequences per batch (default 8)", "每批的序列数（默认 8）"))->type_name("N");
+  sub->add_option("--tokens", s.tokens, tr("Tokens per sequence, T (default 1024)", "每个序列的词元数 T（默认 1024）"))
+      ->type_name("N");
+  sub->add_option("--d-model", s.d_model, tr("Embedding size, d_in = d_out (default 768)", "嵌入维度，d_in = d_out（默认 768）"))
+      ->type_name("N");
+  sub->add_option("--num-heads", s.heads, tr("Attention heads; must divide --d-model (default 12)",
+                                             "注意力头数；必须整除 --d-model（默认 12）"))
+      ->type_name("N");
+  sub->add_option("--threads", b.threads,
+                  tr("Threads (default: every hardware thread, " + std::to_string(hardware_threads()) + " here)",
+                     "线程数（默认：全部硬件线程，这里是 " + std::to_string(hardware_threads()) + "）"))
+      ->type_name("N");
+  sub->add_option("--repeats", b.options.repeats, tr("Timed runs of each form after its warm-up (default 5)",
+                                                     "每种写法预热后的计时次数（默认 5）"))
+      ->type_name("N");
+  sub->add_option("--seed", b.seed, tr("torch.manual_seed for the weights and the input (default 123)",
+                                       "权重和输入所用的 torch.manual_seed（默认 123）"))
+      ->type_name("N");
+  sub->add_option("--json", b.json, tr("Write the table as JSON to FILE (atomically); '-' writes it to stdout instead "
+                                       "of the text",
+                                       "把表格以 JSON 写入 FILE（原子写入）；'-' 表示写到标准输出，代替文本"))
+      ->type_name("FILE|-");
+  sub->add_option("--lang", b.lang, tr("Language of the annotations: en or zh", "注释的语言：en 或 zh"))
+      ->check(CLI::IsMember({"en", "zh"}));
+}
+
+int run_bench(BenchCli& b, Lang env_lang) {
+  if (!b.seed.empty()) {
+    const std::optional<uint64_t> seed = parse_torch_seed(b.seed);
+    if (!seed)
+      throw UsageError("--seed " + b.seed + ": not an integer torch.manual_seed accepts; use a whole number "
+                                            "from -9223372036854775808 to 18446744073709551615");
+    b.options.seed = *seed;
+  }
+  if (b.threads != kNotGiven && (b.threads < 1 || b.threads > 1024))
+    throw UsageError("--threads " + std::to_string(b.threads) + ": the bench runs on at least one thread; use 1 to 1024");
+  b.options.threads = b.threads == kNotGiven ? hardware_threads() : static_cast<int>(b.threads);
+  check_bench_options(b.options);
+  const bool show_progress = isatty(STDERR_FILENO) == 1;
+  const BenchResult result = run_attention_bench(b.options, [show_progress](const std::string& form, int run, int runs) {
+    if (!show_progress) return;
+    std::cerr << "\r\x1b[Kbench: " << form << (run == 0 ? " warm-up" : " run " + std::to_string(run) + "/" +
+                                                     std::to_string(runs)) << std::flush;
+  });
+  if (show_progress) std::cerr << "\r\x1b[K" << std::flush;
+  const std::string json = bench_json(result, ATTN_TUTOR_VERSION);
+  if (b.json == "-") {
+    std::cout << json;
+    return 0;
+  }
+  if (!b.json.empty()) {
+    const std::string error = write_file_atomically(b.json, json);
+    if (!error.empty()) throw UsageError("--json " + error + "; choose a path in a writable directory");
+  }
+  const Lang lang = b.lang.empty() ? env_lang : (b.lang == "zh" ? Lang::Zh : Lang::En);
+  std::cout << render_bench(result, lang);
+  return 0;
 }
 
 // One line for the learner: what is wrong and how to fix it.
@@ -431,6 +505,15 @@ int main(int argc, char** argv) {
   check->add_option("--color", check_color, "auto (a terminal without NO_COLOR), always or never")
       ->check(CLI::IsMember({"auto", "always", "never"}));
 
+  CLI::App* bench = app.add_subcommand(
+      "bench", tr("Times causal self-attention four ways (the chapter's wrapper, MultiHeadAttention as written, one "
+                  "fused qkv projection, flash-style tiles) on the same seeded weights and input, at GPT-2-small size "
+                  "by default, against this machine's measured FP32 peak",
+                  "在相同的带种子权重和输入上，用四种写法（本章的封装类、原样的 MultiHeadAttention、合并的 qkv 投影、"
+                  "flash 式分块）为因果自注意力计时，默认 GPT-2 small 规模，并与本机实测的 FP32 峰值比较"));
+  BenchCli bench_cli;
+  add_bench_options(bench, bench_cli);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -456,6 +539,7 @@ int main(int argc, char** argv) {
   try {
     if (verify->parsed()) return run_verify(verify_lesson);
     if (check->parsed()) return run_check(check_path, check_color);
+    if (bench->parsed()) return run_bench(bench_cli, lang);
     if (all->parsed()) return emit(run_all(to_lesson_options(cli, lang)), cli);
     if (!chosen) {
       std::cout << lesson_list();

@@ -2,7 +2,7 @@
 _attn_tutor() {
   local cur prev words cword
   _init_completion 2>/dev/null || { cur="${COMP_WORDS[COMP_CWORD]}"; prev="${COMP_WORDS[COMP_CWORD-1]}"; }
-  local lessons="naive-scores softmax trainable causal-mask dropout wrapper mha course-mha d2l-mha all verify check"
+  local lessons="naive-scores softmax trainable causal-mask dropout wrapper mha course-mha d2l-mha all verify check bench"
   local options="--seed --inputs --tokens --d-in --d-out --qkv-bias --init --num-heads --dropout --context-length
                  --bernoulli --no-reseed --gpt2 --preset --d-model --num-hiddens --valid-lens --json --color --help
                  --lang --explain --step --heatmap --html"
@@ -16,6 +16,8 @@ _attn_tutor() {
   esac
   if [[ $COMP_CWORD -eq 1 ]]; then
     COMPREPLY=($(compgen -W "$lessons --help --version" -- "$cur"))
+  elif [[ ${COMP_WORDS[1]} == bench ]]; then
+    COMPREPLY=($(compgen -W "--batch --tokens --d-model --num-heads --threads --repeats --seed --json --lang --help" -- "$cur"))
   elif [[ ${COMP_WORDS[1]} == check ]]; then
     COMPREPLY=($(compgen -f -- "$cur"))
   elif [[ ${COMP_WORDS[1]} == verify ]]; then

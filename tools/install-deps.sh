@@ -1,10 +1,11 @@
 #!/bin/sh
 # Installs the Debian 12 packages attn-tutor needs, and only those that are missing.
 # chromium (headless), fonts-dejavu-core and zlib1g-dev are for the tests: the HTML report is
-# rendered and its screenshot decoded.
+# rendered and its screenshot decoded. libbenchmark-dev is for the kernel benchmarks (make bench);
+# OpenMP, for attn-tutor bench, comes with g++ (libgomp).
 # Runs apt-get directly as root, through sudo otherwise.
 set -eu
-PACKAGES="g++ cmake make libcli11-dev libeigen3-dev nlohmann-json3-dev doctest-dev tmux chromium fonts-dejavu-core zlib1g-dev"
+PACKAGES="g++ cmake make libcli11-dev libeigen3-dev nlohmann-json3-dev doctest-dev libbenchmark-dev tmux chromium fonts-dejavu-core zlib1g-dev"
 missing=""
 for p in $PACKAGES; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then

@@ -1,0 +1,227 @@
+// attn-tutor bench: the fast GEMM against a plain triple loop, every bench form against the
+// chapter's own MultiHeadAttention (lib/multihead_attention.h) on the same seeded weights, flash
+// at awkward sizes, and the command's table, JSON and errors at a tiny size. No timing is asserted.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "attention_bench.h"
+#include "bench_attention.h"
+#include "fast_gemm.h"
+#include "flash_attention.h"
+#include "fma_peak.h"
+#include "multihead_attention.h"
+#include "run_cli.h"
+
+using namespace attn;
+
+namespace {
+
+// Runs the body on the AVX2+FMA kernels (when the CPU has them) and on the portable ones.
+template <class F>
+void on_both_paths(F&& body) {
+  const KernelPath native = kernel_path();
+  for (KernelPath path : {KernelPath::Avx2Fma, KernelPath::Portable}) {
+    force_kernel_path(path);
+    CAPTURE(kernel_path_name(kernel_path()));
+    body();
+  }
+  force_kernel_path(native);
+}
+
+double max_diff(const std::vector<float>& a, const std::vector<float>& b) {
+  REQUIRE(a.size() == b.size());
+  double d = 0;
+  for (size_t i = 0; i < a.size(); ++i) d = std::max(d, static_cast<double>(std::fabs(a[i] - b[i])));
+  return d;
+}
+
+using Forward = void (*)(const MhaWeights&, const AttentionShape&, const float*, float*, int, Workspace&);
+const std::pair<const char*, Forward> kForms[] = {
+    {"wrapper", wrapper_forward}, {"mha", mha_forward}, {"fused-qkv", fused_qkv_forward}, {"flash", flash_forward}};
+
+}  // namespace
+
+TEST_CASE("bench: the fast GEMM equals a plain triple loop, edges, layouts, bias and strides included") {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> u(-1, 1);
+  struct Case { int64_t m, n, k; };
+  // Edges of the 6x16 tile, of the 120-row and 384-deep blocks, the in-place narrow path, k = 0.
+  const Case cases[] = {{1, 1, 1}, {5, 15, 3}, {6, 16, 8}, {7, 17, 385}, {121, 33, 70}, {250, 129, 400},
+                        {13, 64, 768}, {300, 130, 5}, {4, 20, 0}};
+  on_both_paths([&] {
+    for (const Case& c : cases)
+      for (BLayout layout : {BLayout::KxN, BLayout::NxK})
+        for (bool bias : {false, true})
+          for (bool accumulate : {false, true})
+            for (int threads : {1, 2}) {
+              CAPTURE(c.m); CAPTURE(c.n); CAPTURE(c.k); CAPTURE(bias); CAPTURE(accumulate); CAPTURE(threads);
+              CAPTURE(layout == BLayout::KxN ? "KxN" : "NxK");
+              const int64_t lda = c.k + 3, ldb = (layout == BLayout::KxN ? c.n : c.k) + 2, ldc = c.n + 5;
+              std::vector<float> a(c.m * lda), b((layout == BLayout::KxN ? c.k : c.n) * ldb), bv(c.n),
+                  out(c.m * ldc);
+              for (float& v : a) v = u(rng);
+              for (float& v : b) v = u(rng);
+              for (float& v : bv) v = u(rng);
+              for (float& v : out) v = u(rng);
+              std::vector<float> expected = out;
+              for (int64_t i = 0; i < c.m; ++i)
+                for (int64_t j = 0; j < c.n; ++j) {
+                  double s = (accumulate ? expected[i * ldc + j] : 0.0) + (bias && !accumulate ? bv[j] : 0.0);
+                  for (int64_t p = 0; p < c.k; ++p)
+                    s += double(a[i * lda + p]) * (layout == BLayout::KxN ? b[p * ldb + j] : b[j * ldb + p]);
+                  expected[i * ldc + j] = static_cast<float>(s);
+                }
+              GemmArgs g;
+              g.m = c.m, g.n = c.n, g.k = c.k, g.a = a.data(), g.lda = lda, g.b = b.data(), g.ldb = ldb;
+              g.b_layout = layout, g.c = out.data(), g.ldc = ldc, g.accumulate = accumulate;
+              g.bias = bias && !accumulate ? bv.data() : nullptr;
+              GemmScratch scratch;
+              gemm_parallel(g, threads, scratch);
+              CHECK(max_diff(out, expected) < 1e-4);  // padding columns between rows untouched too
+            }
+  });
+}
+
+TEST_CASE("bench: every form computes the chapter's MultiHeadAttention with the same seeded weights") {
+  AttentionShape s;
+  s.batch = 2, s.tokens = 13, s.d_model = 12, s.heads = 3;
+  std::vector<float> x;
+  const MhaWeights w = seeded_weights(s, 123, x);
+  // torch.manual_seed(123); MultiHeadAttention(12, 12, 13, 0.0, num_heads=3); torch.rand(2, 13, 12)
+  Generator gen;
+  gen.manual_seed(123);
+  const MultiHeadAttention book = MultiHeadAttention::init(gen, 12, 12, 13, 0.0, 3, false);
+  CHECK(book.W_query.weight.values() == w.w_query);
+  CHECK(book.out_proj.bias->values() == w.b_out);
+  CHECK(rand_values(gen, 2 * 13 * 12) == x);
+  const std::vector<float> expected = book.forward(Tensor({2, 13, 12}, x), gen, BernoulliPath::Default).values();
+  on_both_paths([&] {
+    for (const auto& [name, forward] : kForms)
+      for (int threads : {1, 2}) {
+        CAPTURE(name); CAPTURE(threads);
+        Workspace ws;
+        std::vector<float> out(x.size());
+        forward(w, s, x.data(), out.data(), threads, ws);
+        CHECK(max_diff(out, expected) < 1e-5);
+        CHECK(ws.bytes() > 0);
+      }
+  });
+}
+
+TEST_CASE("bench: flash agrees with mha at sizes that are not whole tiles") {
+  struct Case { int64_t batch, tokens, d_model, heads; };
+  // One token; one key tile and a bit; head_dim 10 and 48 (not multiples of 16), 1 head, 7 heads.
+  const Case cases[] = {{1, 1, 16, 2}, {2, 49, 30, 3}, {1, 100, 48, 1}, {3, 97, 70, 7}, {1, 144, 64, 4}};
+  on_both_paths([&] {
+    for (const Case& c : cases) {
+      AttentionShape s;
+      s.batch = c.batch, s.tokens = c.tokens, s.d_model = c.d_model, s.heads = c.heads;
+      CAPTURE(c.tokens); CAPTURE(c.d_model); CAPTURE(c.heads);
+      std::vector<float> x;
+      const MhaWeights w = seeded_weights(s, 5, x);
+      std::vector<float> ref(x.size()), out(x.size());
+      Workspace a, b;
+      mha_forward(w, s, x.data(), ref.data(), 2, a);
+      flash_forward(w, s, x.data(), out.data(), 2, b);
+      CHECK(max_diff(out, ref) < 1e-5);
+      flash_forward(w, s, x.data(), out.data(), 2, b);  // a reused workspace gives the same result
+      CHECK(max_diff(out, ref) < 1e-5);
+    }
+  });
+}
+
+TEST_CASE("bench: flash computes only the tiles on or below the diagonal") {
+  CHECK(flash_tiles(48).computed == 1);
+  CHECK(flash_tiles(48).total == 1);
+  CHECK(flash_tiles(96).computed == 3);
+  CHECK(flash_tiles(1024).computed == 22 * 23 / 2);  // 22 tiles of 48 cover 1024
+  CHECK(flash_tiles(1024).total == 22 * 22);
+}
+
+TEST_CASE("bench: the FMA loop measures a positive peak per thread") {
+  FmaPeak peak(2);
+  peak.measure(2, 2.0);
+  CHECK(peak.trials() == 2);
+  CHECK(peak.gflops() > 0);
+}
+
+TEST_CASE("bench: the table at a tiny size") {
+  const CliResult r = run_cli("bench --batch 2 --tokens 40 --d-model 48 --num-heads 4 --threads 2 --repeats 2");
+  CAPTURE(r.err);
+  REQUIRE(r.exit_code == 0);
+  const std::string& out = r.out;
+  CHECK(out.find("batch 2, 40 tokens, d_model 48, 4 heads of 12; 2 threads") != std::string::npos);
+  CHECK(out.find("8·b·T·d² + 4·b·T²·d") != std::string::npos);
+  CHECK(out.find("FP32 peak on 2 threads") != std::string::npos);
+  for (const char* column : {"form", "median ms", "min–max ms", "GFLOP/s", "of peak", "extra memory", "max|diff| vs mha"})
+    CHECK(out.find(column) != std::string::npos);
+  for (const char* form : {"\nwrapper ", "\nmha ", "\nfused-qkv ", "\nflash "}) {
+    CAPTURE(form);
+    const size_t row = out.find(form);
+    REQUIRE(row != std::string::npos);
+    CHECK(out.find(form, row + 1) != std::string::npos);  // its row and its bar
+  }
+  CHECK(out.find("\u2588") != std::string::npos);
+  for (const char* step : {"# wrapper → mha.", "# mha is §3.6.2's", "# mha → fused-qkv.", "# fused-qkv → flash."})
+    CHECK(out.find(step) != std::string::npos);
+  CHECK(r.err.empty());
+}
+
+TEST_CASE("bench: --json parses, has every column, and every form agrees with mha within 1e-4") {
+  const CliResult r = run_cli("bench --batch 2 --tokens 40 --d-model 48 --num-heads 4 --repeats 2 --json -");
+  REQUIRE(r.exit_code == 0);
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  CHECK(j["schema"] == "attn-tutor-bench/1");
+  CHECK(j["config"]["batch"] == 2);
+  CHECK(j["config"]["head_dim"] == 12);
+  CHECK(j["flops"]["total"].get<double>() == doctest::Approx(8.0 * 2 * 40 * 48 * 48 + 4.0 * 2 * 40 * 40 * 48));
+  CHECK(j["machine"]["peak_gflops"].get<double>() > 0);
+  REQUIRE(j["forms"].size() == 4);
+  const char* names[] = {"wrapper", "mha", "fused-qkv", "flash"};
+  for (size_t i = 0; i < 4; ++i) {
+    const nlohmann::json& f = j["forms"][i];
+    CAPTURE(names[i]);
+    CHECK(f["name"] == names[i]);
+    CHECK(f["times_ms"].size() == 2);
+    CHECK(f["min_ms"].get<double>() <= f["median_ms"].get<double>());
+    CHECK(f["median_ms"].get<double>() <= f["max_ms"].get<double>());
+    CHECK(f["gflops"].get<double>() > 0);
+    CHECK(f["peak_fraction"].get<double>() > 0);
+    CHECK(f["extra_bytes"].get<double>() > 0);
+    CHECK(f["max_abs_diff_vs_mha"].get<double>() <= 1e-4);
+  }
+  CHECK(j["forms"][1]["max_abs_diff_vs_mha"] == 0);
+}
+
+TEST_CASE("bench: --json FILE writes the file and still prints the table, also with --threads 1 and --lang zh") {
+  const std::string dir = temp_dir();
+  const CliResult r = run_cli("bench --batch 1 --tokens 8 --d-model 16 --num-heads 2 --repeats 1 --threads 1 --json " +
+                              dir + "/bench.json");
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("1 threads") != std::string::npos);
+  CHECK(nlohmann::json::parse(read_text_file(dir + "/bench.json"))["config"]["threads"] == 1);
+  const CliResult zh = run_cli("bench --batch 1 --tokens 8 --d-model 16 --num-heads 2 --repeats 1 --lang zh");
+  REQUIRE(zh.exit_code == 0);
+  CHECK(zh.out.find("四种写法") != std::string::npos);
+}
+
+TEST_CASE("bench: bad sizes are one line on stderr and exit 2") {
+  expect_usage_error("bench --d-model 50 --num-heads 4", "not divisible by --num-heads 4");
+  expect_usage_error("bench --batch 0", "--batch 0");
+  expect_usage_error("bench --tokens 0", "--tokens 0");
+  expect_usage_error("bench --tokens -5", "--tokens -5");
+  expect_usage_error("bench --d-model 0", "--d-model 0");
+  expect_usage_error("bench --num-heads 0", "--num-heads 0");
+  expect_usage_error("bench --threads 0", "--threads 0");
+  expect_usage_error("bench --repeats 0", "--repeats 0");
+  expect_usage_error("bench --tokens many", "--tokens");
+  expect_usage_error("bench --seed x", "--seed x");
+  expect_usage_error("bench --batch 4096 --tokens 65536", "more than half of this machine's");
+  expect_usage_error("bench --json /nonexistent-dir/x.json --batch 1 --tokens 4 --d-model 8 --num-heads 2 --repeats 1",
+                     "--json");
+}
