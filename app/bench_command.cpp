@@ -5,11 +5,11 @@
 #include <iostream>
 #include <optional>
 
-#include "atomic_file.h"
-#include "bench_report.h"
-#include "generator.h"
+#include "core/atomic_file.h"
+#include "features/bench/bench_report.h"
+#include "core/generator.h"
 #include "language.h"
-#include "usage_error.h"
+#include "core/usage_error.h"
 
 namespace attn {
 

@@ -5,7 +5,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "attention_bench.h"
+#include "features/bench/attention_bench.h"
 #include "lesson_command.h"
 
 namespace attn {

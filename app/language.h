@@ -2,7 +2,7 @@
 // --lang: English or Chinese for annotations, titles and help text.
 #include <string>
 
-#include "notebook.h"
+#include "notebook/notebook.h"
 
 namespace attn {
 

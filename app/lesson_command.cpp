@@ -3,10 +3,10 @@
 #include <cstdlib>
 #include <sstream>
 
-#include "generator.h"
-#include "inputs.h"
+#include "core/generator.h"
+#include "core/inputs.h"
 #include "language.h"
-#include "usage_error.h"
+#include "core/usage_error.h"
 
 namespace attn {
 

@@ -7,7 +7,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "lesson.h"
+#include "lessons/lesson.h"
 
 namespace attn {
 

@@ -11,20 +11,20 @@
 
 #include <CLI/CLI.hpp>
 
-#include "atomic_file.h"
+#include "core/atomic_file.h"
 #include "bench_command.h"
-#include "check_report.h"
+#include "features/check/check_report.h"
 #include "did_you_mean.h"
-#include "html_report.h"
-#include "json_export.h"
+#include "notebook/html_report.h"
+#include "notebook/json_export.h"
 #include "language.h"
-#include "lesson.h"
+#include "lessons/lesson.h"
 #include "lesson_command.h"
-#include "notebook_text.h"
-#include "replay.h"
+#include "notebook/notebook_text.h"
+#include "features/check/replay.h"
 #include "step_mode.h"
-#include "usage_error.h"
-#include "verify.h"
+#include "core/usage_error.h"
+#include "features/verify/verify.h"
 
 namespace {
 

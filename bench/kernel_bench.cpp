@@ -7,11 +7,11 @@
 #include <random>
 #include <vector>
 
-#include "attention_bench.h"
-#include "bench_attention.h"
-#include "fast_gemm.h"
-#include "flash_attention.h"
-#include "fma_peak.h"
+#include "features/bench/attention_bench.h"
+#include "fast/bench_attention.h"
+#include "fast/fast_gemm.h"
+#include "fast/flash_attention.h"
+#include "fast/fma_peak.h"
 
 namespace {
 

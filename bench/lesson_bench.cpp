@@ -5,9 +5,9 @@
 #include <cstdio>
 #include <vector>
 
-#include "json_export.h"
-#include "lesson.h"
-#include "notebook_text.h"
+#include "notebook/json_export.h"
+#include "lessons/lesson.h"
+#include "notebook/notebook_text.h"
 
 int main() {
   using clock = std::chrono::steady_clock;

@@ -3,13 +3,13 @@
 #include <cmath>
 #include <limits>
 
-#include "causal_setup.h"
-#include "lesson.h"
-#include "lesson_text.h"
-#include "ops_math.h"
-#include "ops_shape.h"
-#include "print.h"
-#include "tensor_print.h"
+#include "lessons/causal_setup.h"
+#include "lessons/lesson.h"
+#include "lessons/lesson_text.h"
+#include "core/ops_math.h"
+#include "core/ops_shape.h"
+#include "core/print.h"
+#include "core/tensor_print.h"
 
 namespace attn {
 

@@ -1,11 +1,11 @@
-#include "causal_setup.h"
+#include "lessons/causal_setup.h"
 
 #include <limits>
 
-#include "lesson_text.h"
-#include "ops_math.h"
-#include "ops_shape.h"
-#include "print.h"
+#include "lessons/lesson_text.h"
+#include "core/ops_math.h"
+#include "core/ops_shape.h"
+#include "core/print.h"
 
 namespace attn {
 

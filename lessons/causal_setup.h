@@ -1,8 +1,8 @@
 #pragma once
 // Cells shared by causal-mask and dropout: SelfAttention_v2 (seed 789) and the causal weights.
-#include "lesson.h"
-#include "notebook.h"
-#include "self_attention.h"
+#include "lessons/lesson.h"
+#include "notebook/notebook.h"
+#include "nn/self_attention.h"
 
 namespace attn {
 

@@ -7,14 +7,14 @@
 #include <string>
 #include <vector>
 
-#include "causal_attention.h"
-#include "course_attention.h"
-#include "lesson.h"
-#include "lesson_text.h"
-#include "ops_shape.h"
-#include "print.h"
-#include "self_attention.h"
-#include "usage_error.h"
+#include "nn/causal_attention.h"
+#include "nn/course_attention.h"
+#include "lessons/lesson.h"
+#include "lessons/lesson_text.h"
+#include "core/ops_shape.h"
+#include "core/print.h"
+#include "nn/self_attention.h"
+#include "core/usage_error.h"
 
 namespace attn {
 

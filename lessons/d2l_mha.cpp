@@ -6,14 +6,14 @@
 #include <cstdlib>
 #include <functional>
 
-#include "d2l_attention.h"
-#include "lesson.h"
-#include "lesson_text.h"
-#include "ops_shape.h"
-#include "print.h"
-#include "random_ops.h"
-#include "tensor_print.h"
-#include "usage_error.h"
+#include "nn/d2l_attention.h"
+#include "lessons/lesson.h"
+#include "lessons/lesson_text.h"
+#include "core/ops_shape.h"
+#include "core/print.h"
+#include "core/random_ops.h"
+#include "core/tensor_print.h"
+#include "core/usage_error.h"
 
 namespace attn {
 

@@ -1,13 +1,13 @@
 // §3.5.2-3.5.3: dropout on the attention weights (and its 1/(1-p) scale), a batch of two inputs,
 // and the CausalAttention class step by step.
-#include "causal_attention.h"
-#include "causal_setup.h"
-#include "dropout.h"
-#include "lesson.h"
-#include "lesson_text.h"
-#include "ops_math.h"
-#include "ops_shape.h"
-#include "print.h"
+#include "nn/causal_attention.h"
+#include "lessons/causal_setup.h"
+#include "core/dropout.h"
+#include "lessons/lesson.h"
+#include "lessons/lesson_text.h"
+#include "core/ops_math.h"
+#include "core/ops_shape.h"
+#include "core/print.h"
 
 namespace attn {
 

@@ -1,8 +1,8 @@
-#include "lesson.h"
+#include "lessons/lesson.h"
 
 #include <cstdlib>
 
-#include "json_export.h"
+#include "notebook/json_export.h"
 
 namespace attn {
 

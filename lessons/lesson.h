@@ -7,9 +7,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "inputs.h"
-#include "notebook.h"
-#include "random_ops.h"
+#include "core/inputs.h"
+#include "notebook/notebook.h"
+#include "core/random_ops.h"
 
 namespace attn {
 

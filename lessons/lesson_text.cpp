@@ -1,4 +1,4 @@
-#include "lesson_text.h"
+#include "lessons/lesson_text.h"
 
 #include <charconv>
 #include <cstdio>

@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "lesson.h"
+#include "lessons/lesson.h"
 
 namespace attn {
 

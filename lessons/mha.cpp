@@ -1,13 +1,13 @@
 // §3.6.2: MultiHeadAttention. One projection for all heads, split into heads with view and
 // transpose, one batched matmul for all heads, heads merged back and mixed by out_proj.
-#include "causal_setup.h"
-#include "lesson.h"
-#include "lesson_text.h"
-#include "multihead_attention.h"
-#include "ops_math.h"
-#include "ops_shape.h"
-#include "print.h"
-#include "usage_error.h"
+#include "lessons/causal_setup.h"
+#include "lessons/lesson.h"
+#include "lessons/lesson_text.h"
+#include "nn/multihead_attention.h"
+#include "core/ops_math.h"
+#include "core/ops_shape.h"
+#include "core/print.h"
+#include "core/usage_error.h"
 
 namespace attn {
 

@@ -1,9 +1,9 @@
 // §3.3.1-3.3.2: attention scores as plain dot products, first for the query "journey", then for
 // every pair of tokens.
-#include "lesson.h"
-#include "lesson_text.h"
-#include "ops_math.h"
-#include "ops_shape.h"
+#include "lessons/lesson.h"
+#include "lessons/lesson_text.h"
+#include "core/ops_math.h"
+#include "core/ops_shape.h"
 
 namespace attn {
 

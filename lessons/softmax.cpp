@@ -2,10 +2,10 @@
 #include <cmath>
 #include <cstdio>
 
-#include "lesson.h"
-#include "lesson_text.h"
-#include "ops_math.h"
-#include "ops_shape.h"
+#include "lessons/lesson.h"
+#include "lessons/lesson_text.h"
+#include "core/ops_math.h"
+#include "core/ops_shape.h"
 
 namespace attn {
 

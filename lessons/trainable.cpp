@@ -2,12 +2,12 @@
 // then as the SelfAttention_v1 and SelfAttention_v2 classes, and exercise 3.1.
 #include <cmath>
 
-#include "lesson.h"
-#include "lesson_text.h"
-#include "ops_math.h"
-#include "ops_shape.h"
-#include "print.h"
-#include "self_attention.h"
+#include "lessons/lesson.h"
+#include "lessons/lesson_text.h"
+#include "core/ops_math.h"
+#include "core/ops_shape.h"
+#include "core/print.h"
+#include "nn/self_attention.h"
 
 namespace attn {
 

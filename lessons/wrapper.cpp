@@ -1,10 +1,10 @@
 // §3.6.1: multi-head attention as a list of CausalAttention heads whose outputs are concatenated.
-#include "causal_attention.h"
-#include "causal_setup.h"
-#include "lesson.h"
-#include "lesson_text.h"
-#include "ops_shape.h"
-#include "print.h"
+#include "nn/causal_attention.h"
+#include "lessons/causal_setup.h"
+#include "lessons/lesson.h"
+#include "lessons/lesson_text.h"
+#include "core/ops_shape.h"
+#include "core/print.h"
 
 namespace attn {
 

@@ -9,12 +9,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "attention_bench.h"
-#include "bench_attention.h"
-#include "fast_gemm.h"
-#include "flash_attention.h"
-#include "fma_peak.h"
-#include "multihead_attention.h"
+#include "features/bench/attention_bench.h"
+#include "fast/bench_attention.h"
+#include "fast/fast_gemm.h"
+#include "fast/flash_attention.h"
+#include "fast/fma_peak.h"
+#include "nn/multihead_attention.h"
 #include "run_cli.h"
 
 using namespace attn;

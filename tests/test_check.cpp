@@ -9,11 +9,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "check.h"
-#include "learner_export.h"
-#include "lesson.h"
+#include "features/check/check.h"
+#include "features/check/learner_export.h"
+#include "lessons/lesson.h"
 #include "run_cli.h"
-#include "usage_error.h"
+#include "core/usage_error.h"
 
 namespace {
 

@@ -10,13 +10,13 @@
 
 #include <nlohmann/json.hpp>
 
-#include "causal_attention.h"
-#include "course_attention.h"
-#include "linear.h"
-#include "ops_shape.h"
-#include "random_ops.h"
+#include "nn/causal_attention.h"
+#include "nn/course_attention.h"
+#include "nn/linear.h"
+#include "core/ops_shape.h"
+#include "core/random_ops.h"
 #include "run_cli.h"
-#include "self_attention.h"
+#include "nn/self_attention.h"
 
 namespace {
 

@@ -6,12 +6,12 @@
 #include <string>
 #include <vector>
 
-#include "d2l_attention.h"
-#include "generator.h"
-#include "ops_shape.h"
-#include "random_ops.h"
+#include "nn/d2l_attention.h"
+#include "core/generator.h"
+#include "core/ops_shape.h"
+#include "core/random_ops.h"
 #include "run_cli.h"
-#include "tensor_print.h"
+#include "core/tensor_print.h"
 
 using namespace attn;
 

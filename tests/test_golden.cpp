@@ -4,7 +4,7 @@
 #include <map>
 #include <set>
 
-#include "book_reference.h"
+#include "features/verify/book_reference.h"
 #include "run_cli.h"
 
 namespace {

@@ -5,8 +5,8 @@
 #include <cstdlib>
 #include <optional>
 
-#include "attention_matrix.h"
-#include "heatmap.h"
+#include "notebook/attention_matrix.h"
+#include "notebook/heatmap.h"
 #include "run_cli.h"
 
 namespace {

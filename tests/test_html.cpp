@@ -6,8 +6,8 @@
 #include <filesystem>
 #include <set>
 
-#include "attention_matrix.h"
-#include "lesson.h"
+#include "notebook/attention_matrix.h"
+#include "lessons/lesson.h"
 #include "png_image.h"
 #include "run_cli.h"
 

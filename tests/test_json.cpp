@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "json_export.h"
+#include "notebook/json_export.h"
 #include "run_cli.h"
 
 using nlohmann::json;

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "lesson.h"
-#include "notebook_text.h"
+#include "lessons/lesson.h"
+#include "notebook/notebook_text.h"
 #include "run_cli.h"
 
 using namespace attn;

@@ -8,10 +8,10 @@
 #include <limits>
 #include <vector>
 
-#include "ops_math.h"
-#include "ops_shape.h"
-#include "tensor_print.h"
-#include "torch_exp.h"
+#include "core/ops_math.h"
+#include "core/ops_shape.h"
+#include "core/tensor_print.h"
+#include "core/torch_exp.h"
 
 using namespace attn;
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "print.h"
+#include "core/print.h"
 
 namespace {
 

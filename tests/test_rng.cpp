@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "generator.h"
-#include "random_ops.h"
+#include "core/generator.h"
+#include "core/random_ops.h"
 
 using namespace attn;
 

@@ -3,7 +3,7 @@
 
 #include <sstream>
 
-#include "text_width.h"
+#include "notebook/text_width.h"
 
 using namespace attn;
 

@@ -1,0 +1,202 @@
+#include "features/bench/attention_bench.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <fstream>
+#include <iterator>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "fast/flash_attention.h"
+#include "fast/fma_peak.h"
+#include "core/usage_error.h"
+
+namespace attn {
+
+namespace {
+
+using Forward = void (*)(const MhaWeights&, const AttentionShape&, const float*, float*, int, Workspace&);
+
+struct Form {
+  const char* name;
+  Forward forward;
+};
+
+// In the order the table shows them, each a step up from the one before.
+const Form kForms[] = {{"wrapper", wrapper_forward},
+                       {"mha", mha_forward},
+                       {"fused-qkv", fused_qkv_forward},
+                       {"flash", flash_forward}};
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+std::string gb(double bytes) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f GB", bytes / 1e9);
+  return text;
+}
+
+}  // namespace
+
+int hardware_threads() { return std::max(1u, std::thread::hardware_concurrency()); }
+
+std::string cpu_model_name() {
+  std::ifstream in("/proc/cpuinfo");
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("model name", 0) == 0) {
+      const size_t colon = line.find(':');
+      if (colon != std::string::npos) {
+        std::string name = line.substr(colon + 1);
+        name.erase(0, name.find_first_not_of(" \t"));
+        name.erase(name.find_last_not_of(" \t") + 1);
+        if (!name.empty()) return name;
+      }
+    }
+  return "unknown CPU";
+}
+
+double bench_bytes_estimate(const BenchOptions& opt) {
+  const AttentionShape& s = opt.shape;
+  const double b = s.batch, T = s.tokens, d = s.d_model, h = s.heads;
+  const double act = b * T * d;                       // one (b, T, d) tensor
+  const double mha = 2 * b * h * T * T + 5 * act;      // scores, weights, q, k, v, two contexts
+  const double fused = 2 * b * h * T * T + 5 * act;    // the same, with one (b, T, 3d) qkv
+  const double wrapper = 2 * b * T * T + 3 * act / h + 2 * act;
+  const double weights = 7 * d * d;                    // W_query, W_key, W_value, out_proj, the fused W_qkv
+  return 4.0 * (mha + fused + wrapper + 6 * act + weights);  // + x, the four outputs and mha's copy
+}
+
+void check_bench_options(const BenchOptions& opt) {
+  const AttentionShape& s = opt.shape;
+  auto range = [](const std::string& name, int64_t v, int64_t lo, int64_t hi, const std::string& why) {
+    if (v < lo || v > hi)
+      throw UsageError(name + " " + std::to_string(v) + ": " + why + "; use " + std::to_string(lo) + " to " +
+                       std::to_string(hi));
+  };
+  range("--batch", s.batch, 1, 4096, "the batch needs at least one sequence");
+  range("--tokens", s.tokens, 1, 65536, "a sequence needs at least one token");
+  range("--d-model", s.d_model, 1, 16384, "the embedding needs at least one dimension");
+  range("--num-heads", s.heads, 1, 1024, "attention needs at least one head");
+  range("--threads", opt.threads, 1, 1024, "the bench runs on at least one thread");
+  range("--repeats", opt.repeats, 1, 1000, "each form is timed at least once");
+  if (s.d_model % s.heads != 0)
+    throw UsageError("--d-model " + std::to_string(s.d_model) + " is not divisible by --num-heads " +
+                     std::to_string(s.heads) + ": each head gets d_model / num_heads dimensions; choose a d_model "
+                     "that is a multiple of the heads (e.g. --d-model " + std::to_string(s.d_model / s.heads * s.heads +
+                     s.heads) + ")");
+  const double need = bench_bytes_estimate(opt);
+  const double memory = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
+  if (memory > 0 && need > memory / 2)
+    throw UsageError("--batch " + std::to_string(s.batch) + " --tokens " + std::to_string(s.tokens) + ": the forms "
+                     "would hold about " + gb(need) + " at once (mha's (batch, heads, T, T) scores and weights grow "
+                     "with T squared), more than half of this machine's " + gb(memory) +
+                     "; use fewer tokens or a smaller batch");
+}
+
+const FormResult* BenchResult::form(const std::string& name) const {
+  for (const FormResult& f : forms)
+    if (f.name == name) return &f;
+  return nullptr;
+}
+
+BenchResult run_attention_bench(const BenchOptions& options, const BenchProgress& progress) {
+  using clock = std::chrono::steady_clock;
+  BenchResult r;
+  r.options = options;
+  if (r.options.threads <= 0) r.options.threads = hardware_threads();
+  check_bench_options(r.options);
+  const AttentionShape& s = r.options.shape;
+  const int threads = r.options.threads, repeats = static_cast<int>(r.options.repeats);
+  r.cpu = cpu_model_name();
+  r.hardware_threads = hardware_threads();
+  r.kernels = kernel_path_name(kernel_path());
+  const double b = s.batch, T = s.tokens, d = s.d_model, h = s.heads, hd = s.head_dim();
+  r.projection_flops = 8 * b * T * d * d;
+  r.attention_flops = 4 * b * T * T * d;
+  const FlashTileCount tiles = flash_tiles(s.tokens);
+  r.flash_tiles_computed = tiles.computed;
+  r.flash_tiles_total = tiles.total;
+  // Each computed tile: 48x48 scores (2·hd flops each) and 48 queries x 48 keys into hd outputs.
+  r.flash_flops_done = r.projection_flops + b * h * static_cast<double>(tiles.computed) * kFlashQueryTile *
+                                                kFlashKeyTile * 4 * hd;
+
+  FmaPeak peak(threads);
+  peak.measure(5);
+  std::vector<float> x;
+  const MhaWeights w = seeded_weights(s, r.options.seed, x);
+  const size_t n = x.size();
+  const int forms = static_cast<int>(std::size(kForms));
+  std::vector<Workspace> spaces(forms);
+  std::vector<std::vector<float>> outs(forms, std::vector<float>(n));
+  r.forms.resize(forms);
+  // Warm-up: mha first (the reference), then the others; it sizes the workspaces and faults in
+  // their pages, so the timed runs below measure the computation.
+  const int order[] = {1, 0, 2, 3};
+  for (int i : order) {
+    if (progress) progress(kForms[i].name, 0, repeats);
+    kForms[i].forward(w, s, x.data(), outs[i].data(), threads, spaces[i]);
+    r.forms[i].name = kForms[i].name;
+    r.forms[i].extra_bytes = spaces[i].bytes();
+    double diff = 0;
+    for (size_t j = 0; j < n; ++j) diff = std::max(diff, static_cast<double>(std::fabs(outs[i][j] - outs[1][j])));
+    r.forms[i].max_abs_diff = diff;
+  }
+  // Timed runs, round-robin, so a slow moment of the machine does not fall on one form only.
+  for (int rep = 1; rep <= repeats; ++rep)
+    for (int i = 0; i < forms; ++i) {
+      if (progress) progress(kForms[i].name, rep, repeats);
+      std::fill(std::begin(spaces[i].phase_ms), std::end(spaces[i].phase_ms), 0.0);
+      const auto t0 = clock::now();
+      kForms[i].forward(w, s, x.data(), outs[i].data(), threads, spaces[i]);
+      r.forms[i].ms.push_back(std::chrono::duration<double, std::milli>(clock::now() - t0).count());
+      for (int p = 0; p < Workspace::kPhases; ++p) r.forms[i].phase_runs[p].push_back(spaces[i].phase_ms[p]);
+      if (i + 1 == forms) peak.measure(1);
+    }
+  peak.measure(5);
+  r.peak_gflops = peak.gflops();
+  r.peak_trials = peak.trials();
+  for (FormResult& f : r.forms) {
+    f.median_ms = median(f.ms);
+    f.min_ms = *std::min_element(f.ms.begin(), f.ms.end());
+    f.max_ms = *std::max_element(f.ms.begin(), f.ms.end());
+    f.gflops = r.flops() / (f.median_ms * 1e6);
+    f.peak_fraction = f.gflops / r.peak_gflops;
+    for (int p = 0; p < Workspace::kPhases; ++p) f.phase_median_ms[p] = median(f.phase_runs[p]);
+  }
+  return r;
+}
+
+std::string bench_json(const BenchResult& r, const std::string& version) {
+  const AttentionShape& s = r.options.shape;
+  nlohmann::ordered_json j;
+  j["schema"] = "attn-tutor-bench/1";
+  j["version"] = version;
+  j["config"] = {{"batch", s.batch}, {"tokens", s.tokens}, {"d_model", s.d_model}, {"num_heads", s.heads},
+                 {"head_dim", s.head_dim()}, {"threads", r.options.threads}, {"repeats", r.options.repeats},
+                 {"seed", r.options.seed}};
+  j["machine"] = {{"cpu", r.cpu}, {"hardware_threads", r.hardware_threads}, {"kernels", r.kernels},
+                  {"peak_gflops", r.peak_gflops}, {"peak_trials", r.peak_trials}};
+  j["flops"] = {{"formula", "8*b*T*d^2 + 4*b*T^2*d"}, {"projections", r.projection_flops},
+                {"attention", r.attention_flops}, {"total", r.flops()}, {"flash_done", r.flash_flops_done},
+                {"flash_tiles_computed", r.flash_tiles_computed}, {"flash_tiles_total", r.flash_tiles_total}};
+  nlohmann::ordered_json forms = nlohmann::ordered_json::array();
+  for (const FormResult& f : r.forms)
+    forms.push_back({{"name", f.name}, {"median_ms", f.median_ms}, {"min_ms", f.min_ms}, {"max_ms", f.max_ms},
+                     {"times_ms", f.ms}, {"gflops", f.gflops}, {"peak_fraction", f.peak_fraction},
+                     {"extra_bytes", f.extra_bytes}, {"max_abs_diff_vs_mha", f.max_abs_diff},
+                     {"phases_median_ms", {{"projections", f.phase_median_ms[Workspace::kProjections]},
+                                           {"attention", f.phase_median_ms[Workspace::kAttention]},
+                                           {"output", f.phase_median_ms[Workspace::kOutput]}}}});
+  j["forms"] = forms;
+  return j.dump(1) + "\n";
+}
+
+}  // namespace attn

@@ -1,0 +1,65 @@
+#pragma once
+// `attn-tutor bench`: the four forms of causal self-attention on the same seeded weights and input,
+// timed over repeats, against this machine's measured FP32 peak. Computes; prints nothing.
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "fast/bench_attention.h"
+
+namespace attn {
+
+struct BenchOptions {
+  AttentionShape shape;  // GPT-2 small by default: batch 8, 1024 tokens, 768 dims, 12 heads
+  int threads = 0;       // 0: every hardware thread
+  int64_t repeats = 5;
+  uint64_t seed = 123;
+};
+
+// Throws UsageError (one line: the problem and the fix) for sizes the bench cannot run.
+void check_bench_options(const BenchOptions& opt);
+// Bytes the run will hold at once: the four forms' workspaces, x and the outputs (an estimate
+// from the shapes, for the check above; the table reports what was really allocated).
+double bench_bytes_estimate(const BenchOptions& opt);
+
+struct FormResult {
+  std::string name;             // wrapper, mha, fused-qkv, flash
+  std::vector<double> ms;       // wall time of each timed run
+  double median_ms = 0, min_ms = 0, max_ms = 0;
+  double gflops = 0;            // counted FLOPs / median time
+  double peak_fraction = 0;     // gflops / peak
+  std::size_t extra_bytes = 0;  // the form's workspace: everything but x, weights and output
+  double max_abs_diff = 0;      // largest |out - mha's out|
+  // Median over the timed runs of each phase (Workspace::Phase): projections, attention, output.
+  std::vector<std::vector<double>> phase_runs{Workspace::kPhases};
+  double phase_median_ms[Workspace::kPhases] = {};
+};
+
+struct BenchResult {
+  BenchOptions options;  // threads resolved
+  std::string cpu;       // /proc/cpuinfo's model name
+  int hardware_threads = 0;
+  std::string kernels;   // AVX2+FMA or portable C++
+  double peak_gflops = 0;  // FmaPeak over all its trials
+  int peak_trials = 0;     // 5 before the forms, 1 after each round of timed runs, 5 after
+  double projection_flops = 0;  // 8·b·T·d²
+  double attention_flops = 0;   // 4·b·T²·d
+  double flops() const { return projection_flops + attention_flops; }
+  int64_t flash_tiles_computed = 0, flash_tiles_total = 0;  // per (batch, head)
+  double flash_flops_done = 0;  // projections + the attention tiles flash really computes
+  std::vector<FormResult> forms;
+  const FormResult* form(const std::string& name) const;
+};
+
+// Called before each run: form name, run number (0 is the warm-up), runs per form.
+using BenchProgress = std::function<void(const std::string&, int, int)>;
+BenchResult run_attention_bench(const BenchOptions& opt, const BenchProgress& progress = {});
+
+// {"schema": "attn-tutor-bench/1", ...}: every figure of the table (README.md).
+std::string bench_json(const BenchResult& r, const std::string& version);
+
+int hardware_threads();
+std::string cpu_model_name();
+
+}  // namespace attn

@@ -1,0 +1,151 @@
+#include "features/check/replay.h"
+
+#include <cmath>
+#include <stdexcept>
+
+#include "core/usage_error.h"
+
+namespace attn {
+
+namespace {
+
+using nlohmann::json;
+
+struct ConfigReader {
+  const LearnerExport& ex;
+  const json& c;
+
+  [[noreturn]] void fail(const std::string& key, const std::string& what) const {
+    throw UsageError("check " + ex.source + ": config." + key + " is " + c[key].dump() + "; " + what);
+  }
+  bool given(const std::string& key) const { return c.contains(key) && !c[key].is_null(); }
+  int64_t integer(const std::string& key, int64_t lo, int64_t hi) const {
+    const json& v = c[key];
+    if (!v.is_number_integer() || v.get<int64_t>() < lo || v.get<int64_t>() > hi)
+      fail(key, "use a whole number from " + std::to_string(lo) + " to " + std::to_string(hi));
+    return v.get<int64_t>();
+  }
+  bool flag(const std::string& key) const {
+    if (!given(key)) return false;
+    if (!c[key].is_boolean()) fail(key, "use true or false");
+    return c[key].get<bool>();
+  }
+  std::string choice(const std::string& key, const std::vector<std::string>& allowed) const {
+    std::string all;
+    for (const std::string& a : allowed) all += (all.empty() ? "\"" : "\" or \"") + a;
+    if (!c[key].is_string()) fail(key, "use " + all + "\"");
+    const std::string v = c[key].get<std::string>();
+    for (const std::string& a : allowed)
+      if (v == a) return v;
+    fail(key, "use " + all + "\"");
+  }
+};
+
+// config.inputs_data: the learner's embeddings, rows of finite numbers.
+Inputs data_inputs(const ConfigReader& r) {
+  const json& rows = r.c["inputs_data"];
+  const std::string how = "write the embeddings as rows of numbers, [[0.43, 0.15, 0.89], ...], 2-16 rows of 1-16";
+  if (!rows.is_array() || rows.size() < 2 || rows.size() > 16 || !rows[0].is_array()) r.fail("inputs_data", how);
+  const size_t cols = rows[0].size();
+  if (cols < 1 || cols > 16) r.fail("inputs_data", how);
+  std::vector<float> values;
+  for (const json& row : rows) {
+    if (!row.is_array() || row.size() != cols) r.fail("inputs_data", how + " (every row as long as the first)");
+    for (const json& v : row) {
+      if (!v.is_number() || !std::isfinite(static_cast<float>(v.get<double>()))) r.fail("inputs_data", how);
+      values.push_back(static_cast<float>(v.get<double>()));
+    }
+  }
+  Inputs in;
+  const int64_t n = static_cast<int64_t>(rows.size());
+  if (r.ex.tokens.size() == rows.size()) in.tokens = r.ex.tokens;
+  else
+    for (int64_t i = 0; i < n; ++i) in.tokens.push_back("x" + std::to_string(i + 1));
+  in.embeddings = Tensor({n, static_cast<int64_t>(cols)}, std::move(values));
+  return in;
+}
+
+}  // namespace
+
+LessonOptions replay_options(const LearnerExport& ex) {
+  const ConfigReader r{ex, ex.config};
+  LessonOptions opt;
+  if (r.given("seed")) {
+    const json& s = ex.config["seed"];
+    const std::string text = s.is_string() ? s.get<std::string>() : s.dump();
+    if (!s.is_number_integer() && !s.is_string()) r.fail("seed", "use the integer given to torch.manual_seed, or null");
+    opt.seed = parse_torch_seed(text);
+    if (!opt.seed) r.fail("seed", "torch.manual_seed takes a whole number from -2^63 to 2^64-1");
+    opt.seed_text = text;
+  }
+  if (r.given("inputs_data")) {
+    opt.inputs = data_inputs(r);
+    opt.custom_inputs = true;
+    opt.inputs_source = "data";
+  } else if (r.given("inputs") && ex.config["inputs"] == "tokens") {
+    std::string sentence;
+    for (const std::string& t : ex.tokens) sentence += (sentence.empty() ? "" : " ") + t;
+    const int64_t d_in = r.given("d_in") ? r.integer("d_in", 1, 16) : 3;
+    if (ex.tokens.size() < 2 || ex.tokens.size() > 16)
+      throw UsageError("check " + ex.source + ": config.inputs is \"tokens\" but \"tokens\" holds " +
+                       std::to_string(ex.tokens.size()) + " words; give the 2-16 words of the sentence");
+    opt.inputs = sentence_inputs(sentence, d_in, opt.seed_or(123));
+    opt.custom_inputs = true;
+    opt.inputs_source = "tokens";
+  } else if (r.given("inputs") && ex.config["inputs"] != "book") {
+    r.fail("inputs", "its numbers are not in the export; pass inputs=<your embeddings> to export() so that "
+                     "config.inputs_data holds them");
+  }
+  if (r.given("d_in") && r.integer("d_in", 1, 16) != opt.d_in())
+    r.fail("d_in", "but the embeddings have " + std::to_string(opt.d_in()) + " numbers per token");
+  if (r.given("d_out")) opt.d_out = r.integer("d_out", 1, 4096);
+  opt.qkv_bias = r.flag("qkv_bias");
+  if (r.given("init")) opt.init = r.choice("init", {"rand", "randn"}) == "randn" ? Init::Randn : Init::Rand;
+  if (r.given("num_heads")) opt.num_heads = r.integer("num_heads", 1, 64);
+  if (r.given("dropout")) {
+    const json& p = ex.config["dropout"];
+    if (!p.is_number() || !(p.get<double>() >= 0.0 && p.get<double>() <= 1.0))
+      r.fail("dropout", "a dropout rate is a number from 0 to 1");
+    opt.dropout = p.get<double>();
+  }
+  if (r.given("context_length")) {
+    const int64_t n = r.integer("context_length", opt.num_tokens(), 4096);
+    if (n != opt.num_tokens()) opt.context_length = n;  // the tool writes the number of tokens for "default"
+  }
+  if (r.given("bernoulli"))
+    opt.bernoulli = r.choice("bernoulli", {"default", "mkl"}) == "mkl" ? BernoulliPath::Mkl : BernoulliPath::Default;
+  opt.no_reseed = r.flag("no_reseed");
+  opt.gpt2 = r.flag("gpt2");
+  if (r.given("preset")) opt.preset = r.choice("preset", {"small", "post"});
+  if (r.given("d_model")) opt.d_model = r.integer("d_model", 1, 4096);
+  if (r.given("num_hiddens")) opt.num_hiddens = r.integer("num_hiddens", 1, 4096);
+  if (r.given("valid_lens")) {
+    if (!ex.config["valid_lens"].is_string()) r.fail("valid_lens", "write it as the CLI takes it: \"3,2\" or \"[[1,2],[3,4]]\"");
+    opt.valid_lens = ex.config["valid_lens"].get<std::string>();
+  }
+  return opt;
+}
+
+CheckReport check_file(const std::string& path) {
+  const LearnerExport ex = load_export(path);
+  const LessonInfo* lesson = find_lesson(ex.lesson);
+  if (!lesson) {
+    std::string names;
+    for (const LessonInfo& l : lessons()) names += (names.empty() ? "" : ", ") + l.name;
+    throw UsageError("check " + path + ": lesson \"" + ex.lesson + "\" is not one of attn-tutor's (" + names +
+                     "); export one lesson's tensors under its name");
+  }
+  const LessonOptions opt = replay_options(ex);
+  Notebook nb = [&] {
+    try {
+      return lesson->run(opt);
+    } catch (const UsageError& e) {
+      throw UsageError("check " + path + ": " + e.what());
+    } catch (const std::exception& e) {
+      throw UsageError("check " + path + ": lesson " + ex.lesson + " cannot run with the exported config: " + e.what());
+    }
+  }();
+  return check_export(ex, nb, [&] { return mistake_what_ifs(ex.lesson, opt); });
+}
+
+}  // namespace attn

@@ -1,0 +1,24 @@
+#pragma once
+// `attn-tutor check`: a learner's export replayed. The lesson's options from the export's config, the
+// lesson run with them, and the lesson recomputed with each known mistake for the diagnosis.
+#include <string>
+#include <vector>
+
+#include "features/check/check.h"
+#include "features/check/learner_export.h"
+#include "lessons/lesson.h"
+
+namespace attn {
+
+// The export's config as LessonOptions: every key optional (the lesson's defaults), the names and
+// values of the tool's own "config". Throws UsageError naming the key and the values it takes.
+LessonOptions replay_options(const LearnerExport& ex);
+
+// The lesson's tensors recomputed with each known mistake that applies to it (mistake_replay.cpp).
+std::vector<WhatIf> mistake_what_ifs(const std::string& lesson, const LessonOptions& opt);
+
+// Reads FILE, replays its lesson and compares. Throws UsageError for a missing or malformed file, an
+// unknown lesson or settings the lesson rejects.
+CheckReport check_file(const std::string& path);
+
+}  // namespace attn

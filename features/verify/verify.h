@@ -1,0 +1,36 @@
+#pragma once
+// `attn-tutor verify`: every tensor the book prints, compared with the tool's own output.
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "features/verify/book_reference.h"
+#include "notebook/notebook.h"
+
+namespace attn {
+
+struct VerifyResult {
+  bool ok = false;
+  const ReferenceEntry* entry = nullptr;
+  std::string shape;     // "(6, 2)", or "-" for a printed line that is not a tensor
+  double max_diff = 0;   // over the printed digits; -1 when the texts hold different counts of numbers
+  std::string actual;    // the tool's text (closest candidate) when it differs
+};
+
+// Runs a lesson with the given extra options (as on the command line) and returns its notebook.
+using LessonRunner = std::function<Notebook(const std::string& lesson, const std::string& options)>;
+
+// The entries of `reference` for `only_lesson` (all when empty), each checked against the notebook
+// of its lesson and options. A tensor entry passes when a tensor recorded under its name prints as
+// exactly the same text; any other entry when the notebook's text contains it.
+std::vector<VerifyResult> verify_reference(const std::vector<ReferenceEntry>& reference, const std::string& only_lesson,
+                                           const LessonRunner& run);
+
+// Largest |a - b| over the numbers printed in two texts (nan/inf equal to themselves), or -1
+// when they hold different counts of numbers.
+double max_printed_diff(const std::string& a, const std::string& b);
+
+// The reference data compiled into the binary from tests/fixtures/book_reference.txt.
+const std::string& embedded_book_reference();
+
+}  // namespace attn

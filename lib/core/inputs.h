@@ -1,0 +1,30 @@
+#pragma once
+// The token embeddings a lesson runs on: the book's six 3-d embeddings of
+// "Your journey starts with one step", or the learner's own (--inputs FILE).
+#include <string>
+#include <vector>
+
+#include <cstdint>
+
+#include "core/tensor.h"
+
+namespace attn {
+
+struct Inputs {
+  std::vector<std::string> tokens;  // one label per row
+  Tensor embeddings;                // (num_tokens, d_in)
+};
+
+Inputs book_inputs();
+
+// Parses `[[...], ...]` or `{"tokens": [...], "inputs": [[...], ...]}`. Throws UsageError with one
+// line naming the problem and the fix: malformed JSON, ragged rows, non-numbers, NaN/inf
+// (including numbers too large for float32), fewer than `min_rows` rows.
+Inputs parse_inputs(const std::string& json_text, const std::string& source, int min_rows = 2);
+Inputs load_inputs(const std::string& path, int min_rows = 2);
+
+// --tokens: one row per whitespace-separated word, torch.rand(num_words, d_in) after
+// torch.manual_seed(seed). Throws UsageError for fewer than 2 words.
+Inputs sentence_inputs(const std::string& sentence, int64_t d_in, uint64_t seed);
+
+}  // namespace attn

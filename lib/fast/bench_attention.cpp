@@ -1,0 +1,270 @@
+// The materialising forms. Each step mirrors a line of the book's forward():
+//   queries = self.W_query(x)                      -> one GEMM, (b·T, d) x (d, d)
+//   attn_scores = queries @ keys.transpose(2, 3)   -> (b, heads, T, T), every entry computed
+//   attn_scores.masked_fill_(mask_bool, -torch.inf)
+//   attn_weights = torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=-1)   -> a second (b, heads, T, T)
+//   context_vec = (attn_weights @ values).transpose(1, 2)    -> (b, heads, T, hd), then
+//   context_vec.contiguous().view(b, T, d_out)                  copied to (b, T, heads·hd)
+//   context_vec = self.out_proj(context_vec)
+// Dropout is 0.0 here, as in the book's GPT-2 exercise, so it is left out.
+#include "fast/bench_attention.h"
+
+#include <immintrin.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <limits>
+
+#include "core/random_ops.h"
+#include "fast/simd_exp.h"
+
+namespace attn {
+
+namespace {
+
+constexpr int64_t kRowChunk = 256;  // rows of one batched-product task (load balance)
+
+// C_i = A_i · B_i for count independent products, split into row chunks over the threads; each
+// chunk runs on one thread with its own packing panels.
+void batched_gemm(int64_t count, const std::function<GemmArgs(int64_t)>& product, int threads, GemmScratch& scratch) {
+  if (count <= 0) return;
+  const int64_t m = product(0).m;
+  const int64_t chunks = std::max<int64_t>(1, (m + kRowChunk - 1) / kRowChunk);
+  scratch.reserve_threads(threads);
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
+  for (int64_t task = 0; task < count * chunks; ++task) {
+    GemmArgs g = product(task / chunks);
+    const int64_t r0 = (task % chunks) * kRowChunk, r1 = std::min(g.m, r0 + kRowChunk);
+    g.a += r0 * g.lda;
+    g.c += r0 * g.ldc;
+    g.m = r1 - r0;
+    gemm(g, scratch.per_thread[omp_get_thread_num()]);
+  }
+}
+
+// y (rows, n) = x (rows, k) · W^T (+ bias), W as nn.Linear stores it: (n, k).
+void linear(const float* x, int64_t ldx, int64_t rows, int64_t k, const float* w, int64_t n, const float* bias,
+            float* y, int64_t ldy, int threads, GemmScratch& scratch) {
+  GemmArgs g;
+  g.m = rows, g.n = n, g.k = k;
+  g.a = x, g.lda = ldx;
+  g.b = w, g.ldb = k, g.b_layout = BLayout::NxK;
+  g.c = y, g.ldc = ldy;
+  g.bias = bias;
+  gemm_parallel(g, threads, scratch);
+}
+
+// masked_fill_(mask_bool, -inf) on `count` (T, T) score matrices: row i keeps keys 0..i.
+void mask_future(float* scores, int64_t count, int64_t T, int threads) {
+  const float minus_inf = -std::numeric_limits<float>::infinity();
+#pragma omp parallel for num_threads(threads) schedule(static)
+  for (int64_t row = 0; row < count * T; ++row) {
+    const int64_t i = row % T;
+    std::fill(scores + row * T + i + 1, scores + (row + 1) * T, minus_inf);
+  }
+}
+
+// attn_weights = softmax(attn_scores / sqrt(hd)), row by row, into a new buffer.
+void softmax_rows(const float* scores, float* weights, int64_t rows, int64_t T, float scale, int threads) {
+#pragma omp parallel for num_threads(threads) schedule(static)
+  for (int64_t row = 0; row < rows; ++row) softmax_row(scores + row * T, weights + row * T, T, scale);
+}
+
+__attribute__((target("avx2,fma"))) void softmax_row_avx2(const float* in, float* out, int64_t n, float scale) {
+  const float minus_inf = -std::numeric_limits<float>::infinity();
+  const int64_t full = n / 8 * 8;
+  __m256 mx = _mm256_set1_ps(minus_inf);
+  for (int64_t j = 0; j < full; j += 8) mx = _mm256_max_ps(mx, _mm256_loadu_ps(in + j));
+  float m = minus_inf;
+  alignas(32) float lanes[8];
+  _mm256_store_ps(lanes, mx);
+  for (float v : lanes) m = std::max(m, v);
+  for (int64_t j = full; j < n; ++j) m = std::max(m, in[j]);
+  const __m256 vs = _mm256_set1_ps(scale), vms = _mm256_set1_ps(m * scale);
+  __m256 sum = _mm256_setzero_ps();
+  for (int64_t j = 0; j < full; j += 8) {  // exp(x·scale − max·scale)
+    const __m256 e = exp256(_mm256_sub_ps(_mm256_mul_ps(_mm256_loadu_ps(in + j), vs), vms));
+    _mm256_storeu_ps(out + j, e);
+    sum = _mm256_add_ps(sum, e);
+  }
+  if (full < n) {  // the tail through one padded vector
+    alignas(32) float tail[8];
+    for (int64_t j = 0; j < 8; ++j) tail[j] = full + j < n ? in[full + j] : minus_inf;
+    const __m256 e = exp256(_mm256_sub_ps(_mm256_mul_ps(_mm256_load_ps(tail), vs), vms));
+    _mm256_store_ps(tail, e);
+    sum = _mm256_add_ps(sum, e);
+    std::memcpy(out + full, tail, sizeof(float) * (n - full));
+  }
+  _mm256_store_ps(lanes, sum);
+  float total = 0;
+  for (float v : lanes) total += v;
+  const __m256 inv = _mm256_set1_ps(1.0f / total);
+  for (int64_t j = 0; j < full; j += 8) _mm256_storeu_ps(out + j, _mm256_mul_ps(_mm256_loadu_ps(out + j), inv));
+  for (int64_t j = full; j < n; ++j) out[j] *= 1.0f / total;
+}
+
+void softmax_row_portable(const float* in, float* out, int64_t n, float scale) {
+  float m = -std::numeric_limits<float>::infinity();
+  for (int64_t j = 0; j < n; ++j) m = std::max(m, in[j]);
+  float total = 0;
+  for (int64_t j = 0; j < n; ++j) total += out[j] = std::exp(in[j] * scale - m * scale);
+  for (int64_t j = 0; j < n; ++j) out[j] *= 1.0f / total;
+}
+
+// Everything after the projections, for both materialising forms: q, k, v are (b, T, heads·hd)
+// views with row stride ld (d for three projections, 3d inside the fused one).
+void materialised_attention(const AttentionShape& s, const float* q, const float* k, const float* v, int64_t ld,
+                            const MhaWeights& w, float* out, int threads, Workspace& ws) {
+  const int64_t b = s.batch, T = s.tokens, d = s.d_model, h = s.heads, hd = s.head_dim();
+  float* scores = ws.get(10, b * h * T * T);   // attn_scores (b, heads, T, T)
+  float* weights = ws.get(11, b * h * T * T);  // attn_weights (b, heads, T, T)
+  float* ctx_heads = ws.get(12, b * h * T * hd);  // attn_weights @ values: (b, heads, T, hd)
+  float* ctx = ws.get(13, b * T * d);             // .transpose(1, 2).contiguous(): (b, T, heads, hd)
+  ws.timed(Workspace::kAttention, [&] {
+    // queries @ keys.transpose(2, 3): head (bi, hi) is a (T, hd) slice with row stride ld.
+    batched_gemm(b * h, [&](int64_t bh) {
+      const int64_t bi = bh / h, hi = bh % h;
+      GemmArgs g;
+      g.m = T, g.n = T, g.k = hd;
+      g.a = q + bi * T * ld + hi * hd, g.lda = ld;
+      g.b = k + bi * T * ld + hi * hd, g.ldb = ld, g.b_layout = BLayout::NxK;
+      g.c = scores + bh * T * T, g.ldc = T;
+      return g;
+    }, threads, ws.gemm());
+    mask_future(scores, b * h, T, threads);
+    softmax_rows(scores, weights, b * h * T, T, 1.0f / std::sqrt(static_cast<float>(hd)), threads);
+    batched_gemm(b * h, [&](int64_t bh) {
+      const int64_t bi = bh / h, hi = bh % h;
+      GemmArgs g;
+      g.m = T, g.n = hd, g.k = T;
+      g.a = weights + bh * T * T, g.lda = T;
+      g.b = v + bi * T * ld + hi * hd, g.ldb = ld, g.b_layout = BLayout::KxN;
+      g.c = ctx_heads + bh * T * hd, g.ldc = hd;
+      return g;
+    }, threads, ws.gemm());
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (int64_t row = 0; row < b * T; ++row) {
+      const int64_t bi = row / T, t = row % T;
+      for (int64_t hi = 0; hi < h; ++hi)
+        std::memcpy(ctx + row * d + hi * hd, ctx_heads + ((bi * h + hi) * T + t) * hd, sizeof(float) * hd);
+    }
+  });
+  ws.timed(Workspace::kOutput,
+           [&] { linear(ctx, d, b * T, d, w.w_out.data(), d, w.b_out.data(), out, d, threads, ws.gemm()); });
+}
+
+}  // namespace
+
+MhaWeights seeded_weights(const AttentionShape& s, uint64_t seed, std::vector<float>& x) {
+  Generator gen;
+  gen.manual_seed(seed);
+  const int64_t d = s.d_model;
+  MhaWeights w;
+  w.w_query = linear_init(gen, d, d, false).weight;
+  w.w_key = linear_init(gen, d, d, false).weight;
+  w.w_value = linear_init(gen, d, d, false).weight;
+  LinearParams out = linear_init(gen, d, d, true);
+  w.w_out = std::move(out.weight);
+  w.b_out = std::move(out.bias);
+  w.w_qkv.reserve(3 * d * d);
+  for (const auto* part : {&w.w_query, &w.w_key, &w.w_value}) w.w_qkv.insert(w.w_qkv.end(), part->begin(), part->end());
+  x = rand_values(gen, s.rows() * d);
+  return w;
+}
+
+float* Workspace::get(int slot, std::size_t floats) {
+  if (static_cast<int>(slots_.size()) <= slot) slots_.resize(slot + 1);
+  return slots_[slot].reserve(floats);
+}
+
+std::size_t Workspace::bytes() const {
+  std::size_t n = gemm_.bytes();
+  for (const AlignedFloats& a : slots_) n += a.bytes();
+  return n;
+}
+
+void softmax_row(const float* in, float* out, int64_t n, float scale) {
+  if (kernel_path() == KernelPath::Avx2Fma) softmax_row_avx2(in, out, n, scale);
+  else softmax_row_portable(in, out, n, scale);
+}
+
+// MultiHeadAttentionWrapper: heads = [CausalAttention(d_in, hd) ...]; torch.cat([head(x) ...], -1),
+// then the out_proj that makes it the same function as MultiHeadAttention. Head i's W_query is rows
+// [i·hd, (i+1)·hd) of MultiHeadAttention's, so no weights are copied.
+void wrapper_forward(const MhaWeights& w, const AttentionShape& s, const float* x, float* out, int threads,
+                     Workspace& ws) {
+  const int64_t b = s.batch, T = s.tokens, d = s.d_model, h = s.heads, hd = s.head_dim();
+  float* q = ws.get(0, b * T * hd);  // one head's queries (b, T, hd)
+  float* k = ws.get(1, b * T * hd);
+  float* v = ws.get(2, b * T * hd);
+  float* scores = ws.get(3, b * T * T);   // one head's attn_scores (b, T, T)
+  float* weights = ws.get(4, b * T * T);  // one head's attn_weights
+  std::vector<float*> head_out(h);
+  for (int64_t hi = 0; hi < h; ++hi) head_out[hi] = ws.get(20 + static_cast<int>(hi), b * T * hd);
+  for (int64_t hi = 0; hi < h; ++hi) {  // the list comprehension, one head after another
+    ws.timed(Workspace::kProjections, [&] {
+      linear(x, d, b * T, d, w.w_query.data() + hi * hd * d, hd, nullptr, q, hd, threads, ws.gemm());
+      linear(x, d, b * T, d, w.w_key.data() + hi * hd * d, hd, nullptr, k, hd, threads, ws.gemm());
+      linear(x, d, b * T, d, w.w_value.data() + hi * hd * d, hd, nullptr, v, hd, threads, ws.gemm());
+    });
+    ws.timed(Workspace::kAttention, [&] {
+      batched_gemm(b, [&](int64_t bi) {  // queries @ keys.transpose(1, 2)
+        GemmArgs g;
+        g.m = T, g.n = T, g.k = hd;
+        g.a = q + bi * T * hd, g.lda = hd;
+        g.b = k + bi * T * hd, g.ldb = hd, g.b_layout = BLayout::NxK;
+        g.c = scores + bi * T * T, g.ldc = T;
+        return g;
+      }, threads, ws.gemm());
+      mask_future(scores, b, T, threads);
+      softmax_rows(scores, weights, b * T, T, 1.0f / std::sqrt(static_cast<float>(hd)), threads);
+      batched_gemm(b, [&](int64_t bi) {  // attn_weights @ values
+        GemmArgs g;
+        g.m = T, g.n = hd, g.k = T;
+        g.a = weights + bi * T * T, g.lda = T;
+        g.b = v + bi * T * hd, g.ldb = hd, g.b_layout = BLayout::KxN;
+        g.c = head_out[hi] + bi * T * hd, g.ldc = hd;
+        return g;
+      }, threads, ws.gemm());
+    });
+  }
+  float* ctx = ws.get(5, b * T * d);
+  ws.timed(Workspace::kAttention, [&] {  // torch.cat(..., dim=-1)
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (int64_t row = 0; row < b * T; ++row)
+      for (int64_t hi = 0; hi < h; ++hi)
+        std::memcpy(ctx + row * d + hi * hd, head_out[hi] + row * hd, sizeof(float) * hd);
+  });
+  ws.timed(Workspace::kOutput,
+           [&] { linear(ctx, d, b * T, d, w.w_out.data(), d, w.b_out.data(), out, d, threads, ws.gemm()); });
+}
+
+void mha_forward(const MhaWeights& w, const AttentionShape& s, const float* x, float* out, int threads,
+                 Workspace& ws) {
+  const int64_t n = s.rows() * s.d_model, d = s.d_model;
+  float* q = ws.get(0, n);  // queries (b, T, d_out), viewed as (b, T, heads, hd)
+  float* k = ws.get(1, n);
+  float* v = ws.get(2, n);
+  ws.timed(Workspace::kProjections, [&] {
+    linear(x, d, s.rows(), d, w.w_query.data(), d, nullptr, q, d, threads, ws.gemm());
+    linear(x, d, s.rows(), d, w.w_key.data(), d, nullptr, k, d, threads, ws.gemm());
+    linear(x, d, s.rows(), d, w.w_value.data(), d, nullptr, v, d, threads, ws.gemm());
+  });
+  materialised_attention(s, q, k, v, d, w, out, threads, ws);
+}
+
+// qkv = x @ W_qkv^T, (b, T, 3·d_out): one pass over x instead of three; queries, keys and values
+// are column blocks of it.
+void fused_qkv_forward(const MhaWeights& w, const AttentionShape& s, const float* x, float* out, int threads,
+                       Workspace& ws) {
+  const int64_t d = s.d_model;
+  float* qkv = ws.get(0, s.rows() * 3 * d);
+  ws.timed(Workspace::kProjections,
+           [&] { linear(x, d, s.rows(), d, w.w_qkv.data(), 3 * d, nullptr, qkv, 3 * d, threads, ws.gemm()); });
+  materialised_attention(s, qkv, qkv + d, qkv + 2 * d, 3 * d, w, out, threads, ws);
+}
+
+}  // namespace attn

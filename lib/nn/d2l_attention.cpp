@@ -1,0 +1,234 @@
+#include "nn/d2l_attention.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <stdexcept>
+
+#include "core/dropout.h"
+#include "core/ops_math.h"
+#include "core/ops_shape.h"
+
+namespace attn::d2l {
+
+namespace {
+
+Tensor tracked(Tensor out, bool needs_grad, const char* grad_fn) {
+  out.set_grad_fn(needs_grad ? grad_fn : "");
+  return out;
+}
+
+// torch.bmm: (n, m, k) @ (n, k, p) -> (n, m, p).
+Tensor bmm(const Tensor& a, const Tensor& b) {
+  if (a.dim() != 3 || b.dim() != 3 || a.size(0) != b.size(0) || a.size(2) != b.size(1))
+    throw std::invalid_argument("bmm: expected (n, m, k) @ (n, k, p), got " + shape_text(a.shape()) + " @ " +
+                                shape_text(b.shape()));
+  return tracked(matmul(a, b), a.needs_grad() || b.needs_grad(), "BmmBackward0");
+}
+
+// layer(x): attn::Linear, with the grad_fn F.linear of 1.13 gives a non-contiguous 3-D input.
+Tensor linear(const Linear& layer, const Tensor& x) {
+  Tensor y = layer(x);
+  if (layer.bias && x.dim() == 3 && !x.is_contiguous()) y.set_grad_fn("AddBackward0");
+  return y;
+}
+
+}  // namespace
+
+Tensor reshape(const Tensor& X, Shape shape) {
+  if (can_view(X, shape)) return tracked(view(X, std::move(shape)), X.needs_grad(), "ReshapeAliasBackward0");
+  Tensor copy(X.shape(), X.values(), X.dtype());  // clone(contiguous), then _unsafe_view
+  return tracked(view(copy, std::move(shape)), X.needs_grad(), "UnsafeViewBackward0");
+}
+
+Tensor permute(const Tensor& X, const std::vector<int64_t>& dims) {
+  if (static_cast<int64_t>(dims.size()) != X.dim())
+    throw std::invalid_argument("permute: number of dims don't match in permute");
+  Shape shape(dims.size()), strides(dims.size());
+  std::vector<bool> seen(dims.size(), false);
+  for (size_t i = 0; i < dims.size(); ++i) {
+    const int64_t d = wrap_dim(dims[i], X.dim());
+    if (seen[d]) throw std::invalid_argument("permute: repeated dim in permute");
+    seen[d] = true;
+    shape[i] = X.shape()[d];
+    strides[i] = X.strides()[d];
+  }
+  return tracked(X.view_as(shape, strides, X.storage_offset()), X.needs_grad(), "PermuteBackward0");
+}
+
+Tensor repeat_interleave(const Tensor& t, int64_t repeats) {
+  if (t.dim() < 1 || repeats < 0) throw std::invalid_argument("repeat_interleave: need a tensor of rank >= 1");
+  const std::vector<float> v = t.values();
+  const int64_t rows = t.size(0), row = rows == 0 ? 0 : t.numel() / rows;
+  std::vector<float> out;
+  out.reserve(v.size() * static_cast<size_t>(repeats));
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t k = 0; k < repeats; ++k) out.insert(out.end(), v.begin() + r * row, v.begin() + (r + 1) * row);
+  Shape shape = t.shape();
+  shape[0] = rows * repeats;
+  return Tensor(shape, std::move(out), t.dtype());
+}
+
+Tensor int64_tensor(Shape shape, const std::vector<int64_t>& values) {
+  return Tensor(std::move(shape), std::vector<float>(values.begin(), values.end()), DType::Int64);
+}
+
+SequenceMask sequence_mask(const Tensor& X, const Tensor& valid_len, float value) {
+  if (X.dim() != 2 || valid_len.dim() != 1)
+    throw std::invalid_argument("sequence_mask: X must be (rows, maxlen) and valid_len (rows,)");
+  const int64_t rows = X.size(0), maxlen = X.size(1);
+  if (valid_len.size(0) != rows)
+    throw std::invalid_argument("The size of tensor a (" + std::to_string(rows) + ") must match the size of tensor b (" +
+                                std::to_string(valid_len.size(0)) + ") at non-singleton dimension 0");
+  const std::vector<float> lens = valid_len.values();
+  std::vector<float> x = X.values(), keep(x.size());
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t j = 0; j < maxlen; ++j) {
+      // torch.arange(maxlen, dtype=torch.float32)[None, :] < valid_len[:, None] (int64 promoted to float32)
+      const bool kept = static_cast<float>(j) < lens[r];
+      keep[r * maxlen + j] = kept ? 1.0f : 0.0f;
+      if (!kept) x[r * maxlen + j] = value;
+    }
+  SequenceMask out;
+  out.mask = Tensor(X.shape(), std::move(keep), DType::Bool);
+  // X[~mask] = value writes in place; on a view (reshape's alias of the scores) autograd then
+  // prints AsStridedBackward0, on a tensor of its own IndexPutBackward0.
+  out.X = Tensor(X.shape(), std::move(x), X.dtype());
+  if (X.needs_grad()) out.X.set_grad_fn(X.grad_fn() == "ReshapeAliasBackward0" ? "AsStridedBackward0" : "IndexPutBackward0");
+  return out;
+}
+
+Tensor masked_softmax(const Tensor& X, const std::optional<Tensor>& valid_lens, MaskedSoftmaxTrace* trace) {
+  if (!valid_lens) return softmax(X, -1);
+  if (X.dim() != 3) throw std::invalid_argument("masked_softmax: X must be 3-D");
+  const Shape shape = X.shape();
+  MaskedSoftmaxTrace t;
+  if (valid_lens->dim() == 1) t.valid_lens = repeat_interleave(*valid_lens, shape[1]);
+  else t.valid_lens = reshape(*valid_lens, {-1});
+  t.rows = reshape(X, {-1, shape.back()});
+  SequenceMask masked = sequence_mask(t.rows, t.valid_lens, static_cast<float>(-1e6));
+  t.mask = masked.mask;
+  t.masked = masked.X;
+  t.weights = softmax(reshape(t.masked, shape), -1);
+  Tensor out = t.weights;
+  if (trace) *trace = std::move(t);
+  return out;
+}
+
+Tensor transpose_qkv(const Tensor& X, int64_t num_heads, SplitTrace* trace) {
+  SplitTrace t;
+  t.reshaped = reshape(X, {X.size(0), X.size(1), num_heads, -1});  // (b, T, num_heads, head_dim)
+  t.permuted = permute(t.reshaped, {0, 2, 1, 3});                   // (b, num_heads, T, head_dim)
+  t.out = reshape(t.permuted, {-1, t.permuted.size(2), t.permuted.size(3)});  // (b * num_heads, T, head_dim)
+  Tensor out = t.out;
+  if (trace) *trace = std::move(t);
+  return out;
+}
+
+Tensor transpose_output(const Tensor& X, int64_t num_heads, SplitTrace* trace) {
+  SplitTrace t;
+  t.reshaped = reshape(X, {-1, num_heads, X.size(1), X.size(2)});  // (b, num_heads, T, head_dim)
+  t.permuted = permute(t.reshaped, {0, 2, 1, 3});                   // (b, T, num_heads, head_dim)
+  t.out = reshape(t.permuted, {t.permuted.size(0), t.permuted.size(1), -1});  // (b, T, num_hiddens)
+  Tensor out = t.out;
+  if (trace) *trace = std::move(t);
+  return out;
+}
+
+Tensor book_split(const Tensor& X, int64_t num_heads) {
+  const int64_t b = X.size(0), num_tokens = X.size(1), d_out = X.size(2);
+  if (num_heads <= 0 || d_out % num_heads != 0) throw std::invalid_argument("d_out must be divisible by num_heads");
+  return transpose(view(X, {b, num_tokens, num_heads, d_out / num_heads}), 1, 2);
+}
+
+Tensor DotProductAttention::forward(const Tensor& queries, const Tensor& keys, const Tensor& values,
+                                    const std::optional<Tensor>& valid_lens, bool training, Generator& gen,
+                                    BernoulliPath path, DotProductAttentionTrace* trace) const {
+  DotProductAttentionTrace t;
+  const int64_t d = queries.size(-1);
+  t.scores = div(bmm(queries, transpose(keys, 1, 2)), std::sqrt(static_cast<double>(d)));  // / math.sqrt(d)
+  t.attention_weights = masked_softmax(t.scores, valid_lens, &t.softmax);
+  t.dropped = training ? attn::dropout(t.attention_weights, dropout, gen, path) : t.attention_weights;
+  t.output = bmm(t.dropped, values);
+  Tensor out = t.output;
+  if (trace) *trace = std::move(t);
+  return out;
+}
+
+MultiHeadAttention MultiHeadAttention::init(Generator& gen, int64_t key_size, int64_t query_size, int64_t value_size,
+                                            int64_t num_hiddens, int64_t num_heads, double dropout, bool bias) {
+  if (num_heads <= 0 || num_hiddens % num_heads != 0)
+    throw std::invalid_argument("num_hiddens must be divisible by num_heads");
+  MultiHeadAttention m;
+  m.num_heads = num_heads;
+  m.attention.dropout = dropout;
+  m.W_q = Linear::init(gen, query_size, num_hiddens, bias);
+  m.W_k = Linear::init(gen, key_size, num_hiddens, bias);
+  m.W_v = Linear::init(gen, value_size, num_hiddens, bias);
+  m.W_o = Linear::init(gen, num_hiddens, num_hiddens, bias);
+  return m;
+}
+
+Tensor MultiHeadAttention::forward(const Tensor& queries, const Tensor& keys, const Tensor& values,
+                                   const std::optional<Tensor>& valid_lens, Generator& gen, BernoulliPath path,
+                                   MultiHeadAttentionTrace* trace) const {
+  MultiHeadAttentionTrace t;
+  t.queries = transpose_qkv(linear(W_q, queries), num_heads, &t.queries_split);  // (b * h, nq, head_dim)
+  t.keys = transpose_qkv(linear(W_k, keys), num_heads);                          // (b * h, nk, head_dim)
+  t.values = transpose_qkv(linear(W_v, values), num_heads);
+  if (valid_lens) t.valid_lens = repeat_interleave(*valid_lens, num_heads);
+  const Tensor output = attention.forward(t.queries, t.keys, t.values, t.valid_lens, training, gen, path, &t.attention);
+  t.output_concat = transpose_output(output, num_heads, &t.output_split);  // (b, nq, num_hiddens)
+  t.result = linear(W_o, t.output_concat);
+  Tensor out = t.result;
+  if (trace) *trace = std::move(t);
+  return out;
+}
+
+std::string py_float_repr(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  if (v == 0) return std::signbit(v) ? "-0.0" : "0.0";
+  char buf[64];
+  int digits = 1;
+  for (; digits <= 17; ++digits) {  // the shortest mantissa that reads back
+    std::snprintf(buf, sizeof buf, "%.*e", digits - 1, v);
+    if (std::strtod(buf, nullptr) == v) break;
+  }
+  const std::string s = buf;
+  const size_t e_at = s.find('e');
+  const int exp = std::atoi(s.c_str() + e_at + 1);
+  std::string mant = s.substr(0, e_at);
+  const bool neg = mant[0] == '-';
+  if (neg) mant.erase(0, 1);
+  std::string ds;
+  for (char c : mant)
+    if (c != '.') ds += c;
+  std::string out;
+  if (exp >= -4 && exp < 16) {  // Python's repr switches to exponent form outside this range
+    if (exp < 0) {
+      out = "0." + std::string(static_cast<size_t>(-exp - 1), '0') + ds;
+    } else {
+      if (ds.size() <= static_cast<size_t>(exp) + 1) ds += std::string(static_cast<size_t>(exp) + 1 - ds.size(), '0');
+      out = ds.substr(0, static_cast<size_t>(exp) + 1) + "." +
+            (ds.size() > static_cast<size_t>(exp) + 1 ? ds.substr(static_cast<size_t>(exp) + 1) : "0");
+    }
+  } else {
+    char e[16];
+    std::snprintf(e, sizeof e, "e%c%02d", exp < 0 ? '-' : '+', std::abs(exp));
+    out = ds.substr(0, 1) + (ds.size() > 1 ? "." + ds.substr(1) : "") + e;
+  }
+  return (neg ? "-" : "") + out;
+}
+
+std::string MultiHeadAttention::repr() const {
+  auto linear = [](const char* name, const Linear& l) {
+    return std::string("  (") + name + "): Linear(in_features=" + std::to_string(l.weight.size(1)) +
+           ", out_features=" + std::to_string(l.weight.size(0)) + ", bias=" + (l.bias ? "True" : "False") + ")\n";
+  };
+  return "MultiHeadAttention(\n  (attention): DotProductAttention(\n    (dropout): Dropout(p=" +
+         py_float_repr(attention.dropout) + ", inplace=False)\n  )\n" + linear("W_q", W_q) + linear("W_k", W_k) +
+         linear("W_v", W_v) + linear("W_o", W_o) + ")";
+}
+
+}  // namespace attn::d2l

@@ -1,0 +1,40 @@
+#pragma once
+// Listing 3.5 MultiHeadAttention: one projection for all heads, split by view + transpose.
+#include "core/generator.h"
+#include "nn/linear.h"
+#include "core/random_ops.h"
+#include "core/tensor.h"
+
+namespace attn {
+
+struct MultiHeadAttentionTrace {
+  Tensor keys, queries, values;                          // (b, T, d_out)
+  Tensor keys_view, queries_view, values_view;           // (b, T, num_heads, head_dim)
+  Tensor keys_heads, queries_heads, values_heads;        // (b, num_heads, T, head_dim)
+  Tensor attn_scores;                                    // (b, num_heads, T, T) before masking
+  Tensor mask_bool;                                      // (T, T)
+  Tensor masked_scores;                                  // after masked_fill_ with -inf
+  Tensor attn_weights;                                   // softmax, before dropout
+  Tensor dropped_weights;                                // after dropout
+  Tensor context_heads;                                  // attn_weights @ values: (b, num_heads, T, head_dim)
+  Tensor context_transposed;                             // (b, T, num_heads, head_dim), not contiguous
+  Tensor context_contiguous;                             // .contiguous()
+  Tensor context_merged;                                 // .view(b, T, d_out)
+  Tensor context_vec;                                    // out_proj(...)
+};
+
+struct MultiHeadAttention {
+  int64_t d_out = 0, num_heads = 0, head_dim = 0;
+  Linear W_query, W_key, W_value, out_proj;
+  double dropout = 0.0;
+  Tensor mask;  // buffer: triu(ones(context_length, context_length), diagonal=1)
+
+  // W_query, W_key, W_value (bias = qkv_bias), then out_proj = Linear(d_out, d_out) with bias.
+  // Throws std::invalid_argument when d_out is not divisible by num_heads (the book's assert).
+  static MultiHeadAttention init(Generator& gen, int64_t d_in, int64_t d_out, int64_t context_length, double dropout,
+                                 int64_t num_heads, bool qkv_bias);
+  Tensor forward(const Tensor& x, Generator& gen, BernoulliPath path, MultiHeadAttentionTrace* trace = nullptr) const;
+  int64_t parameter_count() const;
+};
+
+}  // namespace attn

@@ -1,0 +1,105 @@
+#include "notebook/text_width.h"
+
+#include <vector>
+
+namespace attn {
+namespace {
+
+struct Glyph {
+  std::string bytes;
+  char32_t code = 0;
+};
+
+std::vector<Glyph> glyphs_of(const std::string& s) {
+  std::vector<Glyph> out;
+  for (size_t i = 0; i < s.size();) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    const size_t len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 1;
+    Glyph g{s.substr(i, len), c};
+    if (len > 1) {
+      g.code = c & (0xFF >> (len + 1));
+      for (size_t k = 1; k < len && i + k < s.size(); ++k) g.code = (g.code << 6) | (s[i + k] & 0x3F);
+    }
+    out.push_back(g);
+    i += len;
+  }
+  return out;
+}
+
+bool is_wide(char32_t c) {
+  return (c >= 0x1100 && c <= 0x115F) || (c >= 0x2E80 && c <= 0xA4CF) || (c >= 0xAC00 && c <= 0xD7A3) ||
+         (c >= 0xF900 && c <= 0xFAFF) || (c >= 0xFE30 && c <= 0xFE4F) || (c >= 0xFF00 && c <= 0xFF60) ||
+         (c >= 0xFFE0 && c <= 0xFFE6);
+}
+
+// Punctuation that must not start a line: ，。；：、！？）」』》 and their full-width kin.
+bool no_break_before(char32_t c) {
+  switch (c) {
+    case 0xFF0C: case 0x3002: case 0xFF1B: case 0xFF1A: case 0x3001: case 0xFF01: case 0xFF1F:
+    case 0xFF09: case 0x300D: case 0x300F: case 0x300B: case 0x201D: case 0x2019:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// A piece that is never split: an ASCII word, or one CJK character with any punctuation after it.
+struct Unit {
+  std::string text;
+  size_t width = 0;
+  bool space_before = false;
+};
+
+std::vector<Unit> units_of(const std::string& text) {
+  std::vector<Unit> units;
+  bool space = false, in_word = false;
+  for (const Glyph& g : glyphs_of(text)) {
+    if (g.code == ' ' || g.code == '\n' || g.code == '\t') {
+      space = true;
+      in_word = false;
+      continue;
+    }
+    const bool wide = is_wide(g.code);
+    if (!units.empty() && !space && (no_break_before(g.code) || (in_word && !wide))) {
+      units.back().text += g.bytes;
+      units.back().width += wide ? 2 : 1;
+    } else {
+      units.push_back({g.bytes, static_cast<size_t>(wide ? 2 : 1), space});
+    }
+    in_word = !wide;
+    space = false;
+  }
+  return units;
+}
+
+}  // namespace
+
+size_t display_width(const std::string& utf8) {
+  size_t w = 0;
+  for (const Glyph& g : glyphs_of(utf8)) w += is_wide(g.code) ? 2 : 1;
+  return w;
+}
+
+std::string wrap_text(const std::string& text, const std::string& prefix, size_t width) {
+  std::string out, line;
+  size_t line_width = 0;
+  const size_t room = width > prefix.size() ? width - prefix.size() : 1;
+  for (const Unit& u : units_of(text)) {
+    const size_t gap = line.empty() || !u.space_before ? 0 : 1;
+    if (!line.empty() && line_width + gap + u.width > room) {
+      out += prefix + line + "\n";
+      line.clear();
+      line_width = 0;
+    }
+    if (!line.empty() && u.space_before) {
+      line += " ";
+      ++line_width;
+    }
+    line += u.text;
+    line_width += u.width;
+  }
+  if (!line.empty()) out += prefix + line + "\n";
+  return out;
+}
+
+}  // namespace attn
