@@ -47,9 +47,9 @@ Notebook run_all(const LessonOptions& opt) {
   return all;
 }
 
-int emit(const Notebook& nb, const CliOptions& cli) {
+int emit(const Notebook& nb, const CliOptions& cli, const LessonOptions& opt) {
   if (!cli.html.empty()) {
-    const std::string error = write_file_atomically(cli.html, html_report(nb));
+    const std::string error = write_file_atomically(cli.html, html_report(nb, opt.lang, opt.explain));
     if (!error.empty()) throw UsageError("--html " + error + "; choose a path in a writable directory");
   }
   if (cli.json == "-") {
@@ -64,6 +64,8 @@ int emit(const Notebook& nb, const CliOptions& cli) {
   options.color = use_color(cli.color);
   options.heatmap = cli.heatmap;
   options.palette = palette_for(options.color, std::getenv("COLORTERM"));
+  options.lang = opt.lang;
+  options.explain = opt.explain;
   const std::string text = render_text(nb, options);
   if (cli.step && isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1) {
     step_through(split_cells(text), std::cin, std::cout);
@@ -216,12 +218,16 @@ int main(int argc, char** argv) {
     if (verify->parsed()) return run_verify(verify_lesson);
     if (check->parsed()) return run_check(check_path, check_color);
     if (bench->parsed()) return run_bench(bench_cli, lang);
-    if (all->parsed()) return emit(run_all(to_lesson_options(cli, lang)), cli);
+    if (all->parsed()) {
+      const LessonOptions opt = to_lesson_options(cli, lang);
+      return emit(run_all(opt), cli, opt);
+    }
     if (!chosen) {
       std::cout << lesson_list();
       return 0;
     }
-    return emit(chosen->run(to_lesson_options(cli, lang)), cli);
+    const LessonOptions opt = to_lesson_options(cli, lang);
+    return emit(chosen->run(opt), cli, opt);
   } catch (const UsageError& e) {
     return usage_error(e.what());
   } catch (const std::exception& e) {

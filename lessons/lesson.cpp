@@ -1,10 +1,14 @@
 #include "lessons/lesson.h"
 
 #include <cstdlib>
+#include <map>
+#include <stdexcept>
 
 #include "notebook/json_export.h"
 
 namespace attn {
+
+const std::vector<std::pair<std::string, std::string>>& embedded_text_tables();  // generated
 
 nlohmann::json LessonOptions::config_json() const {
   nlohmann::json c;
@@ -42,11 +46,24 @@ nlohmann::json LessonOptions::config_json() const {
   return c;
 }
 
+const TextTable& lesson_text(const std::string& folder) {
+  static const std::map<std::string, TextTable> tables = [] {
+    std::map<std::string, TextTable> out;
+    const TextTable* common = nullptr;
+    for (const auto& [name, source] : embedded_text_tables())
+      if (name == "common") common = &out.emplace(name, TextTable("lessons/common/text.txt", source)).first->second;
+    for (const auto& [name, source] : embedded_text_tables())
+      if (name != "common") out.emplace(name, TextTable("lessons/" + name + "/text.txt", source, common));
+    return out;
+  }();
+  const auto it = tables.find(folder);
+  if (it == tables.end()) throw std::logic_error("no text table lessons/" + folder + "/text.txt");
+  return it->second;
+}
+
 Notebook lesson_notebook(const std::string& lesson, const std::vector<std::string>& sections,
                          const LessonOptions& opt) {
-  Notebook nb(lesson, sections, opt.config_json(), opt.inputs.tokens);
-  nb.set_language(opt.lang, opt.explain);
-  return nb;
+  return Notebook(lesson, sections, opt.config_json(), opt.inputs.tokens, &lesson_text(lesson));
 }
 
 const std::vector<LessonInfo>& lessons() {

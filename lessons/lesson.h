@@ -47,7 +47,9 @@ struct LessonOptions {
   nlohmann::json config_json() const;
 };
 
-// A lesson's notebook, in the language and detail the options ask for.
+// A lesson's prose: lessons/FOLDER/text.txt, with lessons/common/text.txt behind it.
+const TextTable& lesson_text(const std::string& folder);
+// A lesson's notebook, its prose from lesson_text(lesson).
 Notebook lesson_notebook(const std::string& lesson, const std::vector<std::string>& sections,
                          const LessonOptions& opt);
 

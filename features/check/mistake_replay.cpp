@@ -6,7 +6,7 @@
 
 #include "nn/attention_variants.h"
 #include "nn/causal_attention.h"
-#include "lessons/causal_setup.h"
+#include "lessons/common/causal_setup.h"
 #include "core/dropout.h"
 #include "nn/multihead_attention.h"
 #include "core/ops_math.h"

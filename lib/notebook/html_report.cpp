@@ -139,7 +139,7 @@ std::string html_escape(const std::string& text) {
   return out;
 }
 
-std::string html_report(const Notebook& nb) {
+std::string html_report(const Notebook& nb, Lang lang, bool explain) {
   const std::string title = "attn-tutor: " + nb.lesson();
   std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" +
                     html_escape(title) + "</title>\n<style>" + kStyle + "</style>\n</head>\n<body>\n";
@@ -149,7 +149,7 @@ std::string html_report(const Notebook& nb) {
   for (const NotebookItem& item : nb.items()) {
     switch (item.kind) {
       case NotebookItem::Kind::Heading:
-        out += "<h2>" + html_escape(item.text) + "</h2>\n";
+        out += "<h2>" + html_escape(item_text(item, lang)) + "</h2>\n";
         break;
       case NotebookItem::Kind::Code:
         out += "<pre class=\"code\"><span class=\"prompt\">In [" + std::to_string(item.cell) + "]:</span>\n" +
@@ -163,8 +163,12 @@ std::string html_report(const Notebook& nb) {
       case NotebookItem::Kind::Shape:
         out += "<p class=\"shape\"># " + html_escape(item.text) + "</p>\n";
         break;
+      case NotebookItem::Kind::Explanation:
+        if (!explain) break;
+        [[fallthrough]];
       case NotebookItem::Kind::Note:
-        out += "<p class=\"note\">" + html_escape(item.text) + "</p>\n";
+      case NotebookItem::Kind::Confusion:
+        out += "<p class=\"note\">" + html_escape(item_text(item, lang)) + "</p>\n";
         break;
     }
   }

@@ -8,7 +8,8 @@
 
 namespace attn {
 
-std::string html_report(const Notebook& nb);
+// In `lang`, with the longer explanations when `explain`.
+std::string html_report(const Notebook& nb, Lang lang = Lang::En, bool explain = false);
 
 // Text for HTML content and attribute values: & < > " ' escaped, control characters replaced.
 std::string html_escape(const std::string& text);

@@ -8,25 +8,38 @@
 namespace attn {
 
 Notebook::Notebook(std::string lesson, std::vector<std::string> sections, nlohmann::json config,
-                   std::vector<std::string> tokens)
+                   std::vector<std::string> tokens, const TextTable* text)
     : lesson_(std::move(lesson)),
       sections_(std::move(sections)),
       config_(std::move(config)),
-      tokens_(std::move(tokens)) {}
+      tokens_(std::move(tokens)),
+      text_(text) {}
 
-void Notebook::set_language(Lang lang, bool explain) {
-  lang_ = lang;
-  explain_ = explain;
+std::string item_text(const NotebookItem& item, Lang lang) {
+  using Kind = NotebookItem::Kind;
+  if (item.kind != Kind::Heading && item.kind != Kind::Note && item.kind != Kind::Explanation &&
+      item.kind != Kind::Confusion)
+    return item.text;
+  const std::string prose = item.table ? item.table->render(item.prose, lang) : item.prose.literal;
+  const bool zh = lang == Lang::Zh;
+  switch (item.kind) {
+    case Kind::Heading: return item.text + "  " + prose;
+    case Kind::Explanation: return (zh ? "详解：" : "More: ") + prose;
+    case Kind::Confusion: return (zh ? "⚠ 常见误区：" : "⚠ Common confusion: ") + prose;
+    default: return prose;
+  }
 }
 
-void Notebook::heading(const std::string& section, const std::string& title) {
-  ++untranslated_;
-  items_.push_back({NotebookItem::Kind::Heading, section + "  " + title, cell_});
+void Notebook::prose(NotebookItem::Kind kind, const std::string& key, std::vector<Prose> args) {
+  NotebookItem item{kind, "", cell_};
+  item.prose = text(key, std::move(args));
+  item.table = text_;
+  items_.push_back(std::move(item));
 }
 
-void Notebook::heading(const std::string& section, const std::string& title_en, const std::string& title_zh) {
-  if (title_en.empty() || title_zh.empty()) ++untranslated_;
-  items_.push_back({NotebookItem::Kind::Heading, section + "  " + (lang_ == Lang::Zh ? title_zh : title_en), cell_});
+void Notebook::heading(const std::string& section, const std::string& key, std::vector<Prose> args) {
+  prose(NotebookItem::Kind::Heading, key, std::move(args));
+  items_.back().text = section;
 }
 
 void Notebook::cell(const std::vector<std::string>& code) {
@@ -63,29 +76,19 @@ void Notebook::record(const std::string& name, const Tensor& t) {
   tensors_.push_back({name, cell_, code_for(name), t});
 }
 
-void Notebook::note(const std::string& text) {
-  ++untranslated_;
+void Notebook::note(const std::string& key, std::vector<Prose> args) {
   noted_cells_.push_back(cell_);
-  items_.push_back({NotebookItem::Kind::Note, text, cell_});
+  prose(NotebookItem::Kind::Note, key, std::move(args));
 }
 
-void Notebook::note(const std::string& en, const std::string& zh) {
-  if (en.empty() || zh.empty()) ++untranslated_;
-  noted_cells_.push_back(cell_);
-  items_.push_back({NotebookItem::Kind::Note, lang_ == Lang::Zh ? zh : en, cell_});
-}
-
-void Notebook::explain(const std::string& en, const std::string& zh) {
-  if (en.empty() || zh.empty()) ++untranslated_;
+void Notebook::explain(const std::string& key, std::vector<Prose> args) {
   explained_cells_.push_back(cell_);
-  if (explain_) items_.push_back({NotebookItem::Kind::Note, lang_ == Lang::Zh ? "详解：" + zh : "More: " + en, cell_});
+  prose(NotebookItem::Kind::Explanation, key, std::move(args));
 }
 
-void Notebook::confusion(const std::string& en, const std::string& zh) {
-  if (en.empty() || zh.empty()) ++untranslated_;
+void Notebook::confusion(const std::string& key, std::vector<Prose> args) {
   noted_cells_.push_back(cell_);
-  items_.push_back({NotebookItem::Kind::Note,
-                    lang_ == Lang::Zh ? "⚠ 常见误区：" + zh : "⚠ Common confusion: " + en, cell_});
+  prose(NotebookItem::Kind::Confusion, key, std::move(args));
 }
 
 namespace {
@@ -116,7 +119,6 @@ void Notebook::append(const Notebook& other) {
   }
   for (int c : other.noted_cells_) noted_cells_.push_back(c + base);
   for (int c : other.explained_cells_) explained_cells_.push_back(c + base);
-  untranslated_ += other.untranslated_;
   cell_ += other.cell_;
   for (const std::string& s : other.sections_)
     if (std::find(sections_.begin(), sections_.end(), s) == sections_.end()) sections_.push_back(s);

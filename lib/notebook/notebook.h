@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/tensor.h"
+#include "notebook/prose.h"
 
 namespace attn {
 
@@ -18,25 +19,26 @@ struct NamedTensor {
 };
 
 struct NotebookItem {
-  enum class Kind { Heading, Code, Output, Shape, Note };
+  enum class Kind { Heading, Code, Output, Shape, Note, Explanation, Confusion };
   Kind kind;
-  std::string text;
+  std::string text;  // Code, Output, Shape: as printed; Heading: the section number
   int cell = 0;
-  int tensor = -1;  // Output of show(): index into tensors()
+  int tensor = -1;   // Output of show(): index into tensors()
+  Prose prose;       // Heading (its title), Note, Explanation, Confusion: rendered in the reader's language
+  const TextTable* table = nullptr;
 };
 
-enum class Lang { En, Zh };
+// What the reader sees of an item in `lang`: the heading "3.5.2  Title", a note, "More: ..." or
+// "⚠ Common confusion: ..."; the text itself for code, outputs and shapes.
+std::string item_text(const NotebookItem& item, Lang lang);
 
 class Notebook {
  public:
+  // `text` holds the lesson's prose (titles, notes, explanations, confusions) in both languages.
   Notebook(std::string lesson, std::vector<std::string> sections, nlohmann::json config,
-           std::vector<std::string> tokens);
+           std::vector<std::string> tokens, const TextTable* text = nullptr);
 
-  // Language of the annotations and titles, and whether --explain's longer notes are shown.
-  void set_language(Lang lang, bool explain);
-
-  void heading(const std::string& section, const std::string& title);
-  void heading(const std::string& section, const std::string& title_en, const std::string& title_zh);
+  void heading(const std::string& section, const std::string& key, std::vector<Prose> args = {});
   // Starts In [n] with the code lines as the book writes them.
   void cell(const std::vector<std::string>& code);
   // print(t): the tensor text, its shape, and the tensor recorded under `name`.
@@ -45,14 +47,13 @@ class Notebook {
   void show(const std::string& label, const std::string& name, const Tensor& t);
   void print(const std::string& text);  // any other line the code prints
   void record(const std::string& name, const Tensor& t);  // JSON only
-  void note(const std::string& text);  // the annotation (English only: counted as untranslated)
-  void note(const std::string& en, const std::string& zh);
-  // --explain only: the longer explanation of the cell.
-  void explain(const std::string& en, const std::string& zh);
+  // The annotation of the cell: a key of the lesson's text table and the values it quotes.
+  void note(const std::string& key, std::vector<Prose> args = {});
+  // The longer explanation of the cell (rendered with --explain only).
+  void explain(const std::string& key, std::vector<Prose> args = {});
   // A well-known confusion, where it arises (always shown).
-  void confusion(const std::string& en, const std::string& zh);
-  // Annotations or titles given in one language only, and cells with no annotation at all.
-  int untranslated() const { return untranslated_; }
+  void confusion(const std::string& key, std::vector<Prose> args = {});
+  // Cells with no annotation, and with no explanation.
   std::vector<int> cells_without_note() const;
   std::vector<int> cells_without_explanation() const;
 
@@ -67,6 +68,7 @@ class Notebook {
 
  private:
   std::string code_for(const std::string& name) const;
+  void prose(NotebookItem::Kind kind, const std::string& key, std::vector<Prose> args);
 
   std::string lesson_;
   std::vector<std::string> sections_;
@@ -76,9 +78,7 @@ class Notebook {
   std::vector<NamedTensor> tensors_;
   std::vector<std::string> cell_code_;
   int cell_ = 0;
-  Lang lang_ = Lang::En;
-  bool explain_ = false;
-  int untranslated_ = 0;
+  const TextTable* text_ = nullptr;
   std::vector<int> noted_cells_;
   std::vector<int> explained_cells_;
 };

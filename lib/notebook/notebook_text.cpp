@@ -44,8 +44,9 @@ std::string render_text(const Notebook& nb, const TextOptions& options) {
   for (const NotebookItem& item : nb.items()) {
     switch (item.kind) {
       case NotebookItem::Kind::Heading: {
-        const std::string rule(std::min<size_t>(78, display_width(item.text) + 3), '=');
-        out += "\n" + paint("== " + item.text + "\n" + rule, kHeading, color) + "\n";
+        const std::string title = item_text(item, options.lang);
+        const std::string rule(std::min<size_t>(78, display_width(title) + 3), '=');
+        out += "\n" + paint("== " + title + "\n" + rule, kHeading, color) + "\n";
         break;
       }
       case NotebookItem::Kind::Code:
@@ -61,8 +62,12 @@ std::string render_text(const Notebook& nb, const TextOptions& options) {
       case NotebookItem::Kind::Shape:
         out += paint("# " + item.text, kShape, color) + "\n";
         break;
-      case NotebookItem::Kind::Note: {
-        std::string wrapped = wrap_text(item.text, "# ", 80);
+      case NotebookItem::Kind::Explanation:
+        if (!options.explain) break;
+        [[fallthrough]];
+      case NotebookItem::Kind::Note:
+      case NotebookItem::Kind::Confusion: {
+        std::string wrapped = wrap_text(item_text(item, options.lang), "# ", 80);
         if (!wrapped.empty()) wrapped.pop_back();
         out += paint(wrapped, kNote, color) + "\n";
         break;

@@ -13,6 +13,8 @@ struct TextOptions {
   bool color = false;                // ANSI styles for headings, code, shapes, notes
   bool heatmap = false;              // draw attention matrices (lib/attention_matrix.h's rule)
   Palette palette = Palette::None;   // the heatmaps' colours
+  Lang lang = Lang::En;              // the language of titles and notes
+  bool explain = false;              // show the longer explanation of each cell
 };
 
 std::string render_text(const Notebook& nb, const TextOptions& options);

@@ -2,7 +2,7 @@
 # The snapshot test: every command in commands.txt prints exactly what expected/NAME.out holds.
 # Usage: run.sh ATTN_TUTOR [--update]. Kept while code moves, so a restructure changes no number.
 set -u
-exe="$1"; update="${2:-}"
+exe=$(cd "$(dirname "$1")" && pwd)/$(basename "$1"); update="${2:-}"
 here=$(cd "$(dirname "$0")" && pwd)
 fix=$(cd "$here/../fixtures" && pwd)
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT

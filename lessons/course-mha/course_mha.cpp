@@ -1,0 +1,393 @@
+// Seed 002: a course's multi-head attention (a blog post on a Bilibili course). One `Attention`
+// module per head, concatenated and projected, replayed cell by cell; then each head is checked
+// against the book's CausalAttention (§3.5.3) with the same weights.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "nn/causal_attention.h"
+#include "nn/course_attention.h"
+#include "lessons/lesson.h"
+#include "lessons/lesson_text.h"
+#include "core/ops_shape.h"
+#include "core/print.h"
+#include "nn/self_attention.h"
+#include "core/usage_error.h"
+
+namespace attn {
+
+namespace {
+
+// The lesson's hyper-parameters after the preset and the options.
+struct CourseConfig {
+  bool post = false;            // --preset post: the post's settings on torch.randn input
+  int64_t d_model = 0, num_heads = 0, context_length = 0, batch = 2, T = 0;
+  double dropout = 0.1;
+  uint64_t seed = 123;
+  int64_t head_size() const { return d_model / num_heads; }
+};
+
+// --preset small: the largest of 3, 2, 1 heads that divides d_model (d_in = 3 gives 3 heads of size 1).
+int64_t small_default_heads(int64_t d_model) { return d_model % 3 == 0 ? 3 : d_model % 2 == 0 ? 2 : 1; }
+
+std::string str(int64_t v) { return std::to_string(v); }
+
+CourseConfig resolve(const LessonOptions& opt) {
+  CourseConfig c;
+  c.post = opt.preset == "post";
+  if (opt.qkv_bias)
+    throw UsageError("--qkv-bias: the post's Wq, Wk and Wv are nn.Linear(..., bias=False) with no switch for a bias "
+                     "(only projection_layer has one); drop --qkv-bias");
+  if (c.post && opt.custom_inputs && opt.inputs_source != "tokens")
+    throw UsageError("--inputs " + opt.inputs_source + ": --preset post draws its own input, x = torch.randn(2, T, "
+                     "d_model); drop --inputs (--tokens \"...\" sets T) or use --preset small");
+  if (c.post) {
+    c.d_model = opt.d_model.value_or(512);
+  } else {
+    c.d_model = opt.d_in();
+    if (opt.d_model && *opt.d_model != c.d_model)
+      throw UsageError("--d-model " + str(*opt.d_model) + ": with --preset small x is the token embeddings, " +
+                       str(c.d_model) + " numbers each, and the post feeds x straight into nn.Linear(d_model, ...), "
+                       "so d_model is " + str(c.d_model) + "; drop --d-model, give --inputs with " +
+                       str(*opt.d_model) + " numbers per token, or use --preset post --d-model " + str(*opt.d_model));
+  }
+  c.num_heads = opt.heads_or(c.post ? 8 : small_default_heads(c.d_model));
+  if (c.d_model % c.num_heads != 0)
+    throw UsageError("d_model (" + str(c.d_model) + ") must be divisible by num_heads (" + str(c.num_heads) +
+                     "): each head gets d_model // num_heads features and torch.cat of the heads must give d_model "
+                     "back for projection_layer (the post has no assert; PyTorch fails there with 'mat1 and mat2 "
+                     "shapes cannot be multiplied'); choose --num-heads dividing " + str(c.d_model) +
+                     (c.post ? " or another --d-model" : ""));
+  c.T = opt.num_tokens();
+  c.context_length = opt.context_length ? *opt.context_length : c.post ? 128 : c.T;
+  c.dropout = opt.dropout.value_or(0.1);
+  c.seed = opt.seed_or(123);
+  return c;
+}
+
+// "d_model = 3  # comment", with the post's value when it differs.
+std::string hyper_line(const std::string& name, const std::string& value, const std::string& post_value,
+                       const std::string& comment) {
+  std::string line = name + " = " + value + "  # " + comment;
+  if (value != post_value) line += " (the post: " + post_value + ")";
+  return line;
+}
+
+std::vector<std::string> hyperparameter_code(const CourseConfig& c) {
+  std::vector<std::string> code = {"# Hyperparameters"};
+  code.push_back(hyper_line("context_length", str(c.context_length), "128",
+                            c.post ? "Length of the token chunk each batch" : "the number of tokens, as in the book"));
+  code.push_back(hyper_line("d_model", str(c.d_model), "512",
+                            c.post ? "The size of our model token embeddings" : "the size of the embeddings"));
+  if (c.post) code.push_back("num_blocks = 12  # Number of transformer blocks (not used in this lesson)");
+  code.push_back(hyper_line("num_heads", str(c.num_heads), "8", "Number of heads in Multi-head attention"));
+  code.push_back(hyper_line("dropout", fmt_double(c.dropout), "0.1", "Dropout rate"));
+  return code;
+}
+
+std::vector<std::string> attention_class_code() {
+  return {"import math",
+          "import torch",
+          "import torch.nn as nn",
+          "import torch.nn.functional as F",
+          "",
+          "class Attention(nn.Module):",
+          "    def __init__(self):",
+          "        super().__init__()",
+          "        # Wq, Wk, Wv: [d_model, d_model // num_heads]",
+          "        self.Wq = nn.Linear(d_model, d_model // num_heads, bias=False)",
+          "        self.Wk = nn.Linear(d_model, d_model // num_heads, bias=False)",
+          "        self.Wv = nn.Linear(d_model, d_model // num_heads, bias=False)",
+          "        # a buffer: saved with the module, not trained",
+          "        self.register_buffer('mask', torch.tril(torch.ones(context_length, context_length)))",
+          "        self.dropout = nn.Dropout(dropout)",
+          "",
+          "    def forward(self, x):",
+          "        B, T, C = x.shape  # [batch, tokens, d_model]",
+          "        q = self.Wq(x)",
+          "        k = self.Wk(x)",
+          "        v = self.Wv(x)",
+          "        weights = (q @ k.transpose(-2, -1)) / math.sqrt(d_model // num_heads)  # MatMul and Scale",
+          "        weights = weights.masked_fill(self.mask[:T, :T] == 0, float('-inf'))  # Mask",
+          "        weights = F.softmax(weights, dim=-1)",
+          "        weights = self.dropout(weights)",
+          "        output = weights @ v",
+          "        return output"};
+}
+
+std::vector<std::string> multihead_class_code() {
+  return {"class MultiHeadAttention(nn.Module):",
+          "    def __init__(self):",
+          "        super().__init__()",
+          "        self.heads = nn.ModuleList([Attention() for _ in range(num_heads)])",
+          "        self.projection_layer = nn.Linear(d_model, d_model)  # Wo",
+          "        self.dropout = nn.Dropout(dropout)",
+          "",
+          "    def forward(self, x):",
+          "        head_outputs = [head(x) for head in self.heads]",
+          "        head_outputs = torch.cat(head_outputs, dim=-1)  # Concatenate",
+          "        out = self.projection_layer(head_outputs)",
+          "        out = self.dropout(out)",
+          "        return out"};
+}
+
+// Entries of a 0/1 keep mask that dropout set to 0, among those where `before` was not already 0.
+int64_t dropped_count(const Tensor& keep, const Tensor& before) {
+  if (keep.numel() == 0) return 0;
+  const std::vector<float> k = keep.values(), b = before.values();
+  int64_t n = 0;
+  for (size_t i = 0; i < k.size(); ++i) n += k[i] == 0.0f && b[i] != 0.0f;
+  return n;
+}
+
+int64_t nonzero_count(const Tensor& t) {
+  int64_t n = 0;
+  for (float v : t.values()) n += v != 0.0f;
+  return n;
+}
+
+std::string fixed(double v, int digits) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+
+// What a dropout with rate p did, for the notes. `what` names the entries: weights or outputs.
+Prose dropout_effect(double p, const Tensor& keep, const Tensor& before, const std::string& what) {
+  if (p == 0.0) return text("dropout_effect.none");
+  if (p == 1.0) return text("dropout_effect.all");
+  const int64_t candidates = nonzero_count(before);
+  return text("dropout_effect.some", {fmt_double(p), str(dropped_count(keep, before)), str(candidates),
+                                      text(what), fixed(p * static_cast<double>(candidates), 1),
+                                      fixed(1.0 / (1.0 - p), 4)});
+}
+
+std::string bool_text(bool b) { return b ? "True" : "False"; }
+
+// print(f"head {i}:", o) for a few heads, shapes for many.
+void head_output_cells(Notebook& nb, const CourseConfig& c, const CourseMultiHeadTrace& t) {
+  const bool each = !c.post;
+  std::vector<std::string> code = {"# back in mha(x)", "head_outputs = [head(x) for head in self.heads]"};
+  if (each) code.insert(code.end(), {"for i, o in enumerate(head_outputs):", "    print(f\"head {i}:\", o)"});
+  else code.push_back("print(len(head_outputs), head_outputs[0].shape)");
+  nb.cell(code);
+  for (size_t i = 0; i < t.heads.size(); ++i) {
+    const std::string name = "head_outputs[" + str(static_cast<int64_t>(i)) + "]";
+    if (each) nb.show("head " + str(static_cast<int64_t>(i)) + ":", name, t.heads[i].output);
+    else nb.record(name, t.heads[i].output);
+  }
+  if (!each) nb.print(str(c.num_heads) + " " + repr_size(t.heads[0].output.shape()));
+  const std::string shape = shape_text(t.heads[0].output.shape()), heads = str(c.num_heads);
+  nb.note("intro.note", {heads, shape});
+  nb.explain("intro.explain");
+}
+
+void comparison_cells(Notebook& nb, const CourseConfig& c, const CourseMultiHeadAttention& mha, const Tensor& x,
+                      Generator& gen, BernoulliPath path) {
+  nb.heading("002", "heading.002");
+  nb.cell({"# CausalAttention: the book's listing 3.3 (attn-tutor dropout, 3.5.3)",
+           "for i, head in enumerate(mha.heads):",
+           "    ca = CausalAttention(d_model, d_model // num_heads, context_length, dropout)",
+           "    with torch.no_grad():  # give the book's head this head's weights",
+           "        ca.W_query.weight.copy_(head.Wq.weight)",
+           "        ca.W_key.weight.copy_(head.Wk.weight)",
+           "        ca.W_value.weight.copy_(head.Wv.weight)",
+           "    state = torch.get_rng_state()",
+           "    out_course = head(x)",
+           "    torch.set_rng_state(state)  # the same dropout mask for both",
+           "    out_book = ca(x)",
+           "    print(i, torch.equal(out_course, out_book), (out_course - out_book).abs().max().item())"});
+  bool all_equal = true;
+  for (size_t i = 0; i < mha.heads.size(); ++i) {
+    const CourseAttention& head = mha.heads[i];
+    CausalAttention ca = CausalAttention::init(gen, c.d_model, c.head_size(), c.context_length, c.dropout, false);
+    ca.W_query.weight = head.Wq.weight;
+    ca.W_key.weight = head.Wk.weight;
+    ca.W_value.weight = head.Wv.weight;
+    Generator state = gen;
+    Tensor out_course = head.forward(x, gen, path);
+    Tensor out_book = ca.forward(x, state, path);
+    const std::vector<float> a = out_course.values(), b = out_book.values();
+    bool equal = a.size() == b.size();
+    double max_diff = 0.0;
+    for (size_t j = 0; equal && j < a.size(); ++j) {
+      equal = a[j] == b[j];
+      max_diff = std::max(max_diff, static_cast<double>(std::fabs(a[j] - b[j])));
+    }
+    all_equal = all_equal && equal;
+    nb.record("out_course", out_course);
+    nb.record("out_book", out_book);
+    nb.print(str(static_cast<int64_t>(i)) + " " + bool_text(equal) + " " + fmt_double(max_diff));
+  }
+  const std::string hs = str(c.head_size());
+  nb.note("i_torch_equal_out_course_out_boo.note", {(all_equal ? text("i_torch_equal_out_course_out_boo.note_if") : text("i_torch_equal_out_course_out_boo.note_else")), hs});
+  const std::string proj = str(c.d_model * c.d_model + c.d_model), total = str(mha.parameter_count());
+  nb.note("i_torch_equal_out_course_out_boo.note2", {proj, total});
+  nb.explain("i_torch_equal_out_course_out_boo.explain");
+}
+
+}  // namespace
+
+Notebook course_mha_lesson(const LessonOptions& opt) {
+  const CourseConfig c = resolve(opt);
+  Notebook nb = lesson_notebook("course-mha", {"002"}, opt);
+  const std::string seed_code = "torch.manual_seed(" + fmt_seed(opt, 123) + ")";
+  const std::string d_model = str(c.d_model), heads = str(c.num_heads), hs = str(c.head_size());
+
+  nb.heading("002", "heading.0022");
+  nb.cell(hyperparameter_code(c));
+  if (c.post) {
+    nb.note("i_torch_equal_out_course_out_boo.note3", {str(c.T)});
+  } else {
+    const bool several = c.num_heads > 1;
+    nb.note("hyper.note",
+            {text(opt.custom_inputs ? "hyper.x_tokens" : "hyper.x_chapter"), d_model,
+             opt.num_heads ? text("hyper.heads_given", {heads}) : text("hyper.heads_default"), heads,
+             text(several ? "hyper.heads_word" : "hyper.head_word"), hs,
+             several ? text("hyper.several", {hs}) : Prose(""),
+             c.head_size() == 1 ? text("hyper.size_1") : Prose(""),
+             text(opt.dropout ? "hyper.end" : "hyper.end_dropout")});
+  }
+  nb.explain("i_torch_equal_out_course_out_boo.explain2");
+
+  nb.cell(attention_class_code());
+  nb.note("i_torch_equal_out_course_out_boo.note5");
+  nb.explain("i_torch_equal_out_course_out_boo.explain3");
+
+  nb.cell(multihead_class_code());
+  nb.note("i_torch_equal_out_course_out_boo.note6");
+  nb.explain("i_torch_equal_out_course_out_boo.explain4");
+  nb.confusion("i_torch_equal_out_course_out_boo.confusion", {hs, d_model});
+
+  Tensor x;
+  Generator gen;
+  if (!c.post) {
+    std::vector<std::string> code = inputs_code(opt);
+    code.insert(code.end(), {"x = torch.stack((inputs, inputs), dim=0)  # the book's batch: [B, T, d_model]",
+                             "print(x.shape)"});
+    nb.cell(code);
+    x = stack({opt.inputs.embeddings, opt.inputs.embeddings}, 0);
+    nb.record("x", x);
+    nb.print(repr_size(x.shape()));
+    const std::string shape = shape_text(x.shape());
+    nb.note("i_torch_equal_out_course_out_boo.note7", {(opt.custom_inputs ? text("i_torch_equal_out_course_out_boo.note7_if") : text("i_torch_equal_out_course_out_boo.note7_else")), shape});
+    nb.explain("i_torch_equal_out_course_out_boo.explain5");
+  }
+
+  nb.cell({seed_code, "mha = MultiHeadAttention()", "print(sum(p.numel() for p in mha.parameters()))",
+           "print(mha.heads[0].Wq.weight)"});
+  gen.manual_seed(c.seed);
+  const CourseMultiHeadAttention mha = CourseMultiHeadAttention::init(gen, c.d_model, c.num_heads, c.context_length,
+                                                                      c.dropout);
+  nb.print(str(mha.parameter_count()));
+  nb.show("mha.heads[0].Wq.weight", mha.heads[0].Wq.weight);
+  const std::string params = str(mha.parameter_count());
+  nb.note("mha_heads_0_wq_weight.note", {params});
+  nb.explain("mha_heads_0_wq_weight.explain", {hs, d_model});
+
+  if (c.post) {
+    nb.cell({"x = torch.randn(" + str(c.batch) + ", " + str(c.T) + ", d_model)  # stand-in for " + str(c.T) +
+                 " token embeddings",
+             "print(x.shape)", "print(x)"});
+    x = Tensor({c.batch, c.T, c.d_model}, randn_values(gen, c.batch * c.T * c.d_model));
+    nb.print(repr_size(x.shape()));
+    nb.show("x", x);
+    nb.note("x.note");
+    const std::string shape = shape_text(x.shape());
+    nb.explain("x.explain", {shape, str(c.batch), str(c.T)});
+  }
+
+  nb.heading("002", "heading.0023");
+  nb.cell({"out = mha(x)", "print(out)"});
+  CourseMultiHeadTrace t;
+  const Tensor out = mha.forward(x, gen, opt.bernoulli, &t);
+  nb.show("out", out);
+  nb.note("out.note");
+  nb.explain("out.explain", {(c.dropout > 0.0 && c.dropout < 1.0 ? text("out.explain_if") : "")});
+
+  const CourseAttentionTrace& h = t.heads[0];
+  std::vector<std::string> qkv = {"# inside mha(x): heads[0](x)", "B, T, C = x.shape", "q = self.Wq(x)",
+                                  "k = self.Wk(x)", "v = self.Wv(x)", "print(q)"};
+  if (c.post) qkv.insert(qkv.end(), {"print(k.shape, v.shape)"});
+  else qkv.insert(qkv.end(), {"print(k)", "print(v)"});
+  nb.cell(qkv);
+  nb.show("q", h.q);
+  if (c.post) {
+    nb.record("k", h.k);
+    nb.record("v", h.v);
+    nb.print(repr_size(h.k.shape()) + " " + repr_size(h.v.shape()));
+  } else {
+    nb.show("k", h.k);
+    nb.show("v", h.v);
+  }
+  const std::string q_shape = shape_text(h.q.shape());
+  nb.note("out.note2", {d_model, hs, q_shape});
+  nb.explain("out.explain2", {hs});
+
+  nb.cell({"weights = (q @ k.transpose(-2, -1)) / math.sqrt(d_model // num_heads)", "print(q @ k.transpose(-2, -1))",
+           "print(weights)", "print(math.sqrt(d_model // num_heads), k.shape[-1]**0.5)"});
+  nb.show("q @ k.transpose(-2, -1)", h.scores);
+  nb.show("weights", h.scaled);
+  nb.print(fmt_double(math_sqrt(c.head_size())) + " " + fmt_double(sqrt_d_k(c.head_size())));
+  nb.note("math_sqrt_d_model_num_heads_k_sh.note");
+  nb.explain("math_sqrt_d_model_num_heads_k_sh.explain");
+  nb.confusion("math_sqrt_d_model_num_heads_k_sh.confusion");
+
+  nb.cell({"print(self.mask[:T, :T])", "print(self.mask[:T, :T] == 0)",
+           "print(torch.equal(self.mask[:T, :T] == 0, torch.triu(torch.ones(T, T), diagonal=1).bool()))",
+           "weights = weights.masked_fill(self.mask[:T, :T] == 0, float('-inf'))", "print(weights)"});
+  nb.show("self.mask[:T, :T]", h.mask);
+  nb.show("self.mask[:T, :T] == 0", h.mask_is_zero);
+  const Tensor book_mask = to_bool(triu(ones({c.T, c.T}), 1));
+  nb.print(bool_text(book_mask.values() == h.mask_is_zero.values()));
+  nb.show("weights", h.masked);
+  const std::string cl = str(c.context_length);
+  nb.note("weights.note", {cl});
+  nb.explain("weights.explain");
+  nb.confusion("weights.confusion");
+
+  nb.cell({"weights = F.softmax(weights, dim=-1)", "print(weights)"});
+  nb.show("weights", h.softmaxed);
+  nb.note("weights.note2");
+  nb.explain("weights.explain2");
+  nb.confusion("weights.confusion2");
+
+  nb.cell({"weights = self.dropout(weights)", "print(weights)"});
+  nb.show("weights", h.dropped);
+  const Prose first = dropout_effect(c.dropout, h.dropout_keep, h.softmaxed, "dropout_effect.weights");
+  nb.note("first_dropout.note", {first});
+  nb.explain("weights.explain3");
+
+  nb.cell({"output = weights @ v", "print(output)"});
+  nb.show("output", h.output);
+  nb.note("output.note");
+  nb.explain("output.explain", {hs, d_model});
+
+  head_output_cells(nb, c, t);
+
+  nb.cell({"head_outputs = torch.cat(head_outputs, dim=-1)", "print(head_outputs)"});
+  nb.show("head_outputs", t.head_outputs);
+  nb.note("head_outputs.note", {(c.head_size() == 1 ? text("head_outputs.note_if") : text("head_outputs.note_else", {str(c.head_size() - 1), hs})), heads, hs, d_model});
+  nb.explain("head_outputs.explain");
+
+  nb.cell({"out = self.projection_layer(head_outputs)", "print(self.projection_layer.weight)",
+           "print(self.projection_layer.bias)", "print(out)"});
+  nb.show("self.projection_layer.weight", mha.projection_layer.weight);
+  nb.show("self.projection_layer.bias", *mha.projection_layer.bias);
+  nb.show("out", t.projected);
+  nb.note("out.note3");
+  nb.explain("out.explain3");
+
+  nb.cell({"out = self.dropout(out)", "print(out)"});
+  nb.show("out", t.out);
+  const Prose second = dropout_effect(c.dropout, t.dropout_keep, t.projected, "dropout_effect.outputs");
+  nb.note("second_dropout.note", {second});
+  nb.explain("out.explain4");
+
+  comparison_cells(nb, c, mha, x, gen, opt.bernoulli);
+  return nb;
+}
+
+}  // namespace attn

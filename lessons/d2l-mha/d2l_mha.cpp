@@ -1,0 +1,506 @@
+// Seed 004: d2l's MultiHeadAttention. masked_softmax hides padded keys (valid_lens), transpose_qkv
+// folds the heads into the batch (the post's integer walk-through, beside the book's layout), and the
+// post's run: MultiHeadAttention(100, 100, 100, 100, 5, 0.5) on ones with valid_lens [3, 2].
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <functional>
+
+#include "nn/d2l_attention.h"
+#include "lessons/lesson.h"
+#include "lessons/lesson_text.h"
+#include "core/ops_shape.h"
+#include "core/print.h"
+#include "core/random_ops.h"
+#include "core/tensor_print.h"
+#include "core/usage_error.h"
+
+namespace attn {
+
+namespace {
+
+constexpr uint64_t kSeed = 123;          // the post draws from an unseeded generator; --seed replaces it
+constexpr int64_t kNumHiddens = 100;     // the post's num_hiddens, num_heads and dropout
+constexpr int64_t kNumHeads = 5;
+constexpr double kDropout = 0.5;
+constexpr int64_t kBatchSize = 2, kNumQueries = 4, kNumKvpairs = 6;  // the post's run
+
+std::string bool_text(bool b) { return b ? "True" : "False"; }
+
+// Python's list text of an int64 tensor: tensor.tolist().
+std::string tolist_text(const Tensor& t) {
+  const std::vector<float> v = t.values();
+  std::string out;
+  size_t k = 0;
+  std::vector<int64_t> index(t.shape().size(), 0);
+  const std::function<void(size_t)> walk = [&](size_t d) {
+    if (d == t.shape().size()) {
+      out += std::to_string(static_cast<int64_t>(v[k++]));
+      return;
+    }
+    out += "[";
+    for (int64_t i = 0; i < t.shape()[d]; ++i) {
+      if (i) out += ", ";
+      walk(d + 1);
+    }
+    out += "]";
+  };
+  walk(0);
+  return out;
+}
+
+bool equal(const Tensor& a, const Tensor& b) { return a.shape() == b.shape() && a.values() == b.values(); }
+
+// torch.tensor([...]) code text of int64 valid_lens.
+std::string lens_code(const Tensor& lens) {
+  std::string text = tolist_text(lens);
+  return "torch.tensor(" + text + ")";
+}
+
+// --valid-lens: "3,2" / "[3, 2]" (one per sequence) or "[[1,2,3,4],[1,2,2,2]]" (one per query).
+Tensor parse_valid_lens(const std::string& text, int64_t num_queries, int64_t num_keys) {
+  const std::string quoted = "--valid-lens '" + text + "'";
+  std::string s;
+  for (char c : text)
+    if (!std::isspace(static_cast<unsigned char>(c))) s += c;
+  const std::string malformed = quoted + ": not a list of whole numbers; give one valid length per sequence, e.g. "
+                                "--valid-lens 3,2, or one per query, e.g. --valid-lens '[[1,2,3,4],[1,2,2,2]]'";
+  auto numbers = [&](const std::string& list) {
+    std::vector<int64_t> out;
+    size_t i = 0;
+    while (true) {
+      size_t j = i;
+      if (j < list.size() && (list[j] == '-' || list[j] == '+')) ++j;
+      const size_t digits = j;
+      while (j < list.size() && std::isdigit(static_cast<unsigned char>(list[j]))) ++j;
+      if (j == digits || j - digits > 9) throw UsageError(malformed);
+      out.push_back(std::strtoll(list.substr(i, j - i).c_str(), nullptr, 10));
+      if (j == list.size()) return out;
+      if (list[j] != ',') throw UsageError(malformed);
+      i = j + 1;
+    }
+  };
+  auto strip = [&](const std::string& x, const char* open, const char* close) {
+    const size_t n = std::char_traits<char>::length(open);
+    if (x.size() < 2 * n || x.compare(0, n, open) != 0 || x.compare(x.size() - n, n, close) != 0)
+      throw UsageError(malformed);
+    return x.substr(n, x.size() - 2 * n);
+  };
+  std::vector<int64_t> values;
+  Shape shape;
+  if (s.rfind("[[", 0) == 0) {  // 2-D: one length per query
+    const std::string inner = strip(s, "[[", "]]");
+    size_t start = 0;
+    int64_t rows = 0, cols = -1;
+    while (true) {
+      const size_t end = inner.find("],[", start);
+      const std::vector<int64_t> row = numbers(inner.substr(start, end == std::string::npos ? end : end - start));
+      if (cols >= 0 && static_cast<int64_t>(row.size()) != cols)
+        throw UsageError(quoted + ": rows of different lengths; each row holds one valid length per query (" +
+                         std::to_string(num_queries) + " here), e.g. --valid-lens '[[1,2,3,4],[1,2,2,2]]'");
+      cols = static_cast<int64_t>(row.size());
+      values.insert(values.end(), row.begin(), row.end());
+      ++rows;
+      if (end == std::string::npos) break;
+      start = end + 3;
+    }
+    if (rows != kBatchSize || cols != num_queries)
+      throw UsageError(quoted + ": " + std::to_string(rows) + " row(s) of " + std::to_string(cols) +
+                       " lengths, but per-query valid_lens is (batch_size, num_queries) = (" +
+                       std::to_string(kBatchSize) + ", " + std::to_string(num_queries) +
+                       "): one row per sequence, one length per query");
+    shape = {rows, cols};
+  } else {  // 1-D: one length per sequence
+    values = numbers(s.rfind('[', 0) == 0 ? strip(s, "[", "]") : s);
+    if (static_cast<int64_t>(values.size()) != kBatchSize)
+      throw UsageError(quoted + ": " + std::to_string(values.size()) + " length(s) for a batch of " +
+                       std::to_string(kBatchSize) + " sequences; give exactly " + std::to_string(kBatchSize) +
+                       ", one per sequence, e.g. --valid-lens 3,2");
+    shape = {kBatchSize};
+  }
+  for (int64_t v : values)
+    if (v < 0 || v > num_keys)
+      throw UsageError(quoted + ": " + std::to_string(v) + " is out of range; a valid length counts key-value pairs, "
+                       "so it must be from 0 to " + std::to_string(num_keys) + " here");
+  return d2l::int64_tensor(shape, values);
+}
+
+std::string divisors_text(int64_t n) {
+  std::string out;
+  for (int64_t d = 1; d <= std::min<int64_t>(n, 64); ++d)
+    if (n % d == 0) out += (out.empty() ? "" : ", ") + std::to_string(d);
+  return out;
+}
+
+const std::vector<std::string> kMaskedSoftmaxCode = {
+    "import math",
+    "import torch",
+    "from torch import nn",
+    "",
+    "def sequence_mask(X, valid_len, value=0):",
+    "    maxlen = X.size(1)",
+    "    mask = torch.arange((maxlen), dtype=torch.float32,",
+    "                        device=X.device)[None, :] < valid_len[:, None]",
+    "    X[~mask] = value",
+    "    return X",
+    "",
+    "def masked_softmax(X, valid_lens):",
+    "    # X: 3-D tensor, valid_lens: 1-D or 2-D tensor",
+    "    if valid_lens is None:",
+    "        return nn.functional.softmax(X, dim=-1)",
+    "    else:",
+    "        shape = X.shape",
+    "        if valid_lens.dim() == 1:",
+    "            valid_lens = torch.repeat_interleave(valid_lens, shape[1])",
+    "        else:",
+    "            valid_lens = valid_lens.reshape(-1)",
+    "        # masked elements on the last axis become -1e6, so their softmax output is 0",
+    "        X = sequence_mask(X.reshape(-1, shape[-1]), valid_lens, value=-1e6)",
+    "        return nn.functional.softmax(X.reshape(shape), dim=-1)",
+};
+
+const std::vector<std::string> kTransposeCode = {
+    "def transpose_qkv(X, num_heads):",
+    "    # X: (batch_size, num_tokens, num_hiddens)",
+    "    X = X.reshape(X.shape[0], X.shape[1], num_heads, -1)",
+    "    # (batch_size, num_tokens, num_heads, num_hiddens / num_heads)",
+    "    X = X.permute(0, 2, 1, 3)",
+    "    # (batch_size, num_heads, num_tokens, num_hiddens / num_heads)",
+    "    return X.reshape(-1, X.shape[2], X.shape[3])",
+    "    # (batch_size * num_heads, num_tokens, num_hiddens / num_heads)",
+    "",
+    "def transpose_output(X, num_heads):",
+    "    \"\"\"Reverse the operation of transpose_qkv.\"\"\"",
+    "    X = X.reshape(-1, num_heads, X.shape[1], X.shape[2])",
+    "    X = X.permute(0, 2, 1, 3)",
+    "    return X.reshape(X.shape[0], X.shape[1], -1)",
+};
+
+const std::vector<std::string> kClassCode = {
+    "class DotProductAttention(nn.Module):",
+    "    def __init__(self, dropout, **kwargs):",
+    "        super(DotProductAttention, self).__init__(**kwargs)",
+    "        self.dropout = nn.Dropout(dropout)",
+    "",
+    "    # queries: (batch_size, no. of queries, d), keys: (batch_size, no. of key-value pairs, d)",
+    "    # values: (batch_size, no. of key-value pairs, value dimension)",
+    "    # valid_lens: (batch_size,) or (batch_size, no. of queries)",
+    "    def forward(self, queries, keys, values, valid_lens=None):",
+    "        d = queries.shape[-1]",
+    "        scores = torch.bmm(queries, keys.transpose(1,2)) / math.sqrt(d)",
+    "        self.attention_weights = masked_softmax(scores, valid_lens)",
+    "        return torch.bmm(self.dropout(self.attention_weights), values)",
+    "",
+    "class MultiHeadAttention(nn.Module):",
+    "    def __init__(self, key_size, query_size, value_size, num_hiddens,",
+    "                 num_heads, dropout, bias=False, **kwargs):",
+    "        super(MultiHeadAttention, self).__init__(**kwargs)",
+    "        self.num_heads = num_heads",
+    "        self.attention = DotProductAttention(dropout)",
+    "        self.W_q = nn.Linear(query_size, num_hiddens, bias=bias)",
+    "        self.W_k = nn.Linear(key_size, num_hiddens, bias=bias)",
+    "        self.W_v = nn.Linear(value_size, num_hiddens, bias=bias)",
+    "        self.W_o = nn.Linear(num_hiddens, num_hiddens, bias=bias)",
+    "",
+    "    def forward(self, queries, keys, values, valid_lens):",
+    "        # queries, keys, values: (batch_size, no. of queries or key-value pairs, num_hiddens)",
+    "        # after transpose_qkv: (batch_size * num_heads, no. of queries or key-value pairs,",
+    "        #                       num_hiddens / num_heads)",
+    "        queries = transpose_qkv(self.W_q(queries), self.num_heads)",
+    "        keys = transpose_qkv(self.W_k(keys), self.num_heads)",
+    "        values = transpose_qkv(self.W_v(values), self.num_heads)",
+    "",
+    "        if valid_lens is not None:",
+    "            # on axis 0, copy the first item (scalar or vector) num_heads times,",
+    "            # then the second item, and so on",
+    "            valid_lens = torch.repeat_interleave(",
+    "                valid_lens, repeats=self.num_heads, dim=0)",
+    "",
+    "        # output: (batch_size * num_heads, no. of queries, num_hiddens / num_heads)",
+    "        output = self.attention(queries, keys, values, valid_lens)",
+    "",
+    "        # output_concat: (batch_size, no. of queries, num_hiddens)",
+    "        output_concat = transpose_output(output, self.num_heads)",
+    "        return self.W_o(output_concat)",
+};
+
+void masked_softmax_cells(Notebook& nb, const LessonOptions& opt) {
+  nb.heading("004", "heading.004");
+  std::vector<std::string> code = kMaskedSoftmaxCode;
+  code.insert(code.end(), {"", "torch.manual_seed(" + fmt_seed(opt, kSeed) + ")",
+                           "X = torch.rand(2, 2, 4)  # scores: (batch 2, 2 queries, 4 keys)",
+                           "valid_lens = torch.tensor([2, 3])", "print(X)",
+                           "print(masked_softmax(X.clone(), valid_lens))"});
+  nb.cell(code);
+  Generator gen;
+  gen.manual_seed(opt.seed_or(kSeed));
+  const Tensor X({2, 2, 4}, rand_values(gen, 16));
+  const Tensor valid_lens = d2l::int64_tensor({2}, {2, 3});
+  nb.record("valid_lens", valid_lens);
+  nb.show("X", X);
+  d2l::MaskedSoftmaxTrace t;
+  const Tensor weights = d2l::masked_softmax(X, valid_lens, &t);
+  nb.show("masked_softmax(X, valid_lens)", weights);
+  nb.note("intro.note");
+  nb.explain("intro.explain");
+  nb.confusion("intro.confusion");
+
+  nb.cell({"# inside masked_softmax(X, valid_lens)", "shape = X.shape",
+           "valid_lens = torch.repeat_interleave(valid_lens, shape[1])", "print(valid_lens)"});
+  nb.show("valid_lens", t.valid_lens);
+  nb.note("valid_lens.note");
+  nb.explain("valid_lens.explain");
+
+  nb.cell({"# inside sequence_mask(X.reshape(-1, shape[-1]), valid_lens, value=-1e6)",
+           "X = X.reshape(-1, shape[-1])", "maxlen = X.size(1)",
+           "mask = torch.arange((maxlen), dtype=torch.float32)[None, :] < valid_lens[:, None]", "print(X)",
+           "print(mask)"});
+  nb.show("X", t.rows);
+  nb.show("mask", t.mask);
+  const std::string rows_shape = shape_text(t.rows.shape());
+  nb.note("mask.note", {rows_shape});
+  nb.explain("mask.explain");
+
+  nb.cell({"X[~mask] = -1e6", "print(X)"});
+  nb.show("X", t.masked);
+  nb.note("x.note");
+  nb.explain("x.explain");
+  nb.confusion("x.confusion");
+
+  nb.cell({"print(nn.functional.softmax(X.reshape(shape), dim=-1))"});
+  nb.show("nn.functional.softmax(X.reshape(shape), dim=-1)", t.weights);
+  nb.note("nn_functional_softmax_x_reshape.note");
+  nb.explain("nn_functional_softmax_x_reshape.explain");
+
+  nb.cell({"X = torch.rand(2, 2, 4)", "valid_lens = torch.tensor([[1, 3], [2, 4]])  # one length per query",
+           "print(valid_lens.reshape(-1))", "print(masked_softmax(X, valid_lens))"});
+  const Tensor X2({2, 2, 4}, rand_values(gen, 16));
+  const Tensor lens2 = d2l::int64_tensor({2, 2}, {1, 3, 2, 4});
+  nb.record("X", X2);
+  nb.record("valid_lens", lens2);
+  d2l::MaskedSoftmaxTrace t2;
+  const Tensor weights2 = d2l::masked_softmax(X2, lens2, &t2);
+  nb.show("valid_lens.reshape(-1)", t2.valid_lens);
+  nb.show("masked_softmax(X, valid_lens)", weights2);
+  nb.note("masked_softmax_x_valid_lens.note");
+  nb.explain("masked_softmax_x_valid_lens.explain");
+}
+
+void transpose_cells(Notebook& nb) {
+  nb.heading("004", "heading.0042");
+  std::vector<std::string> code = kTransposeCode;
+  code.insert(code.end(), {"", "num_heads = 2",
+                           "X = torch.tensor([[[10, 11, 12, 13],   # sentence 1, word A",
+                           "                   [14, 15, 16, 17]],  # sentence 1, word B",
+                           "                  [[20, 21, 22, 23],   # sentence 2, word C",
+                           "                   [24, 25, 26, 27]]]) # sentence 2, word D",
+                           "print(X)"});
+  nb.cell(code);
+  const Tensor X = d2l::int64_tensor({2, 2, 4}, {10, 11, 12, 13, 14, 15, 16, 17, 20, 21, 22, 23, 24, 25, 26, 27});
+  const int64_t num_heads = 2;
+  nb.show("X", X);
+  nb.note("masked_softmax_x_valid_lens.note2");
+  nb.explain("masked_softmax_x_valid_lens.explain2");
+
+  d2l::SplitTrace s;
+  const Tensor X_final = d2l::transpose_qkv(X, num_heads, &s);
+  nb.cell({"X_reshaped = X.reshape(X.shape[0], X.shape[1], num_heads, -1)", "print(X_reshaped)"});
+  nb.show("X_reshaped", s.reshaped);
+  const std::string reshaped_shape = shape_text(s.reshaped.shape());
+  nb.note("x_reshaped.note", {reshaped_shape});
+  nb.explain("x_reshaped.explain");
+
+  nb.cell({"X_permuted = X_reshaped.permute(0, 2, 1, 3)", "print(X_permuted)"});
+  nb.show("X_permuted", s.permuted);
+  const std::string permuted_shape = shape_text(s.permuted.shape()),
+                    strides = shape_text(s.reshaped.strides()) + " -> " + shape_text(s.permuted.strides());
+  nb.note("x_permuted.note", {permuted_shape, strides});
+  nb.explain("x_permuted.explain");
+
+  nb.cell({"X_final = X_permuted.reshape(-1, X_permuted.shape[2], X_permuted.shape[3])", "print(X_final)",
+           "print(X_final.tolist())", "print(torch.equal(X_final, transpose_qkv(X, num_heads)))"});
+  nb.show("X_final", s.out);
+  nb.print(tolist_text(s.out));
+  nb.print(bool_text(equal(s.out, X_final)));
+  const std::string final_shape = shape_text(s.out.shape());
+  nb.note("torch_equal_x_final_transpose_qk.note", {final_shape});
+  nb.explain("torch_equal_x_final_transpose_qk.explain");
+  nb.confusion("torch_equal_x_final_transpose_qk.confusion", {std::to_string(s.out.size(0))});
+
+  nb.cell({"# the book's MultiHeadAttention (3.6.2) splits the same X with view + transpose:",
+           "b, num_tokens, d_out = X.shape", "head_dim = d_out // num_heads",
+           "X_book = X.view(b, num_tokens, num_heads, head_dim).transpose(1, 2)",
+           "# X_final (left) and X_book (right)",
+           "print(torch.equal(X_book, X_permuted), torch.equal(X_book.reshape(-1, num_tokens, head_dim), X_final))",
+           "print(X_final.stride(), X_book.stride())"});
+  const Tensor X_book = d2l::book_split(X, num_heads);
+  nb.record("X_book", X_book);
+  nb.print(side_by_side(repr(s.out), repr(X_book)));
+  nb.print(bool_text(equal(X_book, s.permuted)) + " " +
+           bool_text(equal(d2l::reshape(X_book, {-1, X.size(1), X.size(2) / num_heads}), s.out)));
+  nb.print(shape_text(s.out.strides()) + " " + shape_text(X_book.strides()));
+  const std::string book_shape = shape_text(X_book.shape()), folded = std::to_string(s.out.size(0));
+  nb.note("x_final_stride_x_book_stride.note", {book_shape, folded});
+  nb.explain("x_final_stride_x_book_stride.explain");
+
+  d2l::SplitTrace o;
+  const Tensor X_back = d2l::transpose_output(s.out, num_heads, &o);
+  nb.cell({"# transpose_output(X_final, num_heads), step by step",
+           "Z = X_final.reshape(-1, num_heads, X_final.shape[1], X_final.shape[2])", "print(Z)",
+           "Z = Z.permute(0, 2, 1, 3)", "print(Z)", "Z = Z.reshape(Z.shape[0], Z.shape[1], -1)", "print(Z)",
+           "print(torch.equal(Z, X))"});
+  nb.show("Z", o.reshaped);
+  nb.show("Z", o.permuted);
+  nb.show("Z", o.out);
+  nb.print(bool_text(equal(X_back, X)));
+  const std::string s1 = shape_text(o.reshaped.shape()), s2 = shape_text(o.permuted.shape()),
+                    s3 = shape_text(o.out.shape());
+  nb.note("torch_equal_z_x.note", {s1, s2, s3});
+  nb.explain("torch_equal_z_x.explain");
+}
+
+}  // namespace
+
+Notebook d2l_mha_lesson(const LessonOptions& opt) {
+  Notebook nb = lesson_notebook("d2l-mha", {"004"}, opt);
+  const int64_t num_hiddens = opt.num_hiddens.value_or(kNumHiddens);
+  const int64_t num_heads = opt.heads_or(kNumHeads);
+  if (num_hiddens % num_heads != 0)
+    throw UsageError("--num-hiddens " + std::to_string(num_hiddens) + " is not divisible by --num-heads " +
+                     std::to_string(num_heads) + ": transpose_qkv splits num_hiddens into num_heads equal parts; use "
+                     "--num-heads " + divisors_text(num_hiddens) + ", or a --num-hiddens that is a multiple of " +
+                     std::to_string(num_heads));
+  const double p = opt.dropout.value_or(kDropout);
+  const bool training = opt.dropout && *opt.dropout > 0.0;  // --dropout P > 0: train mode, dropout active
+  const bool own_inputs = opt.custom_inputs;                 // --inputs/--tokens: self-attention on them
+  const int64_t num_queries = own_inputs ? opt.num_tokens() : kNumQueries;
+  const int64_t num_kvpairs = own_inputs ? opt.num_tokens() : kNumKvpairs;
+  Tensor valid_lens = d2l::int64_tensor({kBatchSize}, {std::min<int64_t>(3, num_kvpairs), std::min<int64_t>(2, num_kvpairs)});
+  if (opt.valid_lens) valid_lens = parse_valid_lens(*opt.valid_lens, num_queries, num_kvpairs);
+
+  masked_softmax_cells(nb, opt);
+  transpose_cells(nb);
+
+  nb.heading("004", "heading.0043");
+  const std::string seed = fmt_seed(opt, kSeed), h = std::to_string(num_heads);
+  std::vector<std::string> code = kClassCode;
+  code.push_back("");
+  if (own_inputs) {
+    const std::vector<std::string> in = inputs_code(opt);
+    code.insert(code.end(), in.begin(), in.end());
+    code.push_back("X = torch.stack((inputs, inputs), dim=0)  # (batch_size, num_tokens, d_in)");
+  }
+  code.push_back("torch.manual_seed(" + seed + ")  # not in the post (its generator is unseeded); --seed");
+  code.push_back("num_hiddens, num_heads = " + std::to_string(num_hiddens) + ", " + h);
+  const std::string bias = opt.qkv_bias ? ", bias=True" : "";
+  if (own_inputs) {
+    code.push_back("d_in = X.shape[-1]");
+    code.push_back("attention = MultiHeadAttention(d_in, d_in, d_in, num_hiddens, num_heads, " + d2l::py_float_repr(p) +
+                   bias + ")");
+  } else {
+    code.push_back("attention = MultiHeadAttention(num_hiddens, num_hiddens, num_hiddens,");
+    code.push_back("                               num_hiddens, num_heads, " + d2l::py_float_repr(p) + bias + ")");
+  }
+  code.push_back(training ? "attention.train()  # --dropout > 0: dropout active (the post calls eval())"
+                          : "attention.eval()");
+  nb.cell(code);
+  Generator gen;
+  gen.manual_seed(opt.seed_or(kSeed));
+  const int64_t in_size = own_inputs ? opt.d_in() : num_hiddens;
+  d2l::MultiHeadAttention attention =
+      d2l::MultiHeadAttention::init(gen, in_size, in_size, in_size, num_hiddens, num_heads, p, opt.qkv_bias);
+  attention.training = training;
+  nb.print(attention.repr());
+  if (own_inputs) nb.record("X", stack({opt.inputs.embeddings, opt.inputs.embeddings}, 0));
+  const std::string linear = "nn.Linear(" + std::to_string(in_size) + ", " + std::to_string(num_hiddens) +
+                             (opt.qkv_bias ? "" : ", bias=False") + ")";
+  const std::string pr = d2l::py_float_repr(p), mode = training ? "train()" : "eval()";
+  nb.note("torch_equal_z_x.note2", {linear, (training ? text("torch_equal_z_x.note2_if", {pr}) : text("torch_equal_z_x.note2_else")), mode});
+  const std::string per_head = std::to_string(num_hiddens / num_heads);
+  nb.explain("torch_equal_z_x.explain2", {per_head, (own_inputs ? text("torch_equal_z_x.explain2_if", {std::to_string(in_size)}) : text("torch_equal_z_x.explain2_else"))});
+
+  std::string call;
+  Tensor X, Y;
+  if (own_inputs) {
+    nb.cell({"valid_lens = " + lens_code(valid_lens), "attention(X, X, X, valid_lens).shape"});
+    X = stack({opt.inputs.embeddings, opt.inputs.embeddings}, 0);
+    Y = X;
+    call = "attention(X, X, X, valid_lens)";
+  } else {
+    nb.cell({"batch_size, num_queries = 2, 4", "num_kvpairs, valid_lens = 6, " + lens_code(valid_lens),
+             "X = torch.ones((batch_size, num_queries, num_hiddens))",
+             "Y = torch.ones((batch_size, num_kvpairs, num_hiddens))", "attention(X, Y, Y, valid_lens).shape"});
+    X = ones({kBatchSize, kNumQueries, num_hiddens});
+    Y = ones({kBatchSize, kNumKvpairs, num_hiddens});
+    call = "attention(X, Y, Y, valid_lens)";
+  }
+  if (!own_inputs) {
+    nb.record("X", X);
+    nb.record("Y", Y);
+  }
+  nb.record("valid_lens", valid_lens);
+  d2l::MultiHeadAttentionTrace t;
+  const Tensor out = attention.forward(X, Y, Y, valid_lens, gen, opt.bernoulli, &t);
+  nb.print(repr_size(out.shape()));
+  nb.record(call, out);
+  const bool capped = !opt.valid_lens && num_kvpairs < 3;
+  const std::string kv = std::to_string(num_kvpairs);
+  nb.note("attention_x_y_y_valid_lens_shape.note", {(capped ? text("attention_x_y_y_valid_lens_shape.note_if", {kv}) : ""), (own_inputs ? text("attention_x_y_y_valid_lens_shape.note_if2") : text("attention_x_y_y_valid_lens_shape.note_else2")), call});
+  nb.explain("attention_x_y_y_valid_lens_shape.explain", {(own_inputs ? text("attention_x_y_y_valid_lens_shape.explain_if") : text("attention_x_y_y_valid_lens_shape.explain_else")), kv, std::to_string(num_queries)});
+
+  const int64_t head_dim = num_hiddens / num_heads;
+  nb.cell({"# inside " + call, "print(self.W_q.weight)",
+           "queries = transpose_qkv(self.W_q(queries), self.num_heads)",
+           "keys = transpose_qkv(self.W_k(keys), self.num_heads)",
+           "values = transpose_qkv(self.W_v(values), self.num_heads)", "print(queries.shape, keys.shape, values.shape)",
+           "print(queries[0])"});
+  nb.show("self.W_q.weight", attention.W_q.weight);
+  nb.record("queries", t.queries);
+  nb.record("keys", t.keys);
+  nb.record("values", t.values);
+  nb.print(repr_size(t.queries.shape()) + " " + repr_size(t.keys.shape()) + " " + repr_size(t.values.shape()));
+  nb.show("queries[0]", select(t.queries, 0, 0));
+  const std::string nh = std::to_string(num_hiddens), hd = std::to_string(head_dim),
+                    last_col = std::to_string(head_dim - 1);
+  nb.note("queries_0.note", {nh, h, hd, last_col});
+  nb.explain("queries_0.explain", {std::to_string(t.queries.size(0))});
+
+  nb.cell({"valid_lens = torch.repeat_interleave(valid_lens, repeats=self.num_heads, dim=0)", "print(valid_lens)"});
+  nb.show("valid_lens", *t.valid_lens);
+  const bool per_query = valid_lens.dim() == 2;
+  nb.note("valid_lens.note2", {(per_query ? text("valid_lens.note2_if") : text("valid_lens.note2_else")), h});
+  nb.explain("valid_lens.explain2");
+  nb.confusion(per_query ? "repeat_interleave.confusion_rows" : "repeat_interleave.confusion");
+
+  nb.cell({"# inside self.attention(queries, keys, values, valid_lens)", "d = queries.shape[-1]",
+           "scores = torch.bmm(queries, keys.transpose(1,2)) / math.sqrt(d)", "print(scores.shape)",
+           "self.attention_weights = masked_softmax(scores, valid_lens)", "print(self.attention_weights)"});
+  nb.record("scores", t.attention.scores);
+  nb.print(repr_size(t.attention.scores.shape()));
+  nb.record("mask", t.attention.softmax.mask);
+  nb.show("self.attention_weights", t.attention.attention_weights);
+  nb.note("self_attention_weights.note", {hd, (per_query ? text("self_attention_weights.note_if") : text("self_attention_weights.note_else"))});
+  nb.explain("self_attention_weights.explain", {(own_inputs ? text("self_attention_weights.explain_if") : text("self_attention_weights.explain_else"))});
+
+  std::vector<std::string> bmm_code = {"output = torch.bmm(self.dropout(self.attention_weights), values)"};
+  bmm_code.push_back("print(output.shape)");
+  if (training) bmm_code.insert(bmm_code.begin(), "# printed first: self.dropout(self.attention_weights), as bmm receives it");
+  nb.cell(bmm_code);
+  if (training) nb.show("self.dropout(self.attention_weights)", t.attention.dropped);
+  nb.record("output", t.attention.output);
+  nb.print(repr_size(t.attention.output.shape()));
+  nb.note("self_attention_weights.note2", {(training ? text("self_attention_weights.note2_if") : text("self_attention_weights.note2_else"))});
+  nb.explain("self_attention_weights.explain2");
+
+  nb.cell({"# back in MultiHeadAttention.forward", "output_concat = transpose_output(output, self.num_heads)",
+           "print(output_concat.shape)", "print(self.W_o(output_concat).shape)"});
+  nb.record("output_concat", t.output_concat);
+  nb.print(repr_size(t.output_concat.shape()));
+  nb.print(repr_size(t.result.shape()));
+  const std::string concat_shape = shape_text(t.output_concat.shape()), result_shape = shape_text(t.result.shape());
+  nb.note("self_w_o_output_concat_shape.note", {h, hd, concat_shape, result_shape, call});
+  nb.explain("self_w_o_output_concat_shape.explain");
+  return nb;
+}
+
+}  // namespace attn

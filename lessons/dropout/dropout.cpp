@@ -1,0 +1,141 @@
+// §3.5.2-3.5.3: dropout on the attention weights (and its 1/(1-p) scale), a batch of two inputs,
+// and the CausalAttention class step by step.
+#include "nn/causal_attention.h"
+#include "lessons/common/causal_setup.h"
+#include "core/dropout.h"
+#include "lessons/lesson.h"
+#include "lessons/lesson_text.h"
+#include "core/ops_math.h"
+#include "core/ops_shape.h"
+#include "core/print.h"
+
+namespace attn {
+
+namespace {
+
+std::string p_text(double p) { return fmt_double(p); }
+
+}  // namespace
+
+Notebook dropout_lesson(const LessonOptions& opt) {
+  Notebook nb = lesson_notebook("dropout", {"3.5.2", "3.5.3"}, opt);
+  const double p = opt.dropout.value_or(0.5);
+  const int64_t n = opt.num_tokens();
+  const bool mkl = opt.bernoulli == BernoulliPath::Mkl;
+  Generator gen;
+
+  nb.heading("3.5.2", "heading.3.5.2");
+  CausalWeights w = causal_weights(opt, &nb, false);
+
+  gen.manual_seed(opt.seed_or(123));
+  nb.cell({"torch.manual_seed(" + fmt_seed(opt, 123) + ")", "dropout = torch.nn.Dropout(" + p_text(p) + ")",
+           "example = torch.ones(" + std::to_string(n) + ", " + std::to_string(n) + ")", "print(dropout(example))"});
+  Tensor example = ones({n, n});
+  nb.record("example", example);
+  Tensor keep;
+  Tensor dropped_example = dropout(example, p, gen, opt.bernoulli, &keep);
+  nb.show("dropout(example)", dropped_example);
+  const std::string seed = fmt_seed(opt, 123);
+  if (p == 0.0) {
+    nb.note("dropout_example.note");
+  } else if (p == 1.0) {
+    nb.note("dropout_example.note2");
+  } else {
+    int64_t kept = 0;
+    for (float k : keep.values()) kept += k != 0.0f;
+    nb.note("dropout_example.note3", {std::to_string(kept), std::to_string(n * n), fmt_double(1.0 - p)});
+  }
+  nb.explain("dropout_example.explain", {seed});
+  if (p == 0.0 || p == 1.0)
+    nb.confusion("dropout_example.confusion");
+
+  if (p > 0.0 && p < 1.0) {
+    const float q = static_cast<float>(1.0 - p);
+    const float scale = 1.0f / q;
+    nb.cell({"scale = 1 / (1 - " + p_text(p) + ")", "print(scale)"});
+    nb.print(fmt_double(static_cast<double>(scale)));
+    const std::string s_text = fmt_double(static_cast<double>(scale));
+    nb.note("scale.note", {s_text});
+    nb.explain("scale.explain");
+    if (p == 0.5)
+      nb.confusion("scale.confusion_book");
+    else
+      nb.confusion("scale.confusion", {s_text, fmt_double(1.0 / p)});
+  }
+
+  gen.manual_seed(opt.seed_or(123));
+  nb.cell({"torch.manual_seed(" + fmt_seed(opt, 123) + ")", "print(dropout(attn_weights))"});
+  Tensor dropped = dropout(w.attn_weights, p, gen, opt.bernoulli, &keep);
+  nb.show("dropout(attn_weights)", dropped);
+  if (p == 0.0)
+    nb.note("dropout_attn_weights.note");
+  else if (p == 1.0)
+    nb.note("dropout_attn_weights.note2");
+  else
+    nb.note("dropout_attn_weights.note3");
+  nb.explain("dropout_attn_weights.explain");
+  nb.confusion("dropout_attn_weights.confusion", {(mkl ? text("dropout_attn_weights.confusion_if") : text("dropout_attn_weights.confusion_else"))});
+  if (mkl)
+    nb.note("dropout_attn_weights.note4");
+
+  gen.manual_seed(opt.seed_or(123));
+  nb.cell({"torch.manual_seed(" + fmt_seed(opt, 123) + ")", "print(dropout(attn_weights).sum(dim=-1))"});
+  nb.show("dropout(attn_weights).sum(dim=-1)", sum(dropout(w.attn_weights, p, gen, opt.bernoulli), -1, false));
+  if (p == 0.0)
+    nb.note("dropout_attn_weights_sum_dim_1.note");
+  else
+    nb.note("dropout_attn_weights_sum_dim_1.note2");
+  nb.explain("dropout_attn_weights_sum_dim_1.explain");
+
+  nb.heading("3.5.3", "heading.3.5.3");
+  Tensor batch = batch_cell(nb, opt, false);
+
+  const int64_t context_length = opt.context_length_or_tokens();
+  std::vector<std::string> code = causal_attention_class_code();
+  code.insert(code.end(), {"", "torch.manual_seed(" + fmt_seed(opt, 123) + ")",
+                           opt.context_length ? "context_length = " + std::to_string(context_length)
+                                              : "context_length = batch.shape[1]",
+                           std::string("ca = CausalAttention(d_in, d_out, context_length, 0.0") +
+                               (opt.qkv_bias ? ", qkv_bias=True)" : ")"),
+                           "context_vecs = ca(batch)",
+                           "print(\"context_vecs.shape:\", context_vecs.shape)"});
+  nb.cell(code);
+  gen.manual_seed(opt.seed_or(123));
+  CausalAttention ca = CausalAttention::init(gen, opt.d_in(), opt.d_out, context_length, 0.0, opt.qkv_bias);
+  CausalAttentionTrace t;
+  Tensor context_vecs = ca.forward(batch, gen, opt.bernoulli, &t);
+  nb.print("context_vecs.shape: " + repr_size(context_vecs.shape()));
+  nb.note("dropout_attn_weights_sum_dim_1.note3");
+  const std::string out_shape = shape_text(context_vecs.shape()), d_out = std::to_string(opt.d_out);
+  nb.explain("dropout_attn_weights_sum_dim_1.explain2", {out_shape, d_out});
+
+  nb.cell({"# inside ca(batch), step by step", "keys = self.W_key(x)", "queries = self.W_query(x)",
+           "values = self.W_value(x)", "print(keys)", "print(queries)", "print(values)"});
+  nb.show("keys", t.keys);
+  nb.show("queries", t.queries);
+  nb.show("values", t.values);
+  nb.note("values.note");
+  nb.explain("values.explain", {shape_text(batch.shape()), std::to_string(2 * n)});
+
+  nb.cell({"attn_scores = queries @ keys.transpose(1, 2)",
+           "attn_scores.masked_fill_(self.mask.bool()[:num_tokens, :num_tokens], -torch.inf)", "print(attn_scores)"});
+  nb.show("attn_scores", t.attn_scores);
+  nb.note("attn_scores.note");
+  nb.explain("attn_scores.explain");
+
+  nb.cell({"attn_weights = torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=-1)",
+           "attn_weights = self.dropout(attn_weights)", "print(attn_weights)"});
+  nb.show("attn_weights", t.dropped_weights);
+  nb.note("attn_weights.note");
+  nb.explain("attn_weights.explain", {(opt.seed ? text("attn_weights.explain_if") : text("attn_weights.explain_else"))});
+  nb.confusion("attn_weights.confusion");
+
+  nb.cell({"context_vec = attn_weights @ values", "return context_vec", "# back outside: context_vecs = ca(batch)",
+           "print(context_vecs)"});
+  nb.show("context_vecs", context_vecs);
+  nb.note("context_vecs.note");
+  nb.explain("context_vecs.explain");
+  return nb;
+}
+
+}  // namespace attn

@@ -1,0 +1,165 @@
+// §3.3.1-3.3.2: from scores to attention weights (normalise, softmax) to context vectors.
+#include <cmath>
+#include <cstdio>
+
+#include "lessons/lesson.h"
+#include "lessons/lesson_text.h"
+#include "core/ops_math.h"
+#include "core/ops_shape.h"
+
+namespace attn {
+
+namespace {
+
+std::string f4(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4f", v);
+  return buf;
+}
+
+int64_t argmax(const std::vector<float>& v) {
+  int64_t best = 0;
+  for (size_t i = 1; i < v.size(); ++i)
+    if (v[i] > v[static_cast<size_t>(best)]) best = static_cast<int64_t>(i);
+  return best;
+}
+
+int64_t argmin(const std::vector<float>& v) {
+  int64_t worst = 0;
+  for (size_t i = 1; i < v.size(); ++i)
+    if (v[i] < v[static_cast<size_t>(worst)]) worst = static_cast<int64_t>(i);
+  return worst;
+}
+
+}  // namespace
+
+Notebook softmax_lesson(const LessonOptions& opt) {
+  Notebook nb = lesson_notebook("softmax", {"3.3.1", "3.3.2"}, opt);
+  const Tensor& inputs = opt.inputs.embeddings;
+  const int64_t n = inputs.size(0);
+  const std::string journey = quoted_token(opt, 1);
+  const std::string N = std::to_string(n), D = std::to_string(inputs.size(1));
+
+  nb.heading("3.3.1", "heading.3.3.1");
+  std::vector<std::string> setup = inputs_code(opt);
+  setup.insert(setup.end(), {"query = inputs[1]", "attn_scores_2 = torch.empty(inputs.shape[0])",
+                             "for i, x_i in enumerate(inputs):", "    attn_scores_2[i] = torch.dot(x_i, query)",
+                             "print(attn_scores_2)"});
+  nb.cell(setup);
+  Tensor query = select(inputs, 0, 1);
+  std::vector<float> s(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) s[static_cast<size_t>(i)] = dot(select(inputs, 0, i), query).item();
+  Tensor attn_scores_2({n}, s);
+  nb.show("attn_scores_2", attn_scores_2);
+  nb.note("intro.note", {journey});
+  nb.explain("intro.explain", {journey});
+
+  nb.cell({"attn_weights_2_tmp = attn_scores_2 / attn_scores_2.sum()",
+           "print(\"Attention weights:\", attn_weights_2_tmp)", "print(\"Sum:\", attn_weights_2_tmp.sum())"});
+  Tensor attn_weights_2_tmp = div(attn_scores_2, sum(attn_scores_2));
+  nb.show("Attention weights:", "attn_weights_2_tmp", attn_weights_2_tmp);
+  nb.show("Sum:", "attn_weights_2_tmp.sum()", sum(attn_weights_2_tmp));
+  bool all_positive = true;
+  for (float v : s) all_positive = all_positive && v > 0.0f;
+  if (all_positive)
+    nb.note("sum_attn_weights_2_tmp_sum.note");
+  else
+    nb.note("sum_attn_weights_2_tmp_sum.note2");
+  nb.explain("sum_attn_weights_2_tmp_sum.explain", {N});
+
+  nb.cell({"def softmax_naive(x):", "    return torch.exp(x) / torch.exp(x).sum(dim=0)", "",
+           "attn_weights_2_naive = softmax_naive(attn_scores_2)",
+           "print(\"Attention weights:\", attn_weights_2_naive)", "print(\"Sum:\", attn_weights_2_naive.sum())"});
+  Tensor attn_weights_2_naive = div(exp(attn_scores_2), sum(exp(attn_scores_2), 0, false));
+  nb.show("Attention weights:", "attn_weights_2_naive", attn_weights_2_naive);
+  nb.show("Sum:", "attn_weights_2_naive.sum()", sum(attn_weights_2_naive));
+  nb.note("sum_attn_weights_2_naive_sum.note");
+  const std::string w_tmp = f4(select(attn_weights_2_tmp, 0, 1).item());
+  const std::string w_soft = f4(select(attn_weights_2_naive, 0, 1).item());
+  nb.explain("sum_attn_weights_2_naive_sum.explain", {journey, w_tmp, w_soft});
+
+  nb.cell({"attn_weights_2 = torch.softmax(attn_scores_2, dim=0)", "print(\"Attention weights:\", attn_weights_2)",
+           "print(\"Sum:\", attn_weights_2.sum())"});
+  Tensor attn_weights_2 = softmax(attn_scores_2, 0);
+  nb.show("Attention weights:", "attn_weights_2", attn_weights_2);
+  nb.show("Sum:", "attn_weights_2.sum()", sum(attn_weights_2));
+  nb.note("sum_attn_weights_2_sum.note");
+  nb.explain("sum_attn_weights_2_sum.explain");
+
+  nb.cell({"query = inputs[1]  # 2nd input token is the query", "context_vec_2 = torch.zeros(query.shape)",
+           "for i, x_i in enumerate(inputs):", "    context_vec_2 += attn_weights_2[i]*x_i", "print(context_vec_2)"});
+  Tensor context_vec_2 = zeros(query.shape());
+  for (int64_t i = 0; i < n; ++i)
+    context_vec_2 = add(context_vec_2, mul(select(attn_weights_2, 0, i), select(inputs, 0, i)));
+  nb.show("context_vec_2", context_vec_2);
+  nb.note("context_vec_2.note", {journey});
+  const std::vector<float> w2 = attn_weights_2.values();
+  const int64_t most = argmax(w2), least = argmin(w2);
+  nb.explain("context_vec_2.explain", {D, quoted_token(opt, most), f4(w2[static_cast<size_t>(most)]), quoted_token(opt, least), f4(w2[static_cast<size_t>(least)]), journey});
+
+  nb.heading("3.3.2", "heading.3.3.2");
+  nb.cell({"attn_scores = inputs @ inputs.T", "attn_weights = torch.softmax(attn_scores, dim=-1)",
+           "print(attn_weights)"});
+  Tensor attn_scores = matmul(inputs, T(inputs));
+  nb.record("attn_scores", attn_scores);
+  Tensor attn_weights = softmax(attn_scores, -1);
+  nb.show("attn_weights", attn_weights);
+  nb.note("attn_weights.note");
+  nb.confusion("attn_weights.confusion");
+  nb.explain("attn_weights.explain", {N, journey});
+
+  // The book types row 2's printed digits back in; we do the same with the digits printed above.
+  std::vector<double> row2;
+  std::string literal;
+  for (float w : select(attn_weights, 0, 1).values()) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.4f", static_cast<double>(w));
+    literal += (literal.empty() ? "" : ", ") + std::string(buf);
+    row2.push_back(std::strtod(buf, nullptr));
+  }
+  double row_2_sum = 0.0;
+  for (double w : row2) row_2_sum += w;
+  nb.cell({"row_2_sum = sum([" + literal + "])", "print(\"Row 2 sum:\", row_2_sum)",
+           "print(\"All row sums:\", attn_weights.sum(dim=-1))"});
+  nb.print("Row 2 sum: " + fmt_double(row_2_sum));
+  nb.show("All row sums:", "attn_weights.sum(dim=-1)", sum(attn_weights, -1, false));
+  nb.note("all_row_sums_attn_weights_sum_di.note");
+  nb.explain("all_row_sums_attn_weights_sum_di.explain");
+
+  nb.cell({"all_context_vecs = attn_weights @ inputs", "print(all_context_vecs)",
+           "print(\"Previous 2nd context vector:\", context_vec_2)"});
+  Tensor all_context_vecs = matmul(attn_weights, inputs);
+  nb.show("all_context_vecs", all_context_vecs);
+  nb.show("Previous 2nd context vector:", "context_vec_2", context_vec_2);
+  nb.note("previous_2nd_context_vector_cont.note");
+  nb.explain("previous_2nd_context_vector_cont.explain", {N, D, journey});
+
+  nb.heading("3.3.1+", "heading.3.3.1+");
+  nb.cell({"big_scores = attn_scores_2 * 100", "print(softmax_naive(big_scores))"});
+  Tensor big_scores = mul(attn_scores_2, 100.0);
+  nb.record("big_scores", big_scores);
+  Tensor naive_big = div(exp(big_scores), sum(exp(big_scores), 0, false));
+  nb.show("softmax_naive(big_scores)", naive_big);
+  bool overflow = false;
+  for (float v : naive_big.values()) overflow = overflow || !std::isfinite(v);
+  if (overflow)
+    nb.note("softmax_naive_big_scores.note");
+  else
+    nb.note("softmax_naive_big_scores.note2");
+  nb.explain("softmax_naive_big_scores.explain", {journey});
+
+  nb.cell({"shifted = big_scores - big_scores.max()", "print(shifted)", "print(torch.exp(shifted))",
+           "print(torch.softmax(big_scores, dim=0))"});
+  Tensor shifted = add(big_scores, mul(max_along(big_scores, 0, false), -1.0));
+  nb.show("shifted", shifted);
+  nb.show("torch.exp(shifted)", exp(shifted));
+  Tensor big_weights = softmax(big_scores, 0);
+  nb.show("torch.softmax(big_scores, dim=0)", big_weights);
+  nb.note("torch_softmax_big_scores_dim_0.note");
+  const std::vector<float> bw = big_weights.values();
+  const int64_t top = argmax(bw);
+  nb.explain("torch_softmax_big_scores_dim_0.explain", {quoted_token(opt, top), f4(bw[static_cast<size_t>(top)])});
+  return nb;
+}
+
+}  // namespace attn

@@ -1,0 +1,80 @@
+// §3.6.1: multi-head attention as a list of CausalAttention heads whose outputs are concatenated.
+#include "nn/causal_attention.h"
+#include "lessons/common/causal_setup.h"
+#include "lessons/lesson.h"
+#include "lessons/lesson_text.h"
+#include "core/ops_shape.h"
+#include "core/print.h"
+
+namespace attn {
+
+Notebook wrapper_lesson(const LessonOptions& opt) {
+  Notebook nb = lesson_notebook("wrapper", {"3.6.1"}, opt);
+  const double p = opt.dropout.value_or(0.0);
+  const int64_t context_length = opt.context_length_or_tokens();
+  const int64_t h = opt.heads_or(2), d_out = opt.d_out;
+  Generator gen;
+
+  nb.heading("3.6.1", "heading.3.6.1");
+  Tensor batch = batch_cell(nb, opt, true);
+
+  if (opt.no_reseed) {
+    nb.cell({"torch.manual_seed(" + fmt_seed(opt, 123) + ")", "context_length = batch.shape[1]",
+             "d_in, d_out = " + std::to_string(opt.d_in()) + ", " + std::to_string(d_out),
+             std::string("ca = CausalAttention(d_in, d_out, context_length, 0.0") + (opt.qkv_bias ? ", qkv_bias=True)" : ")"),
+             "context_vecs = ca(batch)"});
+    gen.manual_seed(opt.seed_or(123));
+    CausalAttention ca = CausalAttention::init(gen, opt.d_in(), d_out, opt.num_tokens(), 0.0, opt.qkv_bias);
+    ca.forward(batch, gen, opt.bernoulli);
+    nb.note("context_vecs_ca_batch.note", {std::to_string(gen.draws()), fmt_seed(opt, 123)});
+    nb.explain("context_vecs_ca_batch.explain");
+  }
+
+  std::vector<std::string> code = wrapper_class_code();
+  code.push_back("");
+  if (!opt.no_reseed) code.push_back("torch.manual_seed(" + fmt_seed(opt, 123) + ")");
+  code.insert(code.end(), {opt.context_length ? "context_length = " + std::to_string(context_length)
+                                              : "context_length = batch.shape[1]  # the number of tokens",
+                           "d_in, d_out = " + std::to_string(opt.d_in()) + ", " + std::to_string(d_out),
+                           "mha = MultiHeadAttentionWrapper(d_in, d_out, context_length, " + fmt_double(p) +
+                               ", num_heads=" + std::to_string(h) + (opt.qkv_bias ? ", qkv_bias=True)" : ")"),
+                           "context_vecs = mha(batch)", "print(context_vecs)",
+                           "print(\"context_vecs.shape:\", context_vecs.shape)"});
+  nb.cell(code);
+  if (!opt.no_reseed) gen.manual_seed(opt.seed_or(123));
+  const uint64_t draws_before = gen.draws();
+  MultiHeadAttentionWrapper mha =
+      MultiHeadAttentionWrapper::init(gen, opt.d_in(), d_out, context_length, p, h, opt.qkv_bias);
+  std::vector<Tensor> head_outputs;
+  Tensor context_vecs = mha.forward(batch, gen, opt.bernoulli, &head_outputs);
+  nb.show("context_vecs", context_vecs);
+  nb.print("context_vecs.shape: " + repr_size(context_vecs.shape()));
+  const std::string hs = std::to_string(h), ds = std::to_string(d_out), width = std::to_string(h * d_out);
+  const std::string seed = fmt_seed(opt, 123);
+  nb.note(h == 1 ? "heads.note_one" : "heads.note", {hs, ds, width});
+  nb.explain("context_vecs_ca_batch.explain2", {shape_text(context_vecs.shape())});
+  if (opt.no_reseed) {
+    const std::string drawn = std::to_string(draws_before), last = std::to_string(draws_before - 1);
+    const bool book = !opt.seed && !opt.custom_inputs && d_out == 2 && h >= 2 && !opt.qkv_bias;
+    nb.confusion("context_vecs_ca_batch.confusion", {drawn, last, (h >= 2 ? text("context_vecs_ca_batch.confusion_if") : text("context_vecs_ca_batch.confusion_else")), (book ? text("context_vecs_ca_batch.confusion_if2") : ""), seed});
+  } else {
+    nb.confusion("context_vecs_ca_batch.confusion2", {seed});
+  }
+
+  nb.cell({"# inside mha(batch) above, before the cat:", "head_outputs = [head(x) for head in self.heads]",
+           "for i, out in enumerate(head_outputs):", "    print(f\"head {i}:\", out)"});
+  for (size_t i = 0; i < head_outputs.size(); ++i)
+    nb.show("head " + std::to_string(i) + ":", "head_outputs[" + std::to_string(i) + "]", head_outputs[i]);
+  nb.note("f_head_i_out.note", {shape_text(head_outputs[0].shape()), (p > 0.0 ? text("f_head_i_out.note_if") : "")});
+  nb.explain(d_out == 1 ? "head_outputs.explain_one" : "head_outputs.explain", {ds});
+
+  nb.cell({"torch.cat(head_outputs, dim=-1)", "print(torch.cat(head_outputs, dim=-1).shape)"});
+  nb.record("torch.cat(head_outputs, dim=-1)", context_vecs);
+  nb.print(repr_size(context_vecs.shape()));
+  nb.note("torch_cat_head_outputs_dim_1_sha.note", {ds, hs});
+  nb.explain("torch_cat_head_outputs_dim_1_sha.explain");
+  nb.confusion("torch_cat_head_outputs_dim_1_sha.confusion", {ds, width, (d_out % h == 0 ? text("torch_cat_head_outputs_dim_1_sha.confusion_if", {ds}) : text("torch_cat_head_outputs_dim_1_sha.confusion_else"))});
+  return nb;
+}
+
+}  // namespace attn
