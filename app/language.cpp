@@ -25,6 +25,7 @@ Lang choose_language(int argc, char** argv) {
 }
 
 void set_help_language(Lang lang) { help_lang = lang; }
+Lang help_language() { return help_lang; }
 
 std::string tr(const std::string& en, const std::string& zh) { return help_lang == Lang::Zh ? zh : en; }
 

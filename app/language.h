@@ -12,6 +12,7 @@ Lang choose_language(int argc, char** argv);
 
 // The text in the help language chosen at start-up.
 void set_help_language(Lang lang);
+Lang help_language();
 std::string tr(const std::string& en, const std::string& zh);
 
 }  // namespace attn

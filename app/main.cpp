@@ -43,31 +43,31 @@ bool use_color(const std::string& mode) {
 Notebook run_all(const LessonOptions& opt) {
   Notebook all("all", {}, opt.config_json(), opt.inputs.tokens);
   for (const LessonInfo& lesson : lessons())
-    if (lesson.sections.front().rfind("3.", 0) == 0) all.append(lesson.run(opt));  // the chapter's lessons
+    if (lesson.in_chapter()) all.append(lesson.run(opt));
   return all;
 }
 
 int emit(const Notebook& nb, const CliOptions& cli, const LessonOptions& opt) {
-  if (!cli.html.empty()) {
-    const std::string error = write_file_atomically(cli.html, html_report(nb, opt.lang, opt.explain));
+  if (cli.given("--html")) {
+    const std::string error = write_file_atomically(cli.text("--html"), html_report(nb, opt.lang, opt.explain));
     if (!error.empty()) throw UsageError("--html " + error + "; choose a path in a writable directory");
   }
-  if (cli.json == "-") {
+  if (cli.text("--json") == "-") {
     std::cout << export_json(nb, ATTN_TUTOR_VERSION);
     return 0;
   }
-  if (!cli.json.empty()) {
-    const std::string error = write_file_atomically(cli.json, export_json(nb, ATTN_TUTOR_VERSION));
+  if (cli.given("--json")) {
+    const std::string error = write_file_atomically(cli.text("--json"), export_json(nb, ATTN_TUTOR_VERSION));
     if (!error.empty()) throw UsageError("--json " + error + "; choose a path in a writable directory");
   }
   TextOptions options;
-  options.color = use_color(cli.color);
-  options.heatmap = cli.heatmap;
+  options.color = use_color(cli.given("--color") ? cli.text("--color") : "auto");
+  options.heatmap = cli.given("--heatmap");
   options.palette = palette_for(options.color, std::getenv("COLORTERM"));
   options.lang = opt.lang;
   options.explain = opt.explain;
   const std::string text = render_text(nb, options);
-  if (cli.step && isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1) {
+  if (cli.given("--step") && isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1) {
     step_through(split_cells(text), std::cin, std::cout);
     return 0;
   }
@@ -117,7 +117,7 @@ std::string lesson_list() {
     const std::string where = book ? "\u00a7" + sections : "seed " + sections;
     const int width = book ? 17 : 16;  // "§" takes two bytes
     std::snprintf(line, sizeof line, "  %-14s %-*s %s\n", l.name.c_str(), width, where.c_str(),
-                  tr(l.title, l.title_zh).c_str());
+                  l.title(help_language()).c_str());
     out += line;
   }
   out += tr("  all            every lesson in book order\n  verify         compare with every tensor the book prints\n",
@@ -159,15 +159,15 @@ int main(int argc, char** argv) {
     const bool book = sections.rfind("3.", 0) == 0;
     CLI::App* sub = app.add_subcommand(
         lesson.name,
-        book ? tr("Replays \u00a7" + sections + " of the book: " + lesson.summary,
-                  "重现本书第 " + sections + " 节：" + lesson.summary_zh)
-             : tr("Replays shared/seeds/" + sections + "_*, beside the book: " + lesson.summary,
-                  "重现 shared/seeds/" + sections + "_*（本书之外）：" + lesson.summary_zh));
-    add_lesson_options(sub, cli, options_for(lesson.name));
+        book ? tr("Replays \u00a7" + sections + " of the book: " + lesson.summary(Lang::En),
+                  "重现本书第 " + sections + " 节：" + lesson.summary(Lang::Zh))
+             : tr("Replays shared/seeds/" + sections + "_*, beside the book: " + lesson.summary(Lang::En),
+                  "重现 shared/seeds/" + sections + "_*（本书之外）：" + lesson.summary(Lang::Zh)));
+    add_lesson_options(sub, cli, &lesson);
     sub->callback([&chosen, &lesson] { chosen = &lesson; });
   }
   CLI::App* all = app.add_subcommand("all", "Replays every lesson in book order (§3.3-3.6), one after another");
-  add_lesson_options(all, cli, options_for("all"));
+  add_lesson_options(all, cli, nullptr);
   CLI::App* verify = app.add_subcommand(
       "verify", "Compares every tensor the book prints (§3.3-3.6, and the reader's notebook for --init randn and "
                 "--bernoulli mkl) with the tool's own output; exit 1 on any mismatch");

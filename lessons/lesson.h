@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/inputs.h"
+#include "lessons/options.h"
 #include "notebook/notebook.h"
 #include "core/random_ops.h"
 
@@ -53,28 +54,21 @@ const TextTable& lesson_text(const std::string& folder);
 Notebook lesson_notebook(const std::string& lesson, const std::vector<std::string>& sections,
                          const LessonOptions& opt);
 
+// A lesson's descriptor: its row in lessons/registry.cpp. Its title and summary are the keys
+// lesson.title and lesson.summary of lessons/NAME/text.txt.
 struct LessonInfo {
-  std::string name;                   // the subcommand
-  std::vector<std::string> sections;  // book sections it replays
-  std::string title;
-  std::string summary;                // one line for --help
-  std::string title_zh;               // the same in Chinese
-  std::string summary_zh;
+  std::string name;                   // the subcommand, and its folder lessons/NAME/
+  std::vector<std::string> sections;  // the book sections it replays
+  std::vector<std::string> options;   // the options it takes beyond the common ones (lessons/options.h)
   Notebook (*run)(const LessonOptions&) = nullptr;
+
+  std::string title(Lang lang) const;
+  std::string summary(Lang lang) const;  // one line for --help
+  bool in_chapter() const;               // a section of chapter 3 (what `all` runs)
+  bool takes(const OptionRow& row) const;
 };
 
 const std::vector<LessonInfo>& lessons();
 const LessonInfo* find_lesson(const std::string& name);
-
-// The lessons, one per file.
-Notebook naive_scores_lesson(const LessonOptions& opt);
-Notebook softmax_lesson(const LessonOptions& opt);
-Notebook trainable_lesson(const LessonOptions& opt);
-Notebook causal_mask_lesson(const LessonOptions& opt);
-Notebook dropout_lesson(const LessonOptions& opt);
-Notebook wrapper_lesson(const LessonOptions& opt);
-Notebook mha_lesson(const LessonOptions& opt);
-Notebook course_mha_lesson(const LessonOptions& opt);
-Notebook d2l_mha_lesson(const LessonOptions& opt);
 
 }  // namespace attn

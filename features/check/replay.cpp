@@ -25,6 +25,11 @@ struct ConfigReader {
       fail(key, "use a whole number from " + std::to_string(lo) + " to " + std::to_string(hi));
     return v.get<int64_t>();
   }
+  // An integer option within the range its row in lessons/options.h gives the CLI.
+  int64_t ranged(const std::string& flag) const {
+    const OptionRow& row = option_row(flag);
+    return integer(row.config_key(), row.min, row.max);
+  }
   bool flag(const std::string& key) const {
     if (!given(key)) return false;
     if (!c[key].is_boolean()) fail(key, "use true or false");
@@ -85,7 +90,7 @@ LessonOptions replay_options(const LearnerExport& ex) {
   } else if (r.given("inputs") && ex.config["inputs"] == "tokens") {
     std::string sentence;
     for (const std::string& t : ex.tokens) sentence += (sentence.empty() ? "" : " ") + t;
-    const int64_t d_in = r.given("d_in") ? r.integer("d_in", 1, 16) : 3;
+    const int64_t d_in = r.given("d_in") ? r.ranged("--d-in") : 3;
     if (ex.tokens.size() < 2 || ex.tokens.size() > 16)
       throw UsageError("check " + ex.source + ": config.inputs is \"tokens\" but \"tokens\" holds " +
                        std::to_string(ex.tokens.size()) + " words; give the 2-16 words of the sentence");
@@ -96,11 +101,11 @@ LessonOptions replay_options(const LearnerExport& ex) {
     r.fail("inputs", "its numbers are not in the export; pass inputs=<your embeddings> to export() so that "
                      "config.inputs_data holds them");
   }
-  if (r.given("d_in") && r.integer("d_in", 1, 16) != opt.d_in())
+  if (r.given("d_in") && r.ranged("--d-in") != opt.d_in())
     r.fail("d_in", "but the embeddings have " + std::to_string(opt.d_in()) + " numbers per token");
-  if (r.given("d_out")) opt.d_out = r.integer("d_out", 1, 4096);
+  if (r.given("d_out")) opt.d_out = r.ranged("--d-out");
   opt.qkv_bias = r.flag("qkv_bias");
-  if (r.given("init")) opt.init = r.choice("init", {"rand", "randn"}) == "randn" ? Init::Randn : Init::Rand;
+  if (r.given("init")) opt.init = r.choice("init", option_row("--init").choices) == "randn" ? Init::Randn : Init::Rand;
   if (r.given("num_heads")) opt.num_heads = r.integer("num_heads", 1, 64);
   if (r.given("dropout")) {
     const json& p = ex.config["dropout"];
@@ -113,12 +118,12 @@ LessonOptions replay_options(const LearnerExport& ex) {
     if (n != opt.num_tokens()) opt.context_length = n;  // the tool writes the number of tokens for "default"
   }
   if (r.given("bernoulli"))
-    opt.bernoulli = r.choice("bernoulli", {"default", "mkl"}) == "mkl" ? BernoulliPath::Mkl : BernoulliPath::Default;
+    opt.bernoulli = r.choice("bernoulli", option_row("--bernoulli").choices) == "mkl" ? BernoulliPath::Mkl : BernoulliPath::Default;
   opt.no_reseed = r.flag("no_reseed");
   opt.gpt2 = r.flag("gpt2");
-  if (r.given("preset")) opt.preset = r.choice("preset", {"small", "post"});
-  if (r.given("d_model")) opt.d_model = r.integer("d_model", 1, 4096);
-  if (r.given("num_hiddens")) opt.num_hiddens = r.integer("num_hiddens", 1, 4096);
+  if (r.given("preset")) opt.preset = r.choice("preset", option_row("--preset").choices);
+  if (r.given("d_model")) opt.d_model = r.ranged("--d-model");
+  if (r.given("num_hiddens")) opt.num_hiddens = r.ranged("--num-hiddens");
   if (r.given("valid_lens")) {
     if (!ex.config["valid_lens"].is_string()) r.fail("valid_lens", "write it as the CLI takes it: \"3,2\" or \"[[1,2],[3,4]]\"");
     opt.valid_lens = ex.config["valid_lens"].get<std::string>();

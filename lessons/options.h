@@ -1,0 +1,29 @@
+#pragma once
+// The lesson options, one row each: the one place an option is defined. The CLI's options and their
+// help in both languages, the values the parser accepts, `check`'s replay of an export's config, the
+// bash completion and the man page's and README's option tables are all derived from (or tested
+// against) this table; which lessons take an option is said by each lesson's descriptor.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace attn {
+
+enum class OptionKind { Flag, Integer, Number, Choice, Text };
+
+struct OptionRow {
+  std::string flag;                  // "--num-heads"
+  OptionKind kind = OptionKind::Flag;
+  std::string value_name;            // "N", "FILE", "P" (empty for a flag or a choice)
+  std::vector<std::string> choices;  // Choice: the accepted values
+  int64_t min = 0, max = 0;          // Integer: the accepted range when min < max
+  bool common = false;               // every lesson takes it (otherwise the lessons that list it)
+  std::string help_en, help_zh;
+
+  std::string config_key() const;    // "num_heads": its name in the JSON export's config
+};
+
+const std::vector<OptionRow>& option_table();
+const OptionRow& option_row(const std::string& flag);  // throws std::logic_error for an unknown flag
+
+}  // namespace attn

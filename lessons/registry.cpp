@@ -1,0 +1,33 @@
+// The lessons, one row each: the registry every command, help text, completion and table is built from.
+// A new lesson is its folder lessons/NAME/ (its cells and its text.txt) plus one row here.
+#include "lessons/lesson.h"
+
+namespace attn {
+
+Notebook naive_scores_lesson(const LessonOptions& opt);  // lessons/naive-scores/
+Notebook softmax_lesson(const LessonOptions& opt);  // lessons/softmax/
+Notebook trainable_lesson(const LessonOptions& opt);  // lessons/trainable/
+Notebook causal_mask_lesson(const LessonOptions& opt);  // lessons/causal-mask/
+Notebook dropout_lesson(const LessonOptions& opt);  // lessons/dropout/
+Notebook wrapper_lesson(const LessonOptions& opt);  // lessons/wrapper/
+Notebook mha_lesson(const LessonOptions& opt);  // lessons/mha/
+Notebook course_mha_lesson(const LessonOptions& opt);  // lessons/course-mha/
+Notebook d2l_mha_lesson(const LessonOptions& opt);  // lessons/d2l-mha/
+
+const std::vector<LessonInfo>& lessons() {
+  static const std::vector<LessonInfo> all = {
+      // name, the sections it replays, the options it takes beyond the common ones, its cells
+      {"naive-scores", {"3.3.1", "3.3.2"}, {}, naive_scores_lesson},
+      {"softmax", {"3.3.1", "3.3.2"}, {}, softmax_lesson},
+      {"trainable", {"3.4.1", "3.4.2"}, {"--init"}, trainable_lesson},
+      {"causal-mask", {"3.5.1"}, {"--context-length", "--bernoulli"}, causal_mask_lesson},
+      {"dropout", {"3.5.2", "3.5.3"}, {"--dropout", "--context-length", "--bernoulli"}, dropout_lesson},
+      {"wrapper", {"3.6.1"}, {"--num-heads", "--dropout", "--context-length", "--bernoulli", "--no-reseed"}, wrapper_lesson},
+      {"mha", {"3.6.2"}, {"--num-heads", "--dropout", "--context-length", "--bernoulli", "--gpt2"}, mha_lesson},
+      {"course-mha", {"002"}, {"--num-heads", "--dropout", "--context-length", "--bernoulli", "--preset", "--d-model"}, course_mha_lesson},
+      {"d2l-mha", {"004"}, {"--num-heads", "--dropout", "--bernoulli", "--num-hiddens", "--valid-lens"}, d2l_mha_lesson},
+  };
+  return all;
+}
+
+}  // namespace attn
