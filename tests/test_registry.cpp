@@ -1,0 +1,111 @@
+// The registry is the one place a lesson is declared: walk it and the option table, and fail when a
+// lesson or an option is missing its text (en and zh), its completion entry, its man-page row or its
+// README row. docs/architecture.md says how to add a lesson or an option.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "lessons/lesson.h"
+#include "lessons/options.h"
+#include "notebook/prose.h"
+
+using namespace attn;
+
+namespace {
+
+std::string source_file(const std::string& path) {
+  std::ifstream in(std::string(ATTN_SOURCE_DIR) + "/" + path);
+  REQUIRE_MESSAGE(in.good(), "cannot read " << path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// The words of a bash completion variable: local NAME="a b c".
+std::vector<std::string> completion_words(const std::string& script, const std::string& name) {
+  const std::string start = "local " + name + "=\"";
+  const size_t at = script.find(start);
+  REQUIRE_MESSAGE(at != std::string::npos, "no " << name << " in the completion");
+  const size_t end = script.find('"', at + start.size());
+  std::istringstream words(script.substr(at + start.size(), end - at - start.size()));
+  std::vector<std::string> out;
+  for (std::string w; words >> w;) out.push_back(w);
+  return out;
+}
+
+bool contains(const std::vector<std::string>& v, const std::string& s) {
+  return std::find(v.begin(), v.end(), s) != v.end();
+}
+
+std::string man_escape(std::string s) {
+  std::string out;
+  for (char c : s) out += c == '-' ? std::string("\\-") : std::string(1, c);
+  return out;
+}
+
+// A row of the man page: ".B name", ".BI name ..." or ".BR name ..." on a line of its own.
+bool man_has_row(const std::string& man, const std::string& name) {
+  for (const std::string& n : {name, man_escape(name)})
+  for (const std::string head : {".B ", ".BI ", ".BR "}) {
+    const std::string line = "\n" + head + n;
+    for (size_t at = man.find(line); at != std::string::npos; at = man.find(line, at + 1)) {
+      const char after = man[at + line.size()];
+      if (after == '\n' || after == ' ') return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("registry: every lesson has its folder's text in both languages, completion, man row and README row") {
+  const std::string completion = source_file("completions/attn-tutor.bash");
+  const std::string man = source_file("man/attn-tutor.1");
+  const std::string readme = source_file("README.md");
+  const std::vector<std::string> words = completion_words(completion, "lessons");
+  REQUIRE(lessons().size() >= 9);
+  for (const LessonInfo& lesson : lessons()) {
+    CAPTURE(lesson.name);
+    const TextTable& text = lesson_text(lesson.name);
+    CHECK(text.incomplete().empty());
+    CHECK(text.has("lesson.title"));
+    CHECK(text.has("lesson.summary"));
+    CHECK(static_cast<bool>(lesson.run));
+    CHECK_FALSE(lesson.sections.empty());
+    CHECK_MESSAGE(contains(words, lesson.name), "completions/attn-tutor.bash: add " << lesson.name << " to lessons=");
+    CHECK_MESSAGE(man_has_row(man, lesson.name), "man/attn-tutor.1: add a .TP/.B " << lesson.name << " row");
+    CHECK_MESSAGE(readme.find("| `" + lesson.name + "` |") != std::string::npos,
+                  "README.md: add a row | `" << lesson.name << "` | to the lessons table");
+    for (const std::string& flag : lesson.options) CHECK_NOTHROW(option_row(flag));
+  }
+  for (const std::string command : {"all", "verify", "check", "bench"}) CHECK(contains(words, command));
+}
+
+TEST_CASE("registry: every option has help in both languages, completion, man row and README row") {
+  const std::string completion = source_file("completions/attn-tutor.bash");
+  const std::string man = source_file("man/attn-tutor.1");
+  const std::string readme = source_file("README.md");
+  const std::vector<std::string> words = completion_words(completion, "options");
+  for (const OptionRow& row : option_table()) {
+    CAPTURE(row.flag);
+    CHECK_FALSE(row.help_en.empty());
+    CHECK_FALSE(row.help_zh.empty());
+    CHECK(row.help_en != row.help_zh);
+    CHECK_MESSAGE(contains(words, row.flag), "completions/attn-tutor.bash: add " << row.flag << " to options=");
+    if (row.kind == OptionKind::Choice) {
+      std::string choices;
+      for (const std::string& c : row.choices) choices += (choices.empty() ? "" : " ") + c;
+      CHECK_MESSAGE(completion.find(row.flag + ") COMPREPLY=($(compgen -W \"" + choices + "\"") != std::string::npos,
+                    "completions/attn-tutor.bash: complete " << row.flag << " with \"" << choices << "\"");
+    }
+    CHECK_MESSAGE(man_has_row(man, row.flag), "man/attn-tutor.1: add a row for " << row.flag);
+    CHECK_MESSAGE(readme.find("| `" + row.flag) != std::string::npos, "README.md: add a row for " << row.flag);
+    bool taken = row.common;
+    for (const LessonInfo& lesson : lessons()) taken = taken || lesson.takes(row);
+    CHECK_MESSAGE(taken, row.flag << " is taken by no lesson");
+  }
+}
