@@ -1,0 +1,219 @@
+// d2l-mha's helpers: valid_lens parsing, Python texts and the code listings the cells show.
+#include "lessons/d2l-mha/d2l_code.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <functional>
+#include "nn/d2l_attention.h"
+#include "lessons/lesson.h"
+#include "lessons/lesson_text.h"
+#include "core/ops_shape.h"
+#include "core/print.h"
+#include "core/random_ops.h"
+#include "core/tensor_print.h"
+#include "core/usage_error.h"
+
+namespace attn::d2l_lesson {
+
+
+std::string bool_text(bool b) { return b ? "True" : "False"; }
+
+// Python's list text of an int64 tensor: tensor.tolist().
+std::string tolist_text(const Tensor& t) {
+  const std::vector<float> v = t.values();
+  std::string out;
+  size_t k = 0;
+  std::vector<int64_t> index(t.shape().size(), 0);
+  const std::function<void(size_t)> walk = [&](size_t d) {
+    if (d == t.shape().size()) {
+      out += std::to_string(static_cast<int64_t>(v[k++]));
+      return;
+    }
+    out += "[";
+    for (int64_t i = 0; i < t.shape()[d]; ++i) {
+      if (i) out += ", ";
+      walk(d + 1);
+    }
+    out += "]";
+  };
+  walk(0);
+  return out;
+}
+
+bool equal(const Tensor& a, const Tensor& b) { return a.shape() == b.shape() && a.values() == b.values(); }
+
+// torch.tensor([...]) code text of int64 valid_lens.
+std::string lens_code(const Tensor& lens) {
+  std::string text = tolist_text(lens);
+  return "torch.tensor(" + text + ")";
+}
+
+// --valid-lens: "3,2" / "[3, 2]" (one per sequence) or "[[1,2,3,4],[1,2,2,2]]" (one per query).
+Tensor parse_valid_lens(const std::string& text, int64_t num_queries, int64_t num_keys) {
+  const std::string quoted = "--valid-lens '" + text + "'";
+  std::string s;
+  for (char c : text)
+    if (!std::isspace(static_cast<unsigned char>(c))) s += c;
+  const std::string malformed = quoted + ": not a list of whole numbers; give one valid length per sequence, e.g. "
+                                "--valid-lens 3,2, or one per query, e.g. --valid-lens '[[1,2,3,4],[1,2,2,2]]'";
+  auto numbers = [&](const std::string& list) {
+    std::vector<int64_t> out;
+    size_t i = 0;
+    while (true) {
+      size_t j = i;
+      if (j < list.size() && (list[j] == '-' || list[j] == '+')) ++j;
+      const size_t digits = j;
+      while (j < list.size() && std::isdigit(static_cast<unsigned char>(list[j]))) ++j;
+      if (j == digits || j - digits > 9) throw UsageError(malformed);
+      out.push_back(std::strtoll(list.substr(i, j - i).c_str(), nullptr, 10));
+      if (j == list.size()) return out;
+      if (list[j] != ',') throw UsageError(malformed);
+      i = j + 1;
+    }
+  };
+  auto strip = [&](const std::string& x, const char* open, const char* close) {
+    const size_t n = std::char_traits<char>::length(open);
+    if (x.size() < 2 * n || x.compare(0, n, open) != 0 || x.compare(x.size() - n, n, close) != 0)
+      throw UsageError(malformed);
+    return x.substr(n, x.size() - 2 * n);
+  };
+  std::vector<int64_t> values;
+  Shape shape;
+  if (s.rfind("[[", 0) == 0) {  // 2-D: one length per query
+    const std::string inner = strip(s, "[[", "]]");
+    size_t start = 0;
+    int64_t rows = 0, cols = -1;
+    while (true) {
+      const size_t end = inner.find("],[", start);
+      const std::vector<int64_t> row = numbers(inner.substr(start, end == std::string::npos ? end : end - start));
+      if (cols >= 0 && static_cast<int64_t>(row.size()) != cols)
+        throw UsageError(quoted + ": rows of different lengths; each row holds one valid length per query (" +
+                         std::to_string(num_queries) + " here), e.g. --valid-lens '[[1,2,3,4],[1,2,2,2]]'");
+      cols = static_cast<int64_t>(row.size());
+      values.insert(values.end(), row.begin(), row.end());
+      ++rows;
+      if (end == std::string::npos) break;
+      start = end + 3;
+    }
+    if (rows != kBatchSize || cols != num_queries)
+      throw UsageError(quoted + ": " + std::to_string(rows) + " row(s) of " + std::to_string(cols) +
+                       " lengths, but per-query valid_lens is (batch_size, num_queries) = (" +
+                       std::to_string(kBatchSize) + ", " + std::to_string(num_queries) +
+                       "): one row per sequence, one length per query");
+    shape = {rows, cols};
+  } else {  // 1-D: one length per sequence
+    values = numbers(s.rfind('[', 0) == 0 ? strip(s, "[", "]") : s);
+    if (static_cast<int64_t>(values.size()) != kBatchSize)
+      throw UsageError(quoted + ": " + std::to_string(values.size()) + " length(s) for a batch of " +
+                       std::to_string(kBatchSize) + " sequences; give exactly " + std::to_string(kBatchSize) +
+                       ", one per sequence, e.g. --valid-lens 3,2");
+    shape = {kBatchSize};
+  }
+  for (int64_t v : values)
+    if (v < 0 || v > num_keys)
+      throw UsageError(quoted + ": " + std::to_string(v) + " is out of range; a valid length counts key-value pairs, "
+                       "so it must be from 0 to " + std::to_string(num_keys) + " here");
+  return d2l::int64_tensor(shape, values);
+}
+
+std::string divisors_text(int64_t n) {
+  std::string out;
+  for (int64_t d = 1; d <= std::min<int64_t>(n, 64); ++d)
+    if (n % d == 0) out += (out.empty() ? "" : ", ") + std::to_string(d);
+  return out;
+}
+
+extern const std::vector<std::string> kMaskedSoftmaxCode = {
+    "import math",
+    "import torch",
+    "from torch import nn",
+    "",
+    "def sequence_mask(X, valid_len, value=0):",
+    "    maxlen = X.size(1)",
+    "    mask = torch.arange((maxlen), dtype=torch.float32,",
+    "                        device=X.device)[None, :] < valid_len[:, None]",
+    "    X[~mask] = value",
+    "    return X",
+    "",
+    "def masked_softmax(X, valid_lens):",
+    "    # X: 3-D tensor, valid_lens: 1-D or 2-D tensor",
+    "    if valid_lens is None:",
+    "        return nn.functional.softmax(X, dim=-1)",
+    "    else:",
+    "        shape = X.shape",
+    "        if valid_lens.dim() == 1:",
+    "            valid_lens = torch.repeat_interleave(valid_lens, shape[1])",
+    "        else:",
+    "            valid_lens = valid_lens.reshape(-1)",
+    "        # masked elements on the last axis become -1e6, so their softmax output is 0",
+    "        X = sequence_mask(X.reshape(-1, shape[-1]), valid_lens, value=-1e6)",
+    "        return nn.functional.softmax(X.reshape(shape), dim=-1)",
+};
+
+extern const std::vector<std::string> kTransposeCode = {
+    "def transpose_qkv(X, num_heads):",
+    "    # X: (batch_size, num_tokens, num_hiddens)",
+    "    X = X.reshape(X.shape[0], X.shape[1], num_heads, -1)",
+    "    # (batch_size, num_tokens, num_heads, num_hiddens / num_heads)",
+    "    X = X.permute(0, 2, 1, 3)",
+    "    # (batch_size, num_heads, num_tokens, num_hiddens / num_heads)",
+    "    return X.reshape(-1, X.shape[2], X.shape[3])",
+    "    # (batch_size * num_heads, num_tokens, num_hiddens / num_heads)",
+    "",
+    "def transpose_output(X, num_heads):",
+    "    \"\"\"Reverse the operation of transpose_qkv.\"\"\"",
+    "    X = X.reshape(-1, num_heads, X.shape[1], X.shape[2])",
+    "    X = X.permute(0, 2, 1, 3)",
+    "    return X.reshape(X.shape[0], X.shape[1], -1)",
+};
+
+extern const std::vector<std::string> kClassCode = {
+    "class DotProductAttention(nn.Module):",
+    "    def __init__(self, dropout, **kwargs):",
+    "        super(DotProductAttention, self).__init__(**kwargs)",
+    "        self.dropout = nn.Dropout(dropout)",
+    "",
+    "    # queries: (batch_size, no. of queries, d), keys: (batch_size, no. of key-value pairs, d)",
+    "    # values: (batch_size, no. of key-value pairs, value dimension)",
+    "    # valid_lens: (batch_size,) or (batch_size, no. of queries)",
+    "    def forward(self, queries, keys, values, valid_lens=None):",
+    "        d = queries.shape[-1]",
+    "        scores = torch.bmm(queries, keys.transpose(1,2)) / math.sqrt(d)",
+    "        self.attention_weights = masked_softmax(scores, valid_lens)",
+    "        return torch.bmm(self.dropout(self.attention_weights), values)",
+    "",
+    "class MultiHeadAttention(nn.Module):",
+    "    def __init__(self, key_size, query_size, value_size, num_hiddens,",
+    "                 num_heads, dropout, bias=False, **kwargs):",
+    "        super(MultiHeadAttention, self).__init__(**kwargs)",
+    "        self.num_heads = num_heads",
+    "        self.attention = DotProductAttention(dropout)",
+    "        self.W_q = nn.Linear(query_size, num_hiddens, bias=bias)",
+    "        self.W_k = nn.Linear(key_size, num_hiddens, bias=bias)",
+    "        self.W_v = nn.Linear(value_size, num_hiddens, bias=bias)",
+    "        self.W_o = nn.Linear(num_hiddens, num_hiddens, bias=bias)",
+    "",
+    "    def forward(self, queries, keys, values, valid_lens):",
+    "        # queries, keys, values: (batch_size, no. of queries or key-value pairs, num_hiddens)",
+    "        # after transpose_qkv: (batch_size * num_heads, no. of queries or key-value pairs,",
+    "        #                       num_hiddens / num_heads)",
+    "        queries = transpose_qkv(self.W_q(queries), self.num_heads)",
+    "        keys = transpose_qkv(self.W_k(keys), self.num_heads)",
+    "        values = transpose_qkv(self.W_v(values), self.num_heads)",
+    "",
+    "        if valid_lens is not None:",
+    "            # on axis 0, copy the first item (scalar or vector) num_heads times,",
+    "            # then the second item, and so on",
+    "            valid_lens = torch.repeat_interleave(",
+    "                valid_lens, repeats=self.num_heads, dim=0)",
+    "",
+    "        # output: (batch_size * num_heads, no. of queries, num_hiddens / num_heads)",
+    "        output = self.attention(queries, keys, values, valid_lens)",
+    "",
+    "        # output_concat: (batch_size, no. of queries, num_hiddens)",
+    "        output_concat = transpose_output(output, self.num_heads)",
+    "        return self.W_o(output_concat)",
+};
+
+}  // namespace attn::d2l_lesson
