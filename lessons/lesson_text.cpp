@@ -12,14 +12,6 @@ std::string quoted_token(const LessonOptions& opt, int64_t i) {
   return "\"" + tokens[static_cast<size_t>(i)] + "\"";
 }
 
-std::string fmt_double(double v) {
-  char buf[64];
-  const auto res = std::to_chars(buf, buf + sizeof buf, v);
-  std::string text(buf, res.ptr);
-  if (text.find_first_of(".en") == std::string::npos) text += ".0";
-  return text;
-}
-
 std::string fmt_seed(const LessonOptions& opt, uint64_t book_seed) {
   return opt.seed ? opt.seed_text : std::to_string(book_seed);
 }
@@ -37,9 +29,7 @@ std::vector<std::string> inputs_code(const LessonOptions& opt) {
   for (int64_t i = 0; i < rows; ++i) {
     std::string line = i == 0 ? "  [[" : "   [";
     for (int64_t j = 0; j < cols; ++j) {
-      char buf[32];
-      const auto res = std::to_chars(buf, buf + sizeof buf, v[static_cast<size_t>(i * cols + j)]);
-      line += (j ? ", " : "") + std::string(buf, res.ptr);
+      line += (j ? ", " : "") + float32_text(v[static_cast<size_t>(i * cols + j)]);
     }
     line += i + 1 == rows ? "]] " : "], ";
     line += "# " + opt.inputs.tokens[static_cast<size_t>(i)] + " (x^" + std::to_string(i + 1) + ")";

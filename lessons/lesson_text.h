@@ -3,12 +3,12 @@
 #include <string>
 #include <vector>
 
+#include "core/py_repr.h"
 #include "lessons/lesson.h"
 
 namespace attn {
 
 std::string quoted_token(const LessonOptions& opt, int64_t i);  // "journey"
-std::string fmt_double(double v);                               // Python's repr of a float
 std::string fmt_seed(const LessonOptions& opt, uint64_t book_seed);  // the seed as written in code
 // `inputs = torch.tensor([...])` as code lines, one row per token with its label as a comment.
 std::vector<std::string> inputs_code(const LessonOptions& opt);

@@ -1,6 +1,8 @@
 // Tensor printing against the 113 torch 1.13 vectors of shared/spec/torch-print.md.
 #include <doctest/doctest.h>
 
+#include "core/py_repr.h"
+
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -122,4 +124,21 @@ TEST_CASE("a NaN with the sign bit set prints nan") {
 
 TEST_CASE("repr rejects values that do not match the shape") {
   CHECK_THROWS_AS(attn::repr({attn::DType::Float32, {2, 2}, {1.0}, std::nullopt, false}), std::invalid_argument);
+}
+
+TEST_CASE("print: py_float is Python's repr of a float") {
+  CHECK(attn::py_float(0.5) == "0.5");
+  CHECK(attn::py_float(1.0) == "1.0");
+  CHECK(attn::py_float(0.0001) == "0.0001");
+  CHECK(attn::py_float(1e-9) == "1e-09");
+  CHECK(attn::py_float(0.123) == "0.123");
+  CHECK(attn::py_float(1.0 / 0.7) == "1.4285714285714286");
+  CHECK(attn::py_float(1e16) == "1e+16");
+  CHECK(attn::py_float(123456789012345680.0) == "1.2345678901234568e+17");
+  CHECK(attn::py_float(9999999999999998.0) == "9999999999999998.0");
+  CHECK(attn::py_float(-0.0) == "-0.0");
+  CHECK(attn::py_float(-2.5e-7) == "-2.5e-07");
+  CHECK(attn::py_float(1e300 * 1e300) == "inf");
+  CHECK(attn::float32_text(0.43f) == "0.43");
+  CHECK(attn::float32_text(1.0f) == "1");
 }

@@ -1,5 +1,7 @@
 #include "features/check/check_report.h"
 
+#include "notebook/text_width.h"
+
 #include <cmath>
 #include <cstdio>
 #include <sstream>
@@ -25,12 +27,7 @@ std::vector<std::string> lines_of(const std::string& text) {
   return lines;
 }
 
-// Display width of UTF-8 text (every code point one column).
-size_t columns(const std::string& s) {
-  size_t n = 0;
-  for (unsigned char c : s) n += (c & 0xC0) != 0x80;
-  return n;
-}
+size_t columns(const std::string& s) { return display_width(s); }
 
 std::string two_columns(const std::string& left, const std::string& right) {
   const std::vector<std::string> a = lines_of(left), b = lines_of(right);

@@ -50,7 +50,7 @@ std::vector<Variant> weight_variants(int64_t rank, bool causal) {
 bool scale_matters(double p) { return p > 0.0 && p < 1.0 && p != 0.5; }
 
 Variant dropout_by_p(double p) {
-  Variant d{"dropout-scale", "survivors * 1/" + fmt_double(p) + " instead of 1/(1-p)", {}};
+  Variant d{"dropout-scale", "survivors * 1/" + py_float(p) + " instead of 1/(1-p)", {}};
   d.v.dropout_by_p = true;
   return d;
 }

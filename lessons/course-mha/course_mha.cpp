@@ -83,7 +83,7 @@ std::vector<std::string> hyperparameter_code(const CourseConfig& c) {
                             c.post ? "The size of our model token embeddings" : "the size of the embeddings"));
   if (c.post) code.push_back("num_blocks = 12  # Number of transformer blocks (not used in this lesson)");
   code.push_back(hyper_line("num_heads", str(c.num_heads), "8", "Number of heads in Multi-head attention"));
-  code.push_back(hyper_line("dropout", fmt_double(c.dropout), "0.1", "Dropout rate"));
+  code.push_back(hyper_line("dropout", py_float(c.dropout), "0.1", "Dropout rate"));
   return code;
 }
 
@@ -159,7 +159,7 @@ Prose dropout_effect(double p, const Tensor& keep, const Tensor& before, const s
   if (p == 0.0) return text("dropout_effect.none");
   if (p == 1.0) return text("dropout_effect.all");
   const int64_t candidates = nonzero_count(before);
-  return text("dropout_effect.some", {fmt_double(p), str(dropped_count(keep, before)), str(candidates),
+  return text("dropout_effect.some", {py_float(p), str(dropped_count(keep, before)), str(candidates),
                                       text(what), fixed(p * static_cast<double>(candidates), 1),
                                       fixed(1.0 / (1.0 - p), 4)});
 }
@@ -219,7 +219,7 @@ void comparison_cells(Notebook& nb, const CourseConfig& c, const CourseMultiHead
     all_equal = all_equal && equal;
     nb.record("out_course", out_course);
     nb.record("out_book", out_book);
-    nb.print(str(static_cast<int64_t>(i)) + " " + bool_text(equal) + " " + fmt_double(max_diff));
+    nb.print(str(static_cast<int64_t>(i)) + " " + bool_text(equal) + " " + py_float(max_diff));
   }
   const std::string hs = str(c.head_size());
   nb.note("i_torch_equal_out_course_out_boo.note", {(all_equal ? text("i_torch_equal_out_course_out_boo.note_if") : text("i_torch_equal_out_course_out_boo.note_else")), hs});
@@ -330,7 +330,7 @@ Notebook course_mha_lesson(const LessonOptions& opt) {
            "print(weights)", "print(math.sqrt(d_model // num_heads), k.shape[-1]**0.5)"});
   nb.show("q @ k.transpose(-2, -1)", h.scores);
   nb.show("weights", h.scaled);
-  nb.print(fmt_double(math_sqrt(c.head_size())) + " " + fmt_double(sqrt_d_k(c.head_size())));
+  nb.print(py_float(math_sqrt(c.head_size())) + " " + py_float(sqrt_d_k(c.head_size())));
   nb.note("math_sqrt_d_model_num_heads_k_sh.note");
   nb.explain("math_sqrt_d_model_num_heads_k_sh.explain");
   nb.confusion("math_sqrt_d_model_num_heads_k_sh.confusion");

@@ -193,11 +193,11 @@ Notebook d2l_mha_lesson(const LessonOptions& opt) {
   const std::string bias = opt.qkv_bias ? ", bias=True" : "";
   if (own_inputs) {
     code.push_back("d_in = X.shape[-1]");
-    code.push_back("attention = MultiHeadAttention(d_in, d_in, d_in, num_hiddens, num_heads, " + d2l::py_float_repr(p) +
+    code.push_back("attention = MultiHeadAttention(d_in, d_in, d_in, num_hiddens, num_heads, " + py_float(p) +
                    bias + ")");
   } else {
     code.push_back("attention = MultiHeadAttention(num_hiddens, num_hiddens, num_hiddens,");
-    code.push_back("                               num_hiddens, num_heads, " + d2l::py_float_repr(p) + bias + ")");
+    code.push_back("                               num_hiddens, num_heads, " + py_float(p) + bias + ")");
   }
   code.push_back(training ? "attention.train()  # --dropout > 0: dropout active (the post calls eval())"
                           : "attention.eval()");
@@ -212,7 +212,7 @@ Notebook d2l_mha_lesson(const LessonOptions& opt) {
   if (own_inputs) nb.record("X", stack({opt.inputs.embeddings, opt.inputs.embeddings}, 0));
   const std::string linear = "nn.Linear(" + std::to_string(in_size) + ", " + std::to_string(num_hiddens) +
                              (opt.qkv_bias ? "" : ", bias=False") + ")";
-  const std::string pr = d2l::py_float_repr(p), mode = training ? "train()" : "eval()";
+  const std::string pr = py_float(p), mode = training ? "train()" : "eval()";
   nb.note("torch_equal_z_x.note2", {linear, (training ? text("torch_equal_z_x.note2_if", {pr}) : text("torch_equal_z_x.note2_else")), mode});
   const std::string per_head = std::to_string(num_hiddens / num_heads);
   nb.explain("torch_equal_z_x.explain2", {per_head, (own_inputs ? text("torch_equal_z_x.explain2_if", {std::to_string(in_size)}) : text("torch_equal_z_x.explain2_else"))});

@@ -13,7 +13,7 @@ namespace attn {
 
 namespace {
 
-std::string p_text(double p) { return fmt_double(p); }
+std::string p_text(double p) { return py_float(p); }
 
 }  // namespace
 
@@ -43,7 +43,7 @@ Notebook dropout_lesson(const LessonOptions& opt) {
   } else {
     int64_t kept = 0;
     for (float k : keep.values()) kept += k != 0.0f;
-    nb.note("dropout_example.note3", {std::to_string(kept), std::to_string(n * n), fmt_double(1.0 - p)});
+    nb.note("dropout_example.note3", {std::to_string(kept), std::to_string(n * n), py_float(1.0 - p)});
   }
   nb.explain("dropout_example.explain", {seed});
   if (p == 0.0 || p == 1.0)
@@ -53,14 +53,14 @@ Notebook dropout_lesson(const LessonOptions& opt) {
     const float q = static_cast<float>(1.0 - p);
     const float scale = 1.0f / q;
     nb.cell({"scale = 1 / (1 - " + p_text(p) + ")", "print(scale)"});
-    nb.print(fmt_double(static_cast<double>(scale)));
-    const std::string s_text = fmt_double(static_cast<double>(scale));
+    nb.print(py_float(static_cast<double>(scale)));
+    const std::string s_text = py_float(static_cast<double>(scale));
     nb.note("scale.note", {s_text});
     nb.explain("scale.explain");
     if (p == 0.5)
       nb.confusion("scale.confusion_book");
     else
-      nb.confusion("scale.confusion", {s_text, fmt_double(1.0 / p)});
+      nb.confusion("scale.confusion", {s_text, py_float(1.0 / p)});
   }
 
   gen.manual_seed(opt.seed_or(123));

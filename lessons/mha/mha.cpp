@@ -98,7 +98,7 @@ Notebook mha_lesson(const LessonOptions& opt) {
   code.insert(code.end(), {"", "torch.manual_seed(" + fmt_seed(opt, 123) + ")",
                            "batch_size, context_length, d_in = batch.shape",
                            "d_out = " + std::to_string(d_out),
-                           "mha = MultiHeadAttention(d_in, d_out, context_length, " + fmt_double(p) + ", num_heads=" +
+                           "mha = MultiHeadAttention(d_in, d_out, context_length, " + py_float(p) + ", num_heads=" +
                                std::to_string(h) + (opt.qkv_bias ? ", qkv_bias=True)" : ")"),
                            "context_vecs = mha(batch)", "print(context_vecs)",
                            "print(\"context_vecs.shape:\", context_vecs.shape)"});
@@ -167,9 +167,9 @@ Notebook mha_lesson(const LessonOptions& opt) {
   nb.cell({"attn_weights = torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=-1)",
            "attn_weights = self.dropout(attn_weights)", "print(attn_weights)"});
   nb.show("attn_weights", t.dropped_weights);
-  const std::string scale = fmt_double(sqrt_d_k(mha.head_dim));
+  const std::string scale = py_float(sqrt_d_k(mha.head_dim));
   nb.note("attn_weights.note", {scale});
-  const std::string p_text = fmt_double(p);
+  const std::string p_text = py_float(p);
   nb.explain("attn_weights.explain", {(p == 0.0 ? text("attn_weights.explain_if") : text("attn_weights.explain_else", {p_text}))});
   nb.confusion("attn_weights.confusion", {scores_shape, str(h)});
 

@@ -121,7 +121,7 @@ Notebook softmax_lesson(const LessonOptions& opt) {
   for (double w : row2) row_2_sum += w;
   nb.cell({"row_2_sum = sum([" + literal + "])", "print(\"Row 2 sum:\", row_2_sum)",
            "print(\"All row sums:\", attn_weights.sum(dim=-1))"});
-  nb.print("Row 2 sum: " + fmt_double(row_2_sum));
+  nb.print("Row 2 sum: " + py_float(row_2_sum));
   nb.show("All row sums:", "attn_weights.sum(dim=-1)", sum(attn_weights, -1, false));
   nb.note("all_row_sums_attn_weights_sum_di.note");
   nb.explain("all_row_sums_attn_weights_sum_di.explain");

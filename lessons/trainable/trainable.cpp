@@ -112,7 +112,7 @@ Notebook trainable_lesson(const LessonOptions& opt) {
   nb.print(std::to_string(d_k));
   Tensor attn_weights_2 = softmax(div(attn_scores_2, sqrt_d_k(d_k)), -1);
   nb.show("attn_weights_2", attn_weights_2);
-  const std::string root = fmt_double(sqrt_d_k(d_k)), DK = std::to_string(d_k);
+  const std::string root = py_float(sqrt_d_k(d_k)), DK = std::to_string(d_k);
   nb.note("attn_weights_2.note", {root});
   nb.explain("attn_weights_2.explain", {DK});
 

@@ -36,7 +36,7 @@ Notebook wrapper_lesson(const LessonOptions& opt) {
   code.insert(code.end(), {opt.context_length ? "context_length = " + std::to_string(context_length)
                                               : "context_length = batch.shape[1]  # the number of tokens",
                            "d_in, d_out = " + std::to_string(opt.d_in()) + ", " + std::to_string(d_out),
-                           "mha = MultiHeadAttentionWrapper(d_in, d_out, context_length, " + fmt_double(p) +
+                           "mha = MultiHeadAttentionWrapper(d_in, d_out, context_length, " + py_float(p) +
                                ", num_heads=" + std::to_string(h) + (opt.qkv_bias ? ", qkv_bias=True)" : ")"),
                            "context_vecs = mha(batch)", "print(context_vecs)",
                            "print(\"context_vecs.shape:\", context_vecs.shape)"});

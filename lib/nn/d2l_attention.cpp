@@ -1,5 +1,7 @@
 #include "nn/d2l_attention.h"
 
+#include "core/py_repr.h"
+
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -185,49 +187,13 @@ Tensor MultiHeadAttention::forward(const Tensor& queries, const Tensor& keys, co
   return out;
 }
 
-std::string py_float_repr(double v) {
-  if (std::isnan(v)) return "nan";
-  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  if (v == 0) return std::signbit(v) ? "-0.0" : "0.0";
-  char buf[64];
-  int digits = 1;
-  for (; digits <= 17; ++digits) {  // the shortest mantissa that reads back
-    std::snprintf(buf, sizeof buf, "%.*e", digits - 1, v);
-    if (std::strtod(buf, nullptr) == v) break;
-  }
-  const std::string s = buf;
-  const size_t e_at = s.find('e');
-  const int exp = std::atoi(s.c_str() + e_at + 1);
-  std::string mant = s.substr(0, e_at);
-  const bool neg = mant[0] == '-';
-  if (neg) mant.erase(0, 1);
-  std::string ds;
-  for (char c : mant)
-    if (c != '.') ds += c;
-  std::string out;
-  if (exp >= -4 && exp < 16) {  // Python's repr switches to exponent form outside this range
-    if (exp < 0) {
-      out = "0." + std::string(static_cast<size_t>(-exp - 1), '0') + ds;
-    } else {
-      if (ds.size() <= static_cast<size_t>(exp) + 1) ds += std::string(static_cast<size_t>(exp) + 1 - ds.size(), '0');
-      out = ds.substr(0, static_cast<size_t>(exp) + 1) + "." +
-            (ds.size() > static_cast<size_t>(exp) + 1 ? ds.substr(static_cast<size_t>(exp) + 1) : "0");
-    }
-  } else {
-    char e[16];
-    std::snprintf(e, sizeof e, "e%c%02d", exp < 0 ? '-' : '+', std::abs(exp));
-    out = ds.substr(0, 1) + (ds.size() > 1 ? "." + ds.substr(1) : "") + e;
-  }
-  return (neg ? "-" : "") + out;
-}
-
 std::string MultiHeadAttention::repr() const {
   auto linear = [](const char* name, const Linear& l) {
     return std::string("  (") + name + "): Linear(in_features=" + std::to_string(l.weight.size(1)) +
            ", out_features=" + std::to_string(l.weight.size(0)) + ", bias=" + (l.bias ? "True" : "False") + ")\n";
   };
   return "MultiHeadAttention(\n  (attention): DotProductAttention(\n    (dropout): Dropout(p=" +
-         py_float_repr(attention.dropout) + ", inplace=False)\n  )\n" + linear("W_q", W_q) + linear("W_k", W_k) +
+         py_float(attention.dropout) + ", inplace=False)\n  )\n" + linear("W_q", W_q) + linear("W_k", W_k) +
          linear("W_v", W_v) + linear("W_o", W_o) + ")";
 }
 

@@ -22,8 +22,6 @@ Tensor permute(const Tensor& X, const std::vector<int64_t>& dims);
 Tensor repeat_interleave(const Tensor& t, int64_t repeats);
 // torch.tensor(values) of int64 with the given shape.
 Tensor int64_tensor(Shape shape, const std::vector<int64_t>& values);
-// Python's repr of a float, as nn.Dropout prints p: 0.5, 0.0, 1e-09.
-std::string py_float_repr(double v);
 
 // sequence_mask(X, valid_len, value): X (rows, maxlen), valid_len (rows,).
 // mask = arange(maxlen)[None, :] < valid_len[:, None]; X[~mask] = value.

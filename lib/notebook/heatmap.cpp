@@ -1,5 +1,7 @@
 #include "notebook/heatmap.h"
 
+#include "notebook/text_width.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -14,38 +16,12 @@ const char* kMaskedMark = "\u00b7";                                     // "·"
 const char* kReset = "\x1b[0m";
 const Rgb kMaskedBg{58, 58, 58}, kMaskedFg{188, 188, 188};
 
-// East Asian wide characters take two columns (CJK, Hangul, full-width forms).
-bool is_wide(uint32_t c) {
-  return (c >= 0x1100 && c <= 0x115F) || (c >= 0x2E80 && c <= 0xA4CF) || (c >= 0xAC00 && c <= 0xD7A3) ||
-         (c >= 0xF900 && c <= 0xFAFF) || (c >= 0xFE30 && c <= 0xFE4F) || (c >= 0xFF00 && c <= 0xFF60) ||
-         (c >= 0xFFE0 && c <= 0xFFE6) || (c >= 0x1F300 && c <= 0x1FAFF) || (c >= 0x20000 && c <= 0x3FFFD);
-}
-
-// Splits UTF-8 into characters (a stray byte is one character) with their display widths.
-std::vector<std::pair<std::string, size_t>> characters(const std::string& s) {
-  std::vector<std::pair<std::string, size_t>> out;
-  for (size_t i = 0; i < s.size();) {
-    const unsigned char b = static_cast<unsigned char>(s[i]);
-    size_t len = b < 0x80 ? 1 : (b >> 5) == 6 ? 2 : (b >> 4) == 14 ? 3 : (b >> 3) == 30 ? 4 : 1;
-    if (i + len > s.size()) len = 1;
-    uint32_t c = len == 1 ? b : b & (0x7F >> len);
-    for (size_t k = 1; k < len; ++k) c = (c << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3F);
-    out.push_back({s.substr(i, len), is_wide(c) ? 2 : 1});
-    i += len;
-  }
-  return out;
-}
-
-size_t width(const std::string& s) {
-  size_t n = 0;
-  for (const auto& ch : characters(s)) n += ch.second;
-  return n;
-}
+size_t width(const std::string& s) { return display_width(s); }
 
 std::string truncate(const std::string& s, size_t max) {
   std::string out;
   size_t n = 0;
-  for (const auto& ch : characters(s)) {
+  for (const auto& ch : display_characters(s)) {
     if (n + ch.second > max) break;
     out += ch.first;
     n += ch.second;

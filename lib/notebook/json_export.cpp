@@ -1,5 +1,7 @@
 #include "notebook/json_export.h"
 
+#include "core/py_repr.h"
+
 #include <charconv>
 #include <cmath>
 
@@ -27,9 +29,7 @@ void write_data(std::string& out, const std::vector<float>& v, const Shape& shap
 std::string json_float(float v) {
   if (std::isnan(v)) return "\"nan\"";
   if (std::isinf(v)) return v > 0 ? "\"inf\"" : "\"-inf\"";
-  char buf[64];
-  const auto res = std::to_chars(buf, buf + sizeof buf, v);
-  std::string text(buf, res.ptr);
+  std::string text = float32_text(v);
   // Keep it a float, and keep the sign of -0.0: "1" and "-0" would read back as integers.
   if (text.find_first_of(".e") == std::string::npos) text += ".0";
   return text;

@@ -10,26 +10,26 @@ struct Glyph {
   char32_t code = 0;
 };
 
+// UTF-8 into characters; a stray or truncated byte is one character of its own.
 std::vector<Glyph> glyphs_of(const std::string& s) {
   std::vector<Glyph> out;
   for (size_t i = 0; i < s.size();) {
-    const unsigned char c = static_cast<unsigned char>(s[i]);
-    const size_t len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 1;
-    Glyph g{s.substr(i, len), c};
-    if (len > 1) {
-      g.code = c & (0xFF >> (len + 1));
-      for (size_t k = 1; k < len && i + k < s.size(); ++k) g.code = (g.code << 6) | (s[i + k] & 0x3F);
-    }
-    out.push_back(g);
+    const unsigned char b = static_cast<unsigned char>(s[i]);
+    size_t len = b < 0x80 ? 1 : (b >> 5) == 6 ? 2 : (b >> 4) == 14 ? 3 : (b >> 3) == 30 ? 4 : 1;
+    if (i + len > s.size()) len = 1;
+    char32_t c = len == 1 ? b : b & (0x7F >> len);
+    for (size_t k = 1; k < len; ++k) c = (c << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3F);
+    out.push_back({s.substr(i, len), c});
     i += len;
   }
   return out;
 }
 
+// East Asian wide characters take two columns (CJK, Hangul, full-width forms, emoji).
 bool is_wide(char32_t c) {
   return (c >= 0x1100 && c <= 0x115F) || (c >= 0x2E80 && c <= 0xA4CF) || (c >= 0xAC00 && c <= 0xD7A3) ||
          (c >= 0xF900 && c <= 0xFAFF) || (c >= 0xFE30 && c <= 0xFE4F) || (c >= 0xFF00 && c <= 0xFF60) ||
-         (c >= 0xFFE0 && c <= 0xFFE6);
+         (c >= 0xFFE0 && c <= 0xFFE6) || (c >= 0x1F300 && c <= 0x1FAFF) || (c >= 0x20000 && c <= 0x3FFFD);
 }
 
 // Punctuation that must not start a line: ，。；：、！？）」』》 and their full-width kin.
@@ -73,6 +73,12 @@ std::vector<Unit> units_of(const std::string& text) {
 }
 
 }  // namespace
+
+std::vector<std::pair<std::string, size_t>> display_characters(const std::string& utf8) {
+  std::vector<std::pair<std::string, size_t>> out;
+  for (const Glyph& g : glyphs_of(utf8)) out.push_back({g.bytes, is_wide(g.code) ? 2 : 1});
+  return out;
+}
 
 size_t display_width(const std::string& utf8) {
   size_t w = 0;

@@ -2,10 +2,15 @@
 // Terminal columns of UTF-8 text, and line wrapping that also works for Chinese (which has no
 // spaces between words and whose characters take two columns).
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace attn {
 
+// The one measure of terminal columns: wide (CJK) characters take two, every other character one.
 size_t display_width(const std::string& utf8);
+// The characters of `utf8` with their columns.
+std::vector<std::pair<std::string, size_t>> display_characters(const std::string& utf8);
 
 // Wraps `text` at `width` columns, each line starting with `prefix`; every line ends with '\n'.
 // Breaks at spaces and between CJK characters, never right before CJK punctuation.
