@@ -1,8 +1,12 @@
 #include "lessons/options.h"
 
+#include <sstream>
 #include <stdexcept>
+#include <utility>
 
 namespace attn {
+
+const std::vector<std::pair<std::string, std::string>>& embedded_text_tables();  // generated
 
 std::string OptionRow::config_key() const {
   std::string key = flag.substr(2);
@@ -11,105 +15,55 @@ std::string OptionRow::config_key() const {
   return key;
 }
 
-// Order: as `attn-tutor LESSON --help` lists them.
+namespace {
+
+OptionKind kind_of(const std::string& word, const std::string& where) {
+  if (word == "flag") return OptionKind::Flag;
+  if (word == "integer") return OptionKind::Integer;
+  if (word == "number") return OptionKind::Number;
+  if (word == "choice") return OptionKind::Choice;
+  if (word == "text") return OptionKind::Text;
+  throw std::logic_error(where + ": unknown kind '" + word + "'");
+}
+
+// lessons/options.txt: [--flag] then "field = value" lines (see the file's header).
+std::vector<OptionRow> parse_options(const std::string& source) {
+  std::vector<OptionRow> rows;
+  std::istringstream in(source);
+  std::string line;
+  for (int number = 1; std::getline(in, line); ++number) {
+    const std::string where = "lessons/options.txt:" + std::to_string(number);
+    if (line.empty() || line[0] == '#') continue;
+    if (line.front() == '[' && line.back() == ']') {
+      rows.emplace_back();
+      rows.back().flag = line.substr(1, line.size() - 2);
+      continue;
+    }
+    const size_t eq = line.find(" = ");
+    if (rows.empty() || eq == std::string::npos) throw std::logic_error(where + ": expected [--flag] or 'field = value'");
+    const std::string field = line.substr(0, eq), value = line.substr(eq + 3);
+    OptionRow& row = rows.back();
+    std::istringstream words(value);
+    if (field == "kind") row.kind = kind_of(value, where);
+    else if (field == "value") row.value_name = value;
+    else if (field == "choices") for (std::string w; words >> w;) row.choices.push_back(w);
+    else if (field == "range") words >> row.min >> row.max;
+    else if (field == "common") row.common = value == "yes";
+    else if (field == "en") row.help_en = value;
+    else if (field == "zh") row.help_zh = value;
+    else throw std::logic_error(where + ": unknown field '" + field + "'");
+  }
+  return rows;
+}
+
+}  // namespace
+
 const std::vector<OptionRow>& option_table() {
-  static const std::vector<OptionRow> rows = {
-      // flag, kind, value name, choices, min, max, every lesson, help (en, zh)
-      {"--seed", OptionKind::Text, "N", {}, 0, 0, true,
-       "Use N instead of every torch.manual_seed(k) of the lesson (any integer torch accepts, "
-       "-2^63 .. 2^64-1)",
-       "用 N 代替本课中每个 torch.manual_seed(k) 的种子（torch 接受的任意整数，-2^63 .. 2^64-1）"},
-      {"--inputs", OptionKind::Text, "FILE", {}, 0, 0, true,
-       "JSON file of token embeddings: [[...], ...] or {\"tokens\": [...], \"inputs\": [[...], ...]}; "
-       "at least 2 rows of equal length (default: the book's six 3-d embeddings)",
-       "词元嵌入的 JSON 文件：[[...], ...] 或 {\"tokens\": [...], \"inputs\": [[...], ...]}；"
-       "至少 2 行且长度相同（默认：书中 6 个三维嵌入向量）"},
-      {"--tokens", OptionKind::Text, "TEXT", {}, 0, 0, true,
-       "Your own sentence: each word gets a seeded random embedding (torch.rand after "
-       "torch.manual_seed(--seed, else 123)) of --d-in numbers; instead of --inputs",
-       "你自己的句子：每个词得到一个带种子的随机嵌入（torch.manual_seed(--seed，否则 123) 之后的 torch.rand），"
-       "长度为 --d-in；代替 --inputs"},
-      {"--d-in", OptionKind::Integer, "N", {}, 1, 16, true,
-       "With --tokens: the embedding size, 1-16 (default 3)",
-       "与 --tokens 一起使用：嵌入维度，1-16（默认 3）"},
-      {"--d-out", OptionKind::Integer, "N", {}, 1, 4096, true,
-       "Output embedding size d_out, 1-4096 (default 2; in wrapper it is per head)",
-       "输出嵌入维度 d_out，1-4096（默认 2；在 wrapper 中是每个头的维度）"},
-      {"--qkv-bias", OptionKind::Flag, "", {}, 0, 0, true,
-       "Give the query/key/value nn.Linear layers a bias (qkv_bias=True; d2l-mha: bias=True, W_o too)",
-       "为查询/键/值的 nn.Linear 层加偏置（qkv_bias=True；d2l-mha 中为 bias=True，W_o 也有）"},
-      {"--init", OptionKind::Choice, "", {"rand", "randn"}, 0, 0, false,
-       "trainable: how W_query/W_key/W_value are drawn in 3.4.1 (default rand, as in the book; randn "
-       "reproduces the reader's notebook with --seed 42)",
-       "trainable：3.4.1 节中 W_query/W_key/W_value 的随机方式（默认 rand，与书中相同；randn 配合 "
-       "--seed 42 重现读者笔记）"},
-      {"--num-heads", OptionKind::Integer, "N", {}, 0, 0, false,
-       "Number of attention heads (default 2; d2l-mha 5; course-mha 3, or 8 with --preset post)",
-       "注意力头的数量（默认 2；d2l-mha 为 5；course-mha 为 3，--preset post 时为 8）"},
-      {"--dropout", OptionKind::Number, "P", {}, 0, 0, false,
-       "Dropout rate P, 0 <= P <= 1 (dropout lesson: the 3.5.2 rate, book 0.5; wrapper/mha: the "
-       "modules' rate, book 0.0; d2l-mha: P > 0 runs the module in train() mode, the post uses "
-       "0.5 in eval(); course-mha: both of the post's dropouts, default 0.1)",
-       "dropout 率 P，0 <= P <= 1（dropout 课：3.5.2 节的比率，书中为 0.5；wrapper/mha：模块的比率，"
-       "书中为 0.0；d2l-mha：P > 0 时以 train() 模式运行，原文为 eval() 下的 0.5；course-mha："
-       "原文的两处 dropout，默认 0.1）"},
-      {"--context-length", OptionKind::Integer, "N", {}, 0, 0, false,
-       "context_length of the causal mask buffer (default: the number of tokens, course-mha --preset "
-       "post 128; must be at least the number of tokens)",
-       "因果掩码缓冲区的 context_length（默认：词元数；course-mha --preset post 为 128；不得小于词元数）"},
-      {"--bernoulli", OptionKind::Choice, "", {"default", "mkl"}, 0, 0, false,
-       "Dropout-mask algorithm: default (the book's, every machine since PyTorch 2.7) or mkl (Intel "
-       "CPUs with PyTorch <= 2.6, as in the reader's notebook)",
-       "dropout 掩码算法：default（书中的，PyTorch 2.7 起所有机器）或 mkl（PyTorch <= 2.6 的 Intel "
-       "CPU，如读者笔记）"},
-      {"--no-reseed", OptionKind::Flag, "", {}, 0, 0, false,
-       "wrapper: run the CausalAttention cell first and build the wrapper without calling "
-       "torch.manual_seed again, so the generator carries over (the reader's notebook, 001 In [45])",
-       "wrapper：先运行 CausalAttention 单元格，再不重新调用 torch.manual_seed 就构建 wrapper，"
-       "随机数生成器的状态因此延续（读者笔记 001 In [45]）"},
-      {"--preset", OptionKind::Choice, "", {"small", "post"}, 0, 0, false,
-       "small: the chapter's embeddings (default); post: the course's settings (d_model 512, 8 heads, "
-       "context 128, dropout 0.1) on seeded random input",
-       "small：本章的嵌入（默认）；post：课程原文的设置（d_model 512、8 个头、上下文 128、dropout 0.1），"
-       "输入为带种子的随机数"},
-      {"--d-model", OptionKind::Integer, "N", {}, 1, 4096, false,
-       "Model width d_model (default: the embedding size, or 512 with --preset post)",
-       "模型宽度 d_model（默认：嵌入维度；--preset post 时为 512）"},
-      {"--num-hiddens", OptionKind::Integer, "N", {}, 1, 4096, false,
-       "Model width num_hiddens (default: the post's 100)",
-       "模型宽度 num_hiddens（默认：原文的 100）"},
-      {"--valid-lens", OptionKind::Text, "LENS", {}, 0, 0, false,
-       "Padding mask: \"3,2\" (valid keys per sequence) or \"[[1,2,3,4],[1,2,2,2]]\" (per query); "
-       "default the post's [3, 2]",
-       "填充掩码：\"3,2\"（每个序列的有效键数）或 \"[[1,2,3,4],[1,2,2,2]]\"（每个查询）；默认为原文的 [3, 2]"},
-      {"--gpt2", OptionKind::Flag, "", {}, 0, 0, false,
-       "mha: exercise 3.3, a GPT-2-small sized module (768 -> 768, 12 heads, context 1024)",
-       "mha：练习 3.3，GPT-2 small 规模的模块（768 -> 768、12 个头、上下文 1024）"},
-      {"--json", OptionKind::Text, "FILE|-", {}, 0, 0, true,
-       "Write every intermediate tensor as JSON to FILE (atomically); '-' writes the JSON to stdout "
-       "instead of the notebook text",
-       "把每个中间张量以 JSON 写入 FILE（原子写入）；'-' 表示写到标准输出，代替笔记本文本"},
-      {"--lang", OptionKind::Choice, "", {"en", "zh"}, 0, 0, true,
-       "Language of the annotations and titles: en or zh (the Chinese edition's terms); default from "
-       "LC_ALL/LANG, else en",
-       "注释与标题的语言：en 或 zh（采用中文版术语）；默认取自 LC_ALL/LANG，否则为 en"},
-      {"--explain", OptionKind::Flag, "", {}, 0, 0, true,
-       "Add the longer explanation of each cell",
-       "为每个单元格加上更详细的解释"},
-      {"--step", OptionKind::Flag, "", {}, 0, 0, true,
-       "Pause after each cell (Enter: next, b: back, q: quit) when stdin and stdout are a terminal",
-       "每个单元格后暂停（回车：下一个，b：返回，q：退出），仅当标准输入和输出都是终端时"},
-      {"--color", OptionKind::Choice, "", {"auto", "always", "never"}, 0, 0, true,
-       "auto (a terminal without NO_COLOR), always or never",
-       "auto（终端且未设置 NO_COLOR）、always 或 never"},
-      {"--heatmap", OptionKind::Flag, "", {}, 0, 0, true,
-       "Draw every attention matrix (scores, weights, masks, dropout results) as a grid with the tokens "
-       "on both axes, right after its output",
-       "把每个注意力矩阵（注意力分数、注意力权重、掩码、dropout 结果）画成热力图，行列标注词元，紧跟在其输出之后"},
-      {"--html", OptionKind::Text, "FILE", {}, 0, 0, true,
-       "Also write a self-contained HTML report (code, notes, tensors, SVG heatmaps) to FILE (atomically)",
-       "另外把自包含的 HTML 报告（代码、注释、张量、SVG 热力图）写入 FILE（原子写入）"},
-  };
+  static const std::vector<OptionRow> rows = [] {
+    for (const auto& [name, source] : embedded_text_tables())
+      if (name == "options.txt") return parse_options(source);
+    throw std::logic_error("lessons/options.txt is not compiled in");
+  }();
   return rows;
 }
 

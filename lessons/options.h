@@ -1,5 +1,5 @@
 #pragma once
-// The lesson options, one row each: the one place an option is defined. The CLI's options and their
+// The lesson options, one entry each in lessons/options.txt: the one place an option is defined. The CLI's options and their
 // help in both languages, the values the parser accepts, `check`'s replay of an export's config, the
 // bash completion and the man page's and README's option tables are all derived from (or tested
 // against) this table; which lessons take an option is said by each lesson's descriptor.
