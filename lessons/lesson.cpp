@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <map>
+#include <sstream>
 #include <stdexcept>
 
 #include "notebook/json_export.h"
@@ -54,12 +55,34 @@ const TextTable& lesson_text(const std::string& folder) {
     for (const auto& [name, source] : embedded_text_tables())
       if (name == "common") common = &out.emplace(name, TextTable("lessons/common/text.txt", source)).first->second;
     for (const auto& [name, source] : embedded_text_tables())
-      if (name != "common" && name != "options.txt") out.emplace(name, TextTable("lessons/" + name + "/text.txt", source, common));
+      if (name != "common" && name.find('.') == std::string::npos) out.emplace(name, TextTable("lessons/" + name + "/text.txt", source, common));
     return out;
   }();
   const auto it = tables.find(folder);
   if (it == tables.end()) throw std::logic_error("no text table lessons/" + folder + "/text.txt");
   return it->second;
+}
+
+std::vector<std::string> listing(const std::string& folder, const std::string& name) {
+  const std::string file = folder + "/listings.txt";
+  for (const auto& [embedded, source] : embedded_text_tables()) {
+    if (embedded != file) continue;
+    std::vector<std::string> lines;
+    bool in = false;
+    std::istringstream text(source);
+    for (std::string line; std::getline(text, line);) {
+      if (line.rfind("@@ ", 0) == 0) {
+        if (in) break;
+        in = line.substr(3) == name;
+      } else if (in) {
+        lines.push_back(line);
+      }
+    }
+    while (!lines.empty() && lines.back().empty()) lines.pop_back();
+    if (lines.empty()) break;
+    return lines;
+  }
+  throw std::logic_error("no listing '" + name + "' in lessons/" + file);
 }
 
 Notebook lesson_notebook(const std::string& lesson, const std::vector<std::string>& sections,

@@ -50,6 +50,8 @@ struct LessonOptions {
 
 // A lesson's prose: lessons/FOLDER/text.txt, with lessons/common/text.txt behind it.
 const TextTable& lesson_text(const std::string& folder);
+// A Python listing a cell shows: "@@ NAME" in lessons/FOLDER/listings.txt, line by line.
+std::vector<std::string> listing(const std::string& folder, const std::string& name);
 // A lesson's notebook, its prose from lesson_text(lesson).
 Notebook lesson_notebook(const std::string& lesson, const std::vector<std::string>& sections,
                          const LessonOptions& opt);

@@ -9,69 +9,13 @@
 
 namespace attn {
 
-std::vector<std::string> self_attention_v2_class_code() {
-  return {"class SelfAttention_v2(nn.Module):",
-          "    def __init__(self, d_in, d_out, qkv_bias=False):",
-          "        super().__init__()",
-          "        self.W_query = nn.Linear(d_in, d_out, bias=qkv_bias)",
-          "        self.W_key   = nn.Linear(d_in, d_out, bias=qkv_bias)",
-          "        self.W_value = nn.Linear(d_in, d_out, bias=qkv_bias)",
-          "    # forward as in 3.4.2"};
-}
+std::vector<std::string> self_attention_v2_class_code() { return listing("common", "SelfAttention_v2"); }
 
-std::vector<std::string> causal_attention_class_code() {
-  return {"class CausalAttention(nn.Module):",
-          "    def __init__(self, d_in, d_out, context_length, dropout, qkv_bias=False):",
-          "        super().__init__()",
-          "        self.d_out = d_out",
-          "        self.W_query = nn.Linear(d_in, d_out, bias=qkv_bias)",
-          "        self.W_key   = nn.Linear(d_in, d_out, bias=qkv_bias)",
-          "        self.W_value = nn.Linear(d_in, d_out, bias=qkv_bias)",
-          "        self.dropout = nn.Dropout(dropout)",
-          "        self.register_buffer('mask', torch.triu(torch.ones(context_length, context_length), diagonal=1))",
-          "",
-          "    def forward(self, x):",
-          "        b, num_tokens, d_in = x.shape",
-          "        keys = self.W_key(x)",
-          "        queries = self.W_query(x)",
-          "        values = self.W_value(x)",
-          "        attn_scores = queries @ keys.transpose(1, 2)",
-          "        attn_scores.masked_fill_(self.mask.bool()[:num_tokens, :num_tokens], -torch.inf)",
-          "        attn_weights = torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=-1)",
-          "        attn_weights = self.dropout(attn_weights)",
-          "        context_vec = attn_weights @ values",
-          "        return context_vec"};
-}
+std::vector<std::string> causal_attention_class_code() { return listing("common", "CausalAttention"); }
 
-std::vector<std::string> wrapper_class_code() {
-  return {"class MultiHeadAttentionWrapper(nn.Module):",
-          "    def __init__(self, d_in, d_out, context_length, dropout, num_heads, qkv_bias=False):",
-          "        super().__init__()",
-          "        self.heads = nn.ModuleList(",
-          "            [CausalAttention(d_in, d_out, context_length, dropout, qkv_bias)",
-          "             for _ in range(num_heads)]",
-          "        )",
-          "",
-          "    def forward(self, x):",
-          "        return torch.cat([head(x) for head in self.heads], dim=-1)"};
-}
+std::vector<std::string> wrapper_class_code() { return listing("common", "MultiHeadAttentionWrapper"); }
 
-std::vector<std::string> multihead_attention_class_code() {
-  return {"class MultiHeadAttention(nn.Module):",
-          "    def __init__(self, d_in, d_out, context_length, dropout, num_heads, qkv_bias=False):",
-          "        super().__init__()",
-          "        assert d_out % num_heads == 0, \"d_out must be divisible by num_heads\"",
-          "        self.d_out = d_out",
-          "        self.num_heads = num_heads",
-          "        self.head_dim = d_out // num_heads",
-          "        self.W_query = nn.Linear(d_in, d_out, bias=qkv_bias)",
-          "        self.W_key = nn.Linear(d_in, d_out, bias=qkv_bias)",
-          "        self.W_value = nn.Linear(d_in, d_out, bias=qkv_bias)",
-          "        self.out_proj = nn.Linear(d_out, d_out)",
-          "        self.dropout = nn.Dropout(dropout)",
-          "        self.register_buffer('mask', torch.triu(torch.ones(context_length, context_length), diagonal=1))",
-          "    # forward: see the cells below, one step each"};
-}
+std::vector<std::string> multihead_attention_class_code() { return listing("common", "MultiHeadAttention"); }
 
 Tensor batch_cell(Notebook& nb, const LessonOptions& opt, bool with_inputs) {
   std::vector<std::string> code = with_inputs ? inputs_code(opt) : std::vector<std::string>{};

@@ -87,51 +87,9 @@ std::vector<std::string> hyperparameter_code(const CourseConfig& c) {
   return code;
 }
 
-std::vector<std::string> attention_class_code() {
-  return {"import math",
-          "import torch",
-          "import torch.nn as nn",
-          "import torch.nn.functional as F",
-          "",
-          "class Attention(nn.Module):",
-          "    def __init__(self):",
-          "        super().__init__()",
-          "        # Wq, Wk, Wv: [d_model, d_model // num_heads]",
-          "        self.Wq = nn.Linear(d_model, d_model // num_heads, bias=False)",
-          "        self.Wk = nn.Linear(d_model, d_model // num_heads, bias=False)",
-          "        self.Wv = nn.Linear(d_model, d_model // num_heads, bias=False)",
-          "        # a buffer: saved with the module, not trained",
-          "        self.register_buffer('mask', torch.tril(torch.ones(context_length, context_length)))",
-          "        self.dropout = nn.Dropout(dropout)",
-          "",
-          "    def forward(self, x):",
-          "        B, T, C = x.shape  # [batch, tokens, d_model]",
-          "        q = self.Wq(x)",
-          "        k = self.Wk(x)",
-          "        v = self.Wv(x)",
-          "        weights = (q @ k.transpose(-2, -1)) / math.sqrt(d_model // num_heads)  # MatMul and Scale",
-          "        weights = weights.masked_fill(self.mask[:T, :T] == 0, float('-inf'))  # Mask",
-          "        weights = F.softmax(weights, dim=-1)",
-          "        weights = self.dropout(weights)",
-          "        output = weights @ v",
-          "        return output"};
-}
+std::vector<std::string> attention_class_code() { return listing("course-mha", "Attention"); }
 
-std::vector<std::string> multihead_class_code() {
-  return {"class MultiHeadAttention(nn.Module):",
-          "    def __init__(self):",
-          "        super().__init__()",
-          "        self.heads = nn.ModuleList([Attention() for _ in range(num_heads)])",
-          "        self.projection_layer = nn.Linear(d_model, d_model)  # Wo",
-          "        self.dropout = nn.Dropout(dropout)",
-          "",
-          "    def forward(self, x):",
-          "        head_outputs = [head(x) for head in self.heads]",
-          "        head_outputs = torch.cat(head_outputs, dim=-1)  # Concatenate",
-          "        out = self.projection_layer(head_outputs)",
-          "        out = self.dropout(out)",
-          "        return out"};
-}
+std::vector<std::string> multihead_class_code() { return listing("course-mha", "MultiHeadAttention"); }
 
 // Entries of a 0/1 keep mask that dropout set to 0, among those where `before` was not already 0.
 int64_t dropped_count(const Tensor& keep, const Tensor& before) {
