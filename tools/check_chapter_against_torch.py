@@ -31,6 +31,7 @@ import math
 import os
 import random
 import sys
+import types
 import tempfile
 from collections import defaultdict
 
@@ -46,21 +47,14 @@ import torch_book as tb  # noqa: E402
 MASK_NAMES = {"causal-mask": set(), "dropout": {"dropout(example)", "dropout(attn_weights)"}, "wrapper": set(),
               "mha": {"attn_weights"}}
 
-class Stats:
-    def __init__(self):
-        self.cases = 0
-        self.failed = 0
-        self.values = 0
-        self.max_all = 0.0
-        self.max_all_where = ""
-        self.max_accept = 0.0
-        self.max_accept_where = ""
-        self.mask_tensors = 0       # dropout-bearing tensors whose zero pattern was compared
-        self.mask_identical = 0
-        self.mask_entries = 0       # dropped (zero) entries compared
-        self.dropout_cases = 0      # cases that drew a dropout mask (0 < p < 1)
-        self.zero_sign = defaultdict(int)  # name -> zeros whose sign differs (-0.0 vs 0.0; info only)
-        self.zero_sign_cases = set()
+def Stats():
+    """The run's counters (mask_tensors: dropout-bearing tensors whose zero pattern was compared;
+    mask_entries: dropped (zero) entries compared; dropout_cases: cases that drew a dropout mask (0 < p <
+    1); zero_sign: name -> zeros whose sign differs (-0.0 vs 0.0; info only))."""
+    return types.SimpleNamespace(
+        cases=0, failed=0, values=0, max_all=0.0, max_all_where="", max_accept=0.0,
+        max_accept_where="", mask_tensors=0, mask_identical=0, mask_entries=0, dropout_cases=0,
+        zero_sign=defaultdict(int), zero_sign_cases=set())
 
 
 def compare(case, doc, tol, st, label):

@@ -21,6 +21,7 @@ import json
 import os
 import random
 import sys
+import types
 import tempfile
 from collections import defaultdict
 
@@ -36,16 +37,11 @@ def run_cli(exe, case, tmp, json_out):
     return tb.run_cli(exe, "d2l-mha", case["argv"], tb.write_inputs(tmp, case["inputs_file"]), json_out)
 
 
-class Stats:
-    def __init__(self):
-        self.values = 0
-        self.floats = 0
-        self.bit_identical = 0
-        self.zero_sign = 0
-        self.max_diff = 0.0
-        self.max_where = ""
-        self.reprs = 0
-        self.mask_cases = 0
+def Stats():
+    """The run's counters."""
+    return types.SimpleNamespace(
+        values=0, floats=0, bit_identical=0, zero_sign=0, max_diff=0.0, max_where="", reprs=0,
+        mask_cases=0)
 
 
 def compare(case, doc, text, tol, st, label):

@@ -82,18 +82,11 @@ const float kP[9] = {float_from_bits(0x3D9021BB), float_from_bits(0xBDEBD1B8),
                      float_from_bits(0x3E11E9BF), float_from_bits(0xBE2AAE50),
                      float_from_bits(0x3E4CCEAC), float_from_bits(0xBE7FFFFC),
                      float_from_bits(0x3EAAAAAA)};
-const float kQ1 = float_from_bits(0xB95E8083);
-const float kQ2 = float_from_bits(0x3F318000);
-const float kFopi = float_from_bits(0x3FA2F983);
-const float kDp1 = float_from_bits(0x3F490000);
-const float kDp2 = float_from_bits(0x397DA000);
-const float kDp3 = float_from_bits(0x33222169);
-const float kC0 = float_from_bits(0x37CCF5CE);
-const float kC1 = float_from_bits(0xBAB6061A);
-const float kC2 = float_from_bits(0x3D2AAAA5);
-const float kS0 = float_from_bits(0xB94CA1F9);
-const float kS1 = float_from_bits(0x3C08839E);
-const float kS2 = float_from_bits(0xBE2AAAA3);
+// Cephes' constants as the AVX2 kernel holds them (bit patterns from the spec).
+const float kQ1 = float_from_bits(0xB95E8083), kQ2 = float_from_bits(0x3F318000), kFopi = float_from_bits(0x3FA2F983);
+const float kDp1 = float_from_bits(0x3F490000), kDp2 = float_from_bits(0x397DA000), kDp3 = float_from_bits(0x33222169);
+const float kC0 = float_from_bits(0x37CCF5CE), kC1 = float_from_bits(0xBAB6061A), kC2 = float_from_bits(0x3D2AAAA5);
+const float kS0 = float_from_bits(0xB94CA1F9), kS1 = float_from_bits(0x3C08839E), kS2 = float_from_bits(0xBE2AAAA3);
 const float kTwoPi = float_from_bits(0x40C90FDB);
 const float kMinNormal = 0x1p-126f;
 
