@@ -1,6 +1,7 @@
 // attn-tutor: the command line. Parsing and dispatch only; the lessons live in lessons/.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -21,6 +22,7 @@
 #include "lessons/lesson.h"
 #include "lesson_command.h"
 #include "notebook/notebook_text.h"
+#include "notebook/text_width.h"
 #include "features/check/replay.h"
 #include "step_mode.h"
 #include "core/usage_error.h"
@@ -109,16 +111,12 @@ std::string lesson_list() {
   std::string out = "attn-tutor " ATTN_TUTOR_VERSION +
                     tr(": Chapter 3 of \"Build a Large Language Model (From Scratch)\", cell by cell.\n\nLessons:\n",
                        "：逐个单元格重现《从零构建大模型》第 3 章。\n\n课程：\n");
+  size_t width = 16;  // the source column: "§3.3.1, 3.3.2", "d2l.ai §11.5"
+  for (const LessonInfo& l : lessons()) width = std::max(width, display_width(l.source(help_language())) + 1);
   for (const LessonInfo& l : lessons()) {
-    std::string sections;
-    for (const std::string& s : l.sections) sections += (sections.empty() ? "" : ", ") + s;
-    char line[256];
-    const bool book = sections.rfind("3.", 0) == 0;
-    const std::string where = book ? "\u00a7" + sections : "seed " + sections;
-    const int width = book ? 17 : 16;  // "§" takes two bytes
-    std::snprintf(line, sizeof line, "  %-14s %-*s %s\n", l.name.c_str(), width, where.c_str(),
-                  l.title(help_language()).c_str());
-    out += line;
+    const std::string where = l.source(help_language());
+    out += "  " + l.name + std::string(15 - std::min<size_t>(14, l.name.size()), ' ') + where +
+           std::string(width - display_width(where), ' ') + " " + l.title(help_language()) + "\n";
   }
   out += tr("  all            every lesson in book order\n  verify         compare with every tensor the book prints\n",
             "  all            按本书顺序运行全部课程\n  verify         与书中打印的每个张量逐一比对\n");
@@ -154,22 +152,20 @@ int main(int argc, char** argv) {
   CliOptions cli;
   const LessonInfo* chosen = nullptr;
   for (const LessonInfo& lesson : lessons()) {
-    std::string sections;
-    for (const std::string& s : lesson.sections) sections += (sections.empty() ? "" : ", ") + s;
-    const bool book = sections.rfind("3.", 0) == 0;
     CLI::App* sub = app.add_subcommand(
         lesson.name,
-        book ? tr("Replays \u00a7" + sections + " of the book: " + lesson.summary(Lang::En),
-                  "重现本书第 " + sections + " 节：" + lesson.summary(Lang::Zh))
-             : tr("Replays shared/seeds/" + sections + "_*, beside the book: " + lesson.summary(Lang::En),
-                  "重现 shared/seeds/" + sections + "_*（本书之外）：" + lesson.summary(Lang::Zh)));
+        lesson.in_chapter()
+            ? tr("Replays " + lesson.source(Lang::En) + " of the book: " + lesson.summary(Lang::En),
+                 "重现本书第 " + lesson.source(Lang::Zh).substr(2) + " 节：" + lesson.summary(Lang::Zh))
+            : tr("Replays " + lesson.source(Lang::En) + ", beside the book: " + lesson.summary(Lang::En),
+                 "重现" + lesson.source(Lang::Zh) + "（本书之外）：" + lesson.summary(Lang::Zh)));
     add_lesson_options(sub, cli, &lesson);
     sub->callback([&chosen, &lesson] { chosen = &lesson; });
   }
   CLI::App* all = app.add_subcommand("all", "Replays every lesson in book order (§3.3-3.6), one after another");
   add_lesson_options(all, cli, nullptr);
   CLI::App* verify = app.add_subcommand(
-      "verify", "Compares every tensor the book prints (§3.3-3.6, and the reader's notebook for --init randn and "
+      "verify", "Compares every tensor the book prints (§3.3-3.6, and a reader's run on Intel/Windows for --init randn and "
                 "--bernoulli mkl) with the tool's own output; exit 1 on any mismatch");
   std::string verify_lesson;
   verify->add_option("LESSON", verify_lesson, "Only this lesson's tensors");

@@ -85,14 +85,22 @@ std::vector<std::string> listing(const std::string& folder, const std::string& n
   throw std::logic_error("no listing '" + name + "' in lessons/" + file);
 }
 
-Notebook lesson_notebook(const std::string& lesson, const std::vector<std::string>& sections,
-                         const LessonOptions& opt) {
-  return Notebook(lesson, sections, opt.config_json(), opt.inputs.tokens, &lesson_text(lesson));
+Notebook lesson_notebook(const std::string& lesson, const LessonOptions& opt) {
+  const LessonInfo* info = find_lesson(lesson);
+  if (!info) throw std::logic_error("lesson " + lesson + " is not in lessons/registry.cpp");
+  return Notebook(lesson, info->sections, opt.config_json(), opt.inputs.tokens, &lesson_text(lesson));
 }
 
 std::string LessonInfo::title(Lang lang) const { return lesson_text(name).render(text("lesson.title"), lang); }
 
 std::string LessonInfo::summary(Lang lang) const { return lesson_text(name).render(text("lesson.summary"), lang); }
+
+std::string LessonInfo::source(Lang lang) const {
+  if (!in_chapter()) return lesson_text(name).render(text("lesson.source"), lang);
+  std::string out = "\u00a7";
+  for (size_t i = 0; i < sections.size(); ++i) out += (i ? ", " : "") + sections[i];
+  return out;
+}
 
 bool LessonInfo::in_chapter() const { return sections.front().rfind("3.", 0) == 0; }
 

@@ -53,19 +53,20 @@ const TextTable& lesson_text(const std::string& folder);
 // A Python listing a cell shows: "@@ NAME" in lessons/FOLDER/listings.txt, line by line.
 std::vector<std::string> listing(const std::string& folder, const std::string& name);
 // A lesson's notebook, its prose from lesson_text(lesson).
-Notebook lesson_notebook(const std::string& lesson, const std::vector<std::string>& sections,
-                         const LessonOptions& opt);
+// Its sections come from the lesson's row in lessons/registry.cpp.
+Notebook lesson_notebook(const std::string& lesson, const LessonOptions& opt);
 
 // A lesson's descriptor: its row in lessons/registry.cpp. Its title and summary are the keys
 // lesson.title and lesson.summary of lessons/NAME/text.txt.
 struct LessonInfo {
   std::string name;                   // the subcommand, and its folder lessons/NAME/
-  std::vector<std::string> sections;  // the book sections it replays
+  std::vector<std::string> sections;  // the book sections it replays, else its source ("d2l 11.5")
   std::vector<std::string> options;   // the options it takes beyond the common ones (lessons/options.h)
   Notebook (*run)(const LessonOptions&) = nullptr;
 
   std::string title(Lang lang) const;
   std::string summary(Lang lang) const;  // one line for --help
+  std::string source(Lang lang) const;   // where it comes from: "§3.5.1", "d2l.ai §11.5"
   bool in_chapter() const;               // a section of chapter 3 (what `all` runs)
   bool takes(const OptionRow& row) const;
 };

@@ -24,8 +24,8 @@ const std::vector<LessonInfo>& lessons() {
       {"dropout", {"3.5.2", "3.5.3"}, {"--dropout", "--context-length", "--bernoulli"}, dropout_lesson},
       {"wrapper", {"3.6.1"}, {"--num-heads", "--dropout", "--context-length", "--bernoulli", "--no-reseed"}, wrapper_lesson},
       {"mha", {"3.6.2"}, {"--num-heads", "--dropout", "--context-length", "--bernoulli", "--gpt2"}, mha_lesson},
-      {"course-mha", {"002"}, {"--num-heads", "--dropout", "--context-length", "--bernoulli", "--preset", "--d-model"}, course_mha_lesson},
-      {"d2l-mha", {"004"}, {"--num-heads", "--dropout", "--bernoulli", "--num-hiddens", "--valid-lens"}, d2l_mha_lesson},
+      {"course-mha", {"course"}, {"--num-heads", "--dropout", "--context-length", "--bernoulli", "--preset", "--d-model"}, course_mha_lesson},
+      {"d2l-mha", {"d2l 11.5"}, {"--num-heads", "--dropout", "--bernoulli", "--num-hiddens", "--valid-lens"}, d2l_mha_lesson},
   };
   return all;
 }

@@ -177,7 +177,7 @@ TEST_CASE("course-mha: json records the post's names and the module output three
   REQUIRE(r.exit_code == 0);
   const nlohmann::json doc = nlohmann::json::parse(r.out);
   CHECK(doc.at("lesson") == "course-mha");
-  CHECK(doc.at("sections") == nlohmann::json::array({"002"}));
+  CHECK(doc.at("sections") == nlohmann::json::array({"course"}));
   CHECK(doc.at("config").at("preset") == "small");
   std::vector<const nlohmann::json*> outs;
   int weights = 0, out_course = 0, out_book = 0;

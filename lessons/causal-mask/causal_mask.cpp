@@ -25,7 +25,7 @@ float max_abs_diff(const Tensor& a, const Tensor& b) {
 }  // namespace
 
 Notebook causal_mask_lesson(const LessonOptions& opt) {
-  Notebook nb = lesson_notebook("causal-mask", {"3.5.1"}, opt);
+  Notebook nb = lesson_notebook("causal-mask", opt);
   const std::string first = quoted_token(opt, 0), second = quoted_token(opt, 1);
 
   nb.heading("3.5.1", "heading.3.5.1");

@@ -18,7 +18,7 @@ std::string p_text(double p) { return py_float(p); }
 }  // namespace
 
 Notebook dropout_lesson(const LessonOptions& opt) {
-  Notebook nb = lesson_notebook("dropout", {"3.5.2", "3.5.3"}, opt);
+  Notebook nb = lesson_notebook("dropout", opt);
   const double p = opt.dropout.value_or(0.5);
   const int64_t n = opt.num_tokens();
   const bool mkl = opt.bernoulli == BernoulliPath::Mkl;

@@ -79,7 +79,7 @@ void gpt2_cells(Notebook& nb, const LessonOptions& opt) {
 }  // namespace
 
 Notebook mha_lesson(const LessonOptions& opt) {
-  Notebook nb = lesson_notebook("mha", {"3.6.2"}, opt);
+  Notebook nb = lesson_notebook("mha", opt);
   const double p = opt.dropout.value_or(0.0);
   const int64_t context_length = opt.context_length_or_tokens();
   const int64_t h = opt.heads_or(2), d_out = opt.d_out;

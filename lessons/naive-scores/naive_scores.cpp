@@ -8,7 +8,7 @@
 namespace attn {
 
 Notebook naive_scores_lesson(const LessonOptions& opt) {
-  Notebook nb = lesson_notebook("naive-scores", {"3.3.1", "3.3.2"}, opt);
+  Notebook nb = lesson_notebook("naive-scores", opt);
   const Tensor& inputs = opt.inputs.embeddings;
   const int64_t n = inputs.size(0);
   const std::string journey = quoted_token(opt, 1);

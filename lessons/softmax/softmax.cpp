@@ -34,7 +34,7 @@ int64_t argmin(const std::vector<float>& v) {
 }  // namespace
 
 Notebook softmax_lesson(const LessonOptions& opt) {
-  Notebook nb = lesson_notebook("softmax", {"3.3.1", "3.3.2"}, opt);
+  Notebook nb = lesson_notebook("softmax", opt);
   const Tensor& inputs = opt.inputs.embeddings;
   const int64_t n = inputs.size(0);
   const std::string journey = quoted_token(opt, 1);

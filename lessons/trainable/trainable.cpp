@@ -30,7 +30,7 @@ int64_t argmax(const std::vector<float>& v) {
 }  // namespace
 
 Notebook trainable_lesson(const LessonOptions& opt) {
-  Notebook nb = lesson_notebook("trainable", {"3.4.1", "3.4.2"}, opt);
+  Notebook nb = lesson_notebook("trainable", opt);
   const Tensor& inputs = opt.inputs.embeddings;
   const std::string journey = quoted_token(opt, 1);
   const int64_t d_in = inputs.size(1), d_out = opt.d_out;

@@ -9,7 +9,7 @@
 namespace attn {
 
 Notebook wrapper_lesson(const LessonOptions& opt) {
-  Notebook nb = lesson_notebook("wrapper", {"3.6.1"}, opt);
+  Notebook nb = lesson_notebook("wrapper", opt);
   const double p = opt.dropout.value_or(0.0);
   const int64_t context_length = opt.context_length_or_tokens();
   const int64_t h = opt.heads_or(2), d_out = opt.d_out;
