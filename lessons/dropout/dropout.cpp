@@ -50,11 +50,10 @@ Notebook dropout_lesson(const LessonOptions& opt) {
     nb.confusion("dropout_example.confusion");
 
   if (p > 0.0 && p < 1.0) {
-    const float q = static_cast<float>(1.0 - p);
-    const float scale = 1.0f / q;
+    const double scale = 1.0 / (1.0 - p);  // a Python float, as the cell computes it
     nb.cell({"scale = 1 / (1 - " + p_text(p) + ")", "print(scale)"});
-    nb.print(py_float(static_cast<double>(scale)));
-    const std::string s_text = py_float(static_cast<double>(scale));
+    nb.print(py_float(scale));
+    const std::string s_text = py_float(scale);
     nb.note("scale.note", {s_text});
     nb.explain("scale.explain");
     if (p == 0.5)

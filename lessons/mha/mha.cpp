@@ -176,7 +176,8 @@ Notebook mha_lesson(const LessonOptions& opt) {
   nb.cell({"context_vec = (attn_weights @ values).transpose(1, 2)", "print(context_vec.shape)",
            "print((attn_weights @ values).stride(), context_vec.stride())", "print(context_vec.is_contiguous())"});
   nb.record("attn_weights @ values", t.context_heads);
-  nb.show("context_vec", t.context_transposed);
+  nb.record("context_vec", t.context_transposed);
+  nb.print(repr_size(t.context_transposed.shape()));
   nb.print(stride_text(t.context_heads) + " " + stride_text(t.context_transposed));
   nb.print(bool_text(t.context_transposed.is_contiguous()));
   const std::string ct_shape = shape_text(t.context_transposed.shape());

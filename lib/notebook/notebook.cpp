@@ -1,6 +1,7 @@
 #include "notebook/notebook.h"
 
 #include <algorithm>
+#include <cctype>
 
 #include "core/print.h"
 #include "core/tensor_print.h"
@@ -61,12 +62,31 @@ std::string Notebook::code_for(const std::string& name) const {
   return all;
 }
 
+namespace {
+
+// `name` as the object of `.shape` in Python: x.shape, f(x).shape, but (a @ b).shape and (m == 0).shape.
+std::string shape_of(const std::string& name) {
+  int depth = 0;
+  bool quoted = false;
+  for (char c : name) {
+    if (c == '"' || c == '\'') quoted = !quoted;
+    if (quoted) continue;
+    if (c == '(' || c == '[') ++depth;
+    else if (c == ')' || c == ']') --depth;
+    else if (depth == 0 && !(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.'))
+      return "(" + name + ").shape";
+  }
+  return name + ".shape";
+}
+
+}  // namespace
+
 void Notebook::show(const std::string& name, const Tensor& t) { show("", name, t); }
 
 void Notebook::show(const std::string& label, const std::string& name, const Tensor& t) {
   const int index = static_cast<int>(tensors_.size());
   items_.push_back({NotebookItem::Kind::Output, label.empty() ? repr(t) : label + " " + repr(t), cell_, index});
-  items_.push_back({NotebookItem::Kind::Shape, name + ".shape: " + repr_size(t.shape()), cell_});
+  items_.push_back({NotebookItem::Kind::Shape, shape_of(name) + ": " + repr_size(t.shape()), cell_});
   record(name, t);
 }
 
