@@ -57,6 +57,9 @@ LessonOptions to_lesson_options(const CliOptions& o, Lang env_lang) {
                                             "from -9223372036854775808 to 18446744073709551615");
     opt.seed_text = o.text("--seed");
   }
+  if (o.given("--d-in") && !o.given("--tokens"))
+    throw UsageError("--d-in " + o.text("--d-in") + ": has no effect without --tokens (the embeddings' size comes from "
+                     "--inputs or the book); add --tokens \"your sentence\" or drop --d-in");
   if (o.given("--tokens")) {
     if (o.given("--inputs"))
       throw UsageError("--tokens and --inputs both give the embeddings; use one of them");

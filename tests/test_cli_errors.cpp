@@ -60,6 +60,10 @@ TEST_CASE("errors: --tokens needs at least two words and excludes --inputs") {
   expect_usage_error("trainable --tokens hello", "only one word");
   expect_usage_error("trainable --tokens 'a b c d e f g h i j k l m n o p q'", "at most 16 tokens");
   expect_usage_error("trainable --tokens 'a b' --d-in 0", "--d-in");
+  expect_usage_error("trainable --d-in 4", "--d-in 4: has no effect without --tokens");
+  expect_usage_error("mha --context-length 0", "--context-length 0");
+  expect_usage_error("mha --num-heads -9223372036854775808", "--num-heads -9223372036854775808");
+  expect_usage_error("mha --num-heads 4x", "--num-heads 4x");
   const std::string dir = temp_dir();
   expect_usage_error("trainable --tokens 'a b' --inputs " + write_file(dir, "in.json", "[[1], [2]]"), "use one of them");
 }
