@@ -12,6 +12,7 @@
 #include <CLI/CLI.hpp>
 
 #include "core/atomic_file.h"
+#include "core/safe_text.h"
 #include "bench_command.h"
 #include "features/check/check_report.h"
 #include "did_you_mean.h"
@@ -132,7 +133,7 @@ std::string lesson_list() {
 
 // One line for the learner: what is wrong and how to fix it.
 int usage_error(const std::string& message) {
-  std::cerr << "attn-tutor: error: " << message << "\n";
+  std::cerr << "attn-tutor: error: " << clean_message(message) << "\n";
   return 2;
 }
 

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "core/safe_text.h"
 #include "core/usage_error.h"
 
 namespace attn {
@@ -16,7 +17,7 @@ struct ConfigReader {
   const json& c;
 
   [[noreturn]] void fail(const std::string& key, const std::string& what) const {
-    throw UsageError("check " + ex.source + ": config." + key + " is " + c[key].dump() + "; " + what);
+    throw UsageError("check " + ex.source + ": config." + key + " is " + echo(c[key].dump()) + "; " + what);
   }
   bool given(const std::string& key) const { return c.contains(key) && !c[key].is_null(); }
   int64_t integer(const std::string& key, int64_t lo, int64_t hi) const {
