@@ -12,6 +12,7 @@
 #include <CLI/CLI.hpp>
 
 #include "core/atomic_file.h"
+#include "core/output_file.h"
 #include "core/safe_text.h"
 #include "bench_command.h"
 #include "features/check/check_report.h"
@@ -21,6 +22,7 @@
 #include "language.h"
 #include "lessons/lesson.h"
 #include "lesson_command.h"
+#include "lesson_output.h"
 #include "notebook/notebook_text.h"
 #include "features/check/replay.h"
 #include "step_mode.h"
@@ -49,29 +51,7 @@ Notebook run_all(const LessonOptions& opt) {
 }
 
 int emit(const Notebook& nb, const CliOptions& cli) {
-  if (!cli.html.empty()) {
-    const std::string error = write_file_atomically(cli.html, html_report(nb));
-    if (!error.empty()) throw UsageError("--html " + error + "; choose a path in a writable directory");
-  }
-  if (cli.json == "-") {
-    std::cout << export_json(nb, ATTN_TUTOR_VERSION);
-    return 0;
-  }
-  if (!cli.json.empty()) {
-    const std::string error = write_file_atomically(cli.json, export_json(nb, ATTN_TUTOR_VERSION));
-    if (!error.empty()) throw UsageError("--json " + error + "; choose a path in a writable directory");
-  }
-  TextOptions options;
-  options.color = use_color(cli.color);
-  options.heatmap = cli.heatmap;
-  options.palette = palette_for(options.color, std::getenv("COLORTERM"));
-  const std::string text = render_text(nb, options);
-  if (cli.step && isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1) {
-    step_through(split_cells(text), std::cin, std::cout);
-    return 0;
-  }
-  std::cout << text;  // --step is ignored unless both ends are a terminal
-  return 0;
+  return write_lesson_outputs(nb, cli, use_color(cli.color));  // all outputs or none (app/lesson_output.cpp)
 }
 
 
@@ -140,6 +120,7 @@ int usage_error(const std::string& message) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  check_stdout_at_exit();  // a full disk or closed stdout is an error, not exit 0
   const Lang lang = choose_language(argc, argv);
   set_help_language(lang);
   CLI::App app{"attn-tutor: Chapter 3 of \"Build a Large Language Model (From Scratch)\", step by step, "
@@ -214,6 +195,7 @@ int main(int argc, char** argv) {
   }
 
   try {
+    require_output_paths(app);  // --json '' and --html '' are errors
     if (verify->parsed()) return run_verify(verify_lesson);
     if (check->parsed()) return run_check(check_path, check_color);
     if (bench->parsed()) return run_bench(bench_cli, lang);

@@ -11,13 +11,14 @@
 
 #include "run_cli.h"
 
-BoundedRun run_bounded(const std::string& args, const std::string& before, int limit_seconds) {
+BoundedRun run_bounded(const std::string& args, const std::string& before, int limit_seconds,
+                       const std::string& stdout_to) {
   static const std::string dir = temp_dir();
   static int counter = 0;
   const std::string base = dir + "/bounded" + std::to_string(counter++);
   const std::string out = base + ".out", err = base + ".err";
   const std::string cmd = before + "LC_ALL= LC_MESSAGES= LANG=C.UTF-8 exec '" + std::string(ATTN_TUTOR_EXE) + "' " +
-                          args + " </dev/null >" + out + " 2>" + err;
+                          args + " </dev/null >" + (stdout_to.empty() ? out : stdout_to) + " 2>" + err;
   BoundedRun r;
   const auto start = std::chrono::steady_clock::now();
   const pid_t pid = fork();

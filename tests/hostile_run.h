@@ -13,7 +13,9 @@ struct BoundedRun {
 
 // `args` as in run_cli. `before` is shell text run first in the same shell (e.g. "yes > fifo & "),
 // killed with the command at the end. Everything the shell started is killed after `limit_seconds`.
-BoundedRun run_bounded(const std::string& args, const std::string& before = "", int limit_seconds = 20);
+// `stdout_to` replaces the captured standard output by another target, e.g. "/dev/full" or "&-".
+BoundedRun run_bounded(const std::string& args, const std::string& before = "", int limit_seconds = 20,
+                       const std::string& stdout_to = "");
 
 // Exit 2 within 15 s and 1 GB, nothing on stdout, and one short stderr line "attn-tutor: error: ..."
 // without control characters, mentioning `mentions`.
