@@ -49,8 +49,12 @@ int run_bench(BenchCli& b, Lang env_lang) {
                                             "from -9223372036854775808 to 18446744073709551615");
     b.options.seed = *seed;
   }
-  if (b.threads != kNotGiven && (b.threads < 1 || b.threads > 1024))
-    throw UsageError("--threads " + std::to_string(b.threads) + ": the bench runs on at least one thread; use 1 to 1024");
+  if (b.threads != kNotGiven && (b.threads < 1 || b.threads > hardware_threads()))
+    throw UsageError("--threads " + std::to_string(b.threads) + ": " +
+                     (b.threads < 1 ? std::string("the bench runs on at least one thread")
+                                    : "more threads than this machine's " + std::to_string(hardware_threads()) +
+                                          " hardware threads only take turns") +
+                     "; use 1 to " + std::to_string(hardware_threads()));
   b.options.threads = b.threads == kNotGiven ? hardware_threads() : static_cast<int>(b.threads);
   check_bench_options(b.options);
   if (!b.json.empty() && b.json != "-") check_output_path("--json", b.json);  // before minutes of timing

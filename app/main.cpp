@@ -20,6 +20,7 @@
 #include "notebook/html_report.h"
 #include "notebook/json_export.h"
 #include "language.h"
+#include "lessons/cost_model.h"
 #include "lessons/lesson.h"
 #include "lesson_command.h"
 #include "lesson_output.h"
@@ -199,12 +200,13 @@ int main(int argc, char** argv) {
     if (verify->parsed()) return run_verify(verify_lesson);
     if (check->parsed()) return run_check(check_path, check_color);
     if (bench->parsed()) return run_bench(bench_cli, lang);
-    if (all->parsed()) return emit(run_all(to_lesson_options(cli, lang)), cli);
+    const bool exporting = !cli.json.empty() || !cli.html.empty();
+    if (all->parsed()) return emit(run_all(require_affordable("all", to_lesson_options(cli, lang), exporting)), cli);
     if (!chosen) {
       std::cout << lesson_list();
       return 0;
     }
-    return emit(chosen->run(to_lesson_options(cli, lang)), cli);
+    return emit(chosen->run(require_affordable(chosen->name, to_lesson_options(cli, lang), exporting)), cli);
   } catch (const UsageError& e) {
     return usage_error(e.what());
   } catch (const std::exception& e) {

@@ -5,6 +5,7 @@
 
 #include "core/safe_text.h"
 #include "core/usage_error.h"
+#include "lessons/cost_model.h"
 
 namespace attn {
 
@@ -136,7 +137,9 @@ CheckReport check_file(const std::string& path) {
     throw UsageError("check " + path + ": lesson \"" + ex.lesson + "\" is not one of attn-tutor's (" + names +
                      "); export one lesson's tensors under its name");
   }
+  // The lesson, then a rerun per known mistake: refused before it runs when that is too much.
   const LessonOptions opt = replay_options(ex);
+  require_affordable(ex.lesson, opt, false, "config.", 4, "check " + path);
   Notebook nb = [&] {
     try {
       return lesson->run(opt);
