@@ -3,10 +3,19 @@
 # make bench  time every lesson in one process, then the attention kernels (Google Benchmark);
 #             not part of the tests. `attn-tutor bench` is the annotated comparison of the four forms.
 # make install  the binary, man page and bash completion (PREFIX via cmake -DCMAKE_INSTALL_PREFIX)
+# make sanitize  build with AddressSanitizer + UndefinedBehaviorSanitizer in $(SANITIZE_BUILD) and run
+#             every test there; not part of make test.
+# make fuzz   libFuzzer on the --inputs and check parsers (clang), FUZZ_SECONDS per target (default
+#             60); not part of make test. tools/fuzz.sh installs libFuzzer if it is missing.
 BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+SANITIZE_BUILD ?= build-sanitize
+SANITIZE_FLAGS = -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+SANITIZE_CMAKE_ARGS ?=
+FUZZ_SECONDS ?= 60
+FUZZ_BUILD ?= build-fuzz
 
-.PHONY: all deps build test bench install clean
+.PHONY: all deps build test bench install clean sanitize fuzz
 all: build
 	./$(BUILD)/attn-tutor
 
@@ -27,5 +36,16 @@ bench: build
 	./$(BUILD)/attn_bench_lessons
 	./$(BUILD)/attn_bench_kernels
 
+# Debug information and -O1 keep the reports readable; -ffp-contract=off still applies (CMakeLists.txt).
+sanitize: deps
+	@cmake -S . -B $(SANITIZE_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g" \
+	  -DCMAKE_CXX_FLAGS="$(SANITIZE_FLAGS)" -DCMAKE_EXE_LINKER_FLAGS="$(SANITIZE_FLAGS)" $(SANITIZE_CMAKE_ARGS) >/dev/null
+	@cmake --build $(SANITIZE_BUILD) -j$(JOBS)
+	cd $(SANITIZE_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:strict_string_checks=1 \
+	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure --no-tests=error -j$(JOBS)
+
+fuzz:
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_BUILD=$(FUZZ_BUILD) sh tools/fuzz.sh
+
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) $(SANITIZE_BUILD) $(FUZZ_BUILD)

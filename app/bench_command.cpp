@@ -5,7 +5,7 @@
 #include <iostream>
 #include <optional>
 
-#include "core/atomic_file.h"
+#include "core/output_file.h"
 #include "features/bench/bench_report.h"
 #include "core/generator.h"
 #include "language.h"
@@ -49,10 +49,15 @@ int run_bench(BenchCli& b, Lang env_lang) {
                                             "from -9223372036854775808 to 18446744073709551615");
     b.options.seed = *seed;
   }
-  if (b.threads != kNotGiven && (b.threads < 1 || b.threads > 1024))
-    throw UsageError("--threads " + std::to_string(b.threads) + ": the bench runs on at least one thread; use 1 to 1024");
+  if (b.threads != kNotGiven && (b.threads < 1 || b.threads > hardware_threads()))
+    throw UsageError("--threads " + std::to_string(b.threads) + ": " +
+                     (b.threads < 1 ? std::string("the bench runs on at least one thread")
+                                    : "more threads than this machine's " + std::to_string(hardware_threads()) +
+                                          " hardware threads only take turns") +
+                     "; use 1 to " + std::to_string(hardware_threads()));
   b.options.threads = b.threads == kNotGiven ? hardware_threads() : static_cast<int>(b.threads);
   check_bench_options(b.options);
+  if (!b.json.empty() && b.json != "-") check_output_path("--json", b.json);  // before minutes of timing
   const bool show_progress = isatty(STDERR_FILENO) == 1;
   const BenchResult result = run_attention_bench(b.options, [show_progress](const std::string& form, int run, int runs) {
     if (!show_progress) return;
@@ -61,16 +66,11 @@ int run_bench(BenchCli& b, Lang env_lang) {
   });
   if (show_progress) std::cerr << "\r\x1b[K" << std::flush;
   const std::string json = bench_json(result, ATTN_TUTOR_VERSION);
-  if (b.json == "-") {
-    std::cout << json;
-    return 0;
-  }
-  if (!b.json.empty()) {
-    const std::string error = write_file_atomically(b.json, json);
-    if (!error.empty()) throw UsageError("--json " + error + "; choose a path in a writable directory");
-  }
+  OutputSet outputs;  // the table (or its JSON) and --json FILE: both or neither
+  if (!b.json.empty() && b.json != "-") outputs.add_file("--json", b.json, json);
   const Lang lang = b.lang.empty() ? env_lang : (b.lang == "zh" ? Lang::Zh : Lang::En);
-  std::cout << render_bench(result, lang);
+  outputs.set_stdout(b.json == "-" ? json : render_bench(result, lang));
+  outputs.commit();
   return 0;
 }
 

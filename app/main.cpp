@@ -13,14 +13,18 @@
 #include <CLI/CLI.hpp>
 
 #include "core/atomic_file.h"
+#include "core/output_file.h"
+#include "core/safe_text.h"
 #include "bench_command.h"
 #include "features/check/check_report.h"
 #include "did_you_mean.h"
 #include "notebook/html_report.h"
 #include "notebook/json_export.h"
 #include "language.h"
+#include "lessons/cost_model.h"
 #include "lessons/lesson.h"
 #include "lesson_command.h"
+#include "lesson_output.h"
 #include "notebook/notebook_text.h"
 #include "notebook/text_width.h"
 #include "features/check/replay.h"
@@ -50,31 +54,8 @@ Notebook run_all(const LessonOptions& opt) {
 }
 
 int emit(const Notebook& nb, const CliOptions& cli, const LessonOptions& opt) {
-  if (cli.given("--html")) {
-    const std::string error = write_file_atomically(cli.text("--html"), html_report(nb, opt.lang, opt.explain));
-    if (!error.empty()) throw UsageError("--html " + error + "; choose a path in a writable directory");
-  }
-  if (cli.text("--json") == "-") {
-    std::cout << export_json(nb, ATTN_TUTOR_VERSION);
-    return 0;
-  }
-  if (cli.given("--json")) {
-    const std::string error = write_file_atomically(cli.text("--json"), export_json(nb, ATTN_TUTOR_VERSION));
-    if (!error.empty()) throw UsageError("--json " + error + "; choose a path in a writable directory");
-  }
-  TextOptions options;
-  options.color = use_color(cli.given("--color") ? cli.text("--color") : "auto");
-  options.heatmap = cli.given("--heatmap");
-  options.palette = palette_for(options.color, std::getenv("COLORTERM"));
-  options.lang = opt.lang;
-  options.explain = opt.explain;
-  const std::string text = render_text(nb, options);
-  if (cli.given("--step") && isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1) {
-    step_through(split_cells(text), std::cin, std::cout);
-    return 0;
-  }
-  std::cout << text;  // --step is ignored unless both ends are a terminal
-  return 0;
+  // all outputs or none (app/lesson_output.cpp)
+  return write_lesson_outputs(nb, cli, opt, use_color(cli.given("--color") ? cli.text("--color") : "auto"));
 }
 
 
@@ -132,13 +113,14 @@ std::string lesson_list() {
 
 // One line for the learner: what is wrong and how to fix it.
 int usage_error(const std::string& message) {
-  std::cerr << "attn-tutor: error: " << message << "\n";
+  std::cerr << "attn-tutor: error: " << clean_message(message) << "\n";
   return 2;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  check_stdout_at_exit();  // a full disk or closed stdout is an error, not exit 0
   const Lang lang = choose_language(argc, argv);
   set_help_language(lang);
   CLI::App app{"attn-tutor: Chapter 3 of \"Build a Large Language Model (From Scratch)\", step by step, "
@@ -211,18 +193,24 @@ int main(int argc, char** argv) {
   }
 
   try {
+    require_output_paths(cli);  // --json '' and --html '' are errors
     if (verify->parsed()) return run_verify(verify_lesson);
     if (check->parsed()) return run_check(check_path, check_color);
-    if (bench->parsed()) return run_bench(bench_cli, lang);
+    if (bench->parsed()) {
+      if (bench->get_option("--json")->count() > 0 && bench_cli.json.empty())
+        throw UsageError(empty_path_message("--json"));
+      return run_bench(bench_cli, lang);
+    }
+    const bool exporting = cli.given("--json") || cli.given("--html");
     if (all->parsed()) {
-      const LessonOptions opt = to_lesson_options(cli, lang);
+      const LessonOptions opt = require_affordable("all", to_lesson_options(cli, lang), exporting);
       return emit(run_all(opt), cli, opt);
     }
     if (!chosen) {
       std::cout << lesson_list();
       return 0;
     }
-    const LessonOptions opt = to_lesson_options(cli, lang);
+    const LessonOptions opt = require_affordable(chosen->name, to_lesson_options(cli, lang), exporting);
     return emit(chosen->run(opt), cli, opt);
   } catch (const UsageError& e) {
     return usage_error(e.what());

@@ -74,31 +74,64 @@ double bench_bytes_estimate(const BenchOptions& opt) {
   return 4.0 * (mha + fused + wrapper + 6 * act + weights);  // + x, the four outputs and mha's copy
 }
 
+double bench_flops_estimate(const BenchOptions& opt) {
+  const AttentionShape& s = opt.shape;
+  const double b = s.batch, T = s.tokens, d = s.d_model;
+  const double per_run = 8 * b * T * d * d + 4 * b * T * T * d;
+  return per_run * 4 * static_cast<double>(opt.repeats + 1);  // four forms, a warm-up and the timed runs
+}
+
 void check_bench_options(const BenchOptions& opt) {
   const AttentionShape& s = opt.shape;
   auto range = [](const std::string& name, int64_t v, int64_t lo, int64_t hi, const std::string& why) {
     if (v < lo || v > hi)
-      throw UsageError(name + " " + std::to_string(v) + ": " + why + "; use " + std::to_string(lo) + " to " +
-                       std::to_string(hi));
+      throw UsageError(name + " " + std::to_string(v) + ": " + (v < lo ? why : "more than the bench takes") + "; use " +
+                       std::to_string(lo) + " to " + std::to_string(hi));
   };
   range("--batch", s.batch, 1, 4096, "the batch needs at least one sequence");
   range("--tokens", s.tokens, 1, 65536, "a sequence needs at least one token");
   range("--d-model", s.d_model, 1, 16384, "the embedding needs at least one dimension");
   range("--num-heads", s.heads, 1, 1024, "attention needs at least one head");
-  range("--threads", opt.threads, 1, 1024, "the bench runs on at least one thread");
+  if (opt.threads > hardware_threads())
+    throw UsageError("--threads " + std::to_string(opt.threads) + ": more threads than this machine's " +
+                     std::to_string(hardware_threads()) + " hardware threads only take turns; use 1 to " +
+                     std::to_string(hardware_threads()));
+  range("--threads", opt.threads, 1, hardware_threads(), "the bench runs on at least one thread");
   range("--repeats", opt.repeats, 1, 1000, "each form is timed at least once");
-  if (s.d_model % s.heads != 0)
+  if (s.heads > s.d_model)
+    throw UsageError("--num-heads " + std::to_string(s.heads) + " is more than --d-model " + std::to_string(s.d_model) +
+                     ": each head needs at least one of the d_model dimensions; use at most " +
+                     std::to_string(s.d_model) + " heads");
+  if (s.d_model % s.heads != 0) {
+    // The nearest multiple of the heads inside the range (16384 with 12 heads: 16380, not 16392).
+    const int64_t below = s.d_model / s.heads * s.heads, above = below + s.heads;
+    const int64_t suggestion = above <= 16384 && above - s.d_model <= s.d_model - below ? above : below;
     throw UsageError("--d-model " + std::to_string(s.d_model) + " is not divisible by --num-heads " +
                      std::to_string(s.heads) + ": each head gets d_model / num_heads dimensions; choose a d_model "
-                     "that is a multiple of the heads (e.g. --d-model " + std::to_string(s.d_model / s.heads * s.heads +
-                     s.heads) + ")");
+                     "that is a multiple of the heads (e.g. --d-model " + std::to_string(suggestion) + ")");
+  }
   const double need = bench_bytes_estimate(opt);
   const double memory = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
-  if (memory > 0 && need > memory / 2)
-    throw UsageError("--batch " + std::to_string(s.batch) + " --tokens " + std::to_string(s.tokens) + ": the forms "
-                     "would hold about " + gb(need) + " at once (mha's (batch, heads, T, T) scores and weights grow "
-                     "with T squared), more than half of this machine's " + gb(memory) +
-                     "; use fewer tokens or a smaller batch");
+  if (memory > 0 && need > memory / 2) {
+    // Name what dominates: the (batch, heads, T, T) scores, or the d_model x d_model weights.
+    const double b = s.batch, T = s.tokens, d = s.d_model, h = s.heads;
+    const bool scores = 2 * b * h * T * T >= 7 * d * d;
+    throw UsageError("--batch " + std::to_string(s.batch) + " --tokens " + std::to_string(s.tokens) + " --d-model " +
+                     std::to_string(s.d_model) + ": the forms would hold about " + gb(need) + " at once (" +
+                     (scores ? "mha's (batch, heads, T, T) scores and weights grow with T squared"
+                             : "seven d_model x d_model weight matrices and the activations") +
+                     "), more than half of this machine's " + gb(memory) + "; " +
+                     (scores ? "use fewer tokens or a smaller batch" : "use a smaller --d-model"));
+  }
+  const double flops = bench_flops_estimate(opt);
+  if (flops > kMaxBenchFlops) {
+    char text[64];
+    std::snprintf(text, sizeof text, "%.0f TFLOP", flops / 1e12);
+    throw UsageError("the bench would compute about " + std::string(text) + " (4 forms x " +
+                     std::to_string(opt.repeats + 1) + " runs), more than the limit of " +
+                     std::to_string(static_cast<int>(kMaxBenchFlops / 1e12)) + " TFLOP (ten default runs, minutes "
+                     "each on a small machine); lower --repeats, --tokens, --batch or --d-model");
+  }
 }
 
 const FormResult* BenchResult::form(const std::string& name) const {

@@ -22,6 +22,10 @@ void check_bench_options(const BenchOptions& opt);
 // Bytes the run will hold at once: the four forms' workspaces, x and the outputs (an estimate
 // from the shapes, for the check above; the table reports what was really allocated).
 double bench_bytes_estimate(const BenchOptions& opt);
+// Floating-point operations of the whole run: four forms, a warm-up and `repeats` timed runs each.
+double bench_flops_estimate(const BenchOptions& opt);
+// About ten default runs (GPT-2 small, 5 repeats: 1.5 TFLOP, a minute on 2 cores).
+constexpr double kMaxBenchFlops = 16e12;
 
 struct FormResult {
   std::string name;             // wrapper, mha, fused-qkv, flash

@@ -1,10 +1,11 @@
 #include "features/check/learner_export.h"
 
 #include <cmath>
-#include <fstream>
 #include <limits>
-#include <sstream>
 
+#include "core/bounded_read.h"
+#include "core/safe_json.h"
+#include "core/safe_text.h"
 #include "core/usage_error.h"
 
 namespace attn {
@@ -12,6 +13,21 @@ namespace attn {
 namespace {
 
 using nlohmann::json;
+
+// An export of the largest lesson (course-mha --preset post with 16 tokens) is under 6 MB.
+constexpr std::size_t kMaxExportBytes = 8 * kMiB;
+constexpr int kMaxExportDepth = 64;
+// No lesson has a tensor anywhere near this many elements; a declared shape beyond it is refused
+// before anything is sized by it.
+constexpr int64_t kMaxDeclaredElements = int64_t{1} << 31;
+
+// False when the nonzero dimensions of `shape` multiply to more than kMaxDeclaredElements.
+bool plausible(const Shape& shape) {
+  int64_t product = 1;
+  for (int64_t d : shape)
+    if (d > 0 && (__builtin_mul_overflow(product, d, &product) || product > kMaxDeclaredElements)) return false;
+  return true;
+}
 
 [[noreturn]] void fail(const std::string& source, const std::string& what) {
   throw UsageError("check " + source + ": " + what);
@@ -55,7 +71,7 @@ bool flatten(const json& data, const Shape& shape, size_t dim, std::vector<float
 }
 
 Tensor read_tensor(const json& entry, const std::string& name, const std::string& source) {
-  const std::string where = "tensor \"" + name + "\"";
+  const std::string where = "tensor \"" + echo(name) + "\"";
   if (!entry.contains("data")) fail(source, where + " has no \"data\"; write its values as tensor.tolist() does");
   Shape shape = shape_of(entry["data"]);
   std::vector<float> values;
@@ -65,16 +81,19 @@ Tensor read_tensor(const json& entry, const std::string& name, const std::string
   if (entry.contains("shape")) {
     const json& s = entry["shape"];
     Shape declared;
-    bool ok = s.is_array();
+    bool ok = s.is_array() && s.size() <= 4;
     if (ok)
       for (const json& d : s) {
         if (!d.is_number_integer() || d.get<int64_t>() < 0) ok = false;
         else declared.push_back(d.get<int64_t>());
       }
+    if (ok && !plausible(declared))
+      fail(source, where + ": \"shape\" " + echo(s.dump()) + " is larger than any tensor of the lessons; write "
+                           "list(tensor.shape)");
     // An empty dimension hides the inner sizes from the data; the declared shape then decides.
     if (ok && numel_of(declared) == 0 && values.empty()) shape = declared;
     if (!ok || declared != shape)
-      fail(source, where + ": \"shape\" " + s.dump() + " does not match its data " + shape_text(shape) +
+      fail(source, where + ": \"shape\" " + echo(s.dump()) + " does not match its data " + shape_text(shape) +
                        "; write list(tensor.shape)");
   }
   if (shape.size() > 4) fail(source, where + " has " + std::to_string(shape.size()) + " dimensions; at most 4 here");
@@ -85,19 +104,18 @@ Tensor read_tensor(const json& entry, const std::string& name, const std::string
 }  // namespace
 
 LearnerExport parse_export(const std::string& text, const std::string& source) {
-  json doc;
-  try {
-    doc = json::parse(text);
-  } catch (const json::parse_error& e) {
-    std::string what = e.what();
-    const auto at = what.find("parse error");
-    fail(source, "not valid JSON (" + (at == std::string::npos ? what : what.substr(at)) +
-                     "); write it with tools/export_pytorch.py or attn-tutor LESSON --json FILE");
-  }
+  JsonRules rules;
+  rules.source = "check " + source;
+  rules.fix = "write it with tools/export_pytorch.py or attn-tutor LESSON --json FILE";
+  rules.nonfinite_fix = "write infinities and NaN as the strings \"inf\", \"-inf\" and \"nan\", as "
+                        "tools/export_pytorch.py does";
+  rules.depth_fix = "an export nests a handful of levels (the document, its tensors, up to 4 dimensions of data)";
+  rules.max_depth = kMaxExportDepth;
+  json doc = parse_json_safely(text, rules);
   if (!doc.is_object() || !doc.contains("schema"))
     fail(source, "no \"schema\" key; this is not an attn-tutor export (write it with tools/export_pytorch.py)");
   if (doc["schema"] != "attn-tutor/1")
-    fail(source, "schema " + doc["schema"].dump() + " is not \"attn-tutor/1\"; write it with this version's "
+    fail(source, "schema " + echo(doc["schema"].dump()) + " is not \"attn-tutor/1\"; write it with this version's "
                  "tools/export_pytorch.py");
   LearnerExport ex;
   ex.source = source;
@@ -110,7 +128,12 @@ LearnerExport parse_export(const std::string& text, const std::string& source) {
   }
   if (doc.contains("tokens") && doc["tokens"].is_array())
     for (const json& t : doc["tokens"])
-      if (t.is_string()) ex.tokens.push_back(t.get<std::string>());
+      if (t.is_string()) {
+        ex.tokens.push_back(t.get<std::string>());
+        if (!is_printable_utf8(ex.tokens.back()))
+          fail(source, "token \"" + echo(ex.tokens.back()) + "\" holds a control character; give every token a "
+                       "plain printable label");
+      }
   if (!doc.contains("tensors") || !doc["tensors"].is_array() || doc["tensors"].empty())
     fail(source, "no \"tensors\"; export at least one, e.g. export({\"context_vecs\": context_vecs}, ...)");
   for (const json& entry : doc["tensors"]) {
@@ -123,12 +146,20 @@ LearnerExport parse_export(const std::string& text, const std::string& source) {
 }
 
 LearnerExport load_export(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) fail(path, "cannot read the file; give the path of a file written by tools/export_pytorch.py");
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) fail(path, "cannot read the file (is it a directory?)");
-  return parse_export(text.str(), path);
+  const BoundedRead file = read_bounded(path, kMaxExportBytes);
+  switch (file.problem) {
+    case BoundedRead::kNone: break;
+    case BoundedRead::kCannotOpen:
+      fail(path, "cannot read the file (" + file.reason + "); give the path of a file written by "
+                 "tools/export_pytorch.py");
+    case BoundedRead::kIsDirectory:
+      fail(path, "is a directory; give the path of a file written by tools/export_pytorch.py");
+    case BoundedRead::kTooLarge:
+      fail(path, read_problem_text(file, kMaxExportBytes) + "; export only the tensors you want checked");
+    default:
+      fail(path, read_problem_text(file, kMaxExportBytes) + "; give the path of a regular file");
+  }
+  return parse_export(file.text, path);
 }
 
 }  // namespace attn

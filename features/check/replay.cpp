@@ -3,7 +3,9 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "core/safe_text.h"
 #include "core/usage_error.h"
+#include "lessons/cost_model.h"
 
 namespace attn {
 
@@ -16,7 +18,7 @@ struct ConfigReader {
   const json& c;
 
   [[noreturn]] void fail(const std::string& key, const std::string& what) const {
-    throw UsageError("check " + ex.source + ": config." + key + " is " + c[key].dump() + "; " + what);
+    throw UsageError("check " + ex.source + ": config." + key + " is " + echo(c[key].dump()) + "; " + what);
   }
   bool given(const std::string& key) const { return c.contains(key) && !c[key].is_null(); }
   int64_t integer(const std::string& key, int64_t lo, int64_t hi) const {
@@ -140,7 +142,9 @@ CheckReport check_file(const std::string& path) {
     throw UsageError("check " + path + ": lesson \"" + ex.lesson + "\" is not one of attn-tutor's (" + names +
                      "); export one lesson's tensors under its name");
   }
+  // The lesson, then a rerun per known mistake: refused before it runs when that is too much.
   const LessonOptions opt = replay_options(ex);
+  require_affordable(ex.lesson, opt, false, "config.", 4, "check " + path);
   Notebook nb = [&] {
     try {
       return lesson->run(opt);

@@ -1,10 +1,12 @@
 #pragma once
-// Writes a whole file or nothing: a temporary file beside the target, then rename.
+// Writes a whole file or nothing. Kept for callers of one file; a command with several outputs
+// uses OutputSet (core/output_file.h), which this is built on: devices and FIFOs are written
+// directly, symlinks kept, new files take the umask.
 #include <string>
 
 namespace attn {
 
-// Returns an empty string on success, else a one-line description of what failed.
+// Returns an empty string on success, else a one-line description of what failed and how to fix it.
 std::string write_file_atomically(const std::string& path, const std::string& content);
 
 }  // namespace attn

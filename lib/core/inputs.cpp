@@ -1,14 +1,15 @@
 #include "core/inputs.h"
 
 #include <cmath>
-#include <fstream>
 #include <sstream>
-#include <sys/stat.h>
 
 #include <nlohmann/json.hpp>
 
+#include "core/bounded_read.h"
 #include "core/generator.h"
 #include "core/random_ops.h"
+#include "core/safe_json.h"
+#include "core/safe_text.h"
 #include "core/usage_error.h"
 
 namespace attn {
@@ -26,6 +27,10 @@ Inputs book_inputs() {
 
 namespace {
 
+// 16 tokens of 16 numbers take a few KiB; the limits only stop hostile files early.
+constexpr std::size_t kMaxInputsBytes = 1 * kMiB;
+constexpr int kMaxInputsDepth = 64;
+
 [[noreturn]] void fail(const std::string& source, const std::string& what) {
   throw UsageError("--inputs " + source + ": " + what);
 }
@@ -33,19 +38,13 @@ namespace {
 }  // namespace
 
 Inputs parse_inputs(const std::string& json_text, const std::string& source, int min_rows) {
-  nlohmann::json doc;
-  try {
-    doc = nlohmann::json::parse(json_text);
-  } catch (const nlohmann::json::parse_error& e) {
-    for (const char* word : {"NaN", "nan", "Infinity", "inf"})
-      if (json_text.find(word) != std::string::npos)
-        fail(source, std::string("contains ") + word + ", which is not a finite number; every embedding value must "
-                                                       "be an ordinary finite number");
-    std::string what = e.what();
-    const auto at = what.find("parse error");
-    fail(source, "not valid JSON (" + (at == std::string::npos ? what : what.substr(at)) +
-                     "); write an array of number rows like [[0.43, 0.15], [0.55, 0.87]]");
-  }
+  JsonRules rules;
+  rules.source = "--inputs " + source;
+  rules.fix = "write an array of number rows like [[0.43, 0.15], [0.55, 0.87]]";
+  rules.nonfinite_fix = "every embedding value must be an ordinary finite number";
+  rules.depth_fix = "an inputs file nests 2 levels, [[0.43, 0.15], [0.55, 0.87]], or 3 with {\"inputs\": ...}";
+  rules.max_depth = kMaxInputsDepth;
+  const nlohmann::json doc = parse_json_safely(json_text, rules);
   nlohmann::json rows;
   std::vector<std::string> tokens;
   if (doc.is_object()) {
@@ -55,8 +54,11 @@ Inputs parse_inputs(const std::string& json_text, const std::string& source, int
     if (doc.contains("tokens")) {
       if (!doc["tokens"].is_array()) fail(source, "\"tokens\" must be an array of strings");
       for (const auto& t : doc["tokens"]) {
-        if (!t.is_string()) fail(source, "\"tokens\" must be an array of strings");
+          if (!t.is_string()) fail(source, "\"tokens\" must be an array of strings");
         tokens.push_back(t.get<std::string>());
+        if (!is_printable_utf8(tokens.back()))
+          fail(source, "token " + std::to_string(tokens.size()) + " \"" + echo(tokens.back()) + "\" holds a control "
+                       "character; give every token a plain printable label");
       }
     }
   } else {
@@ -99,21 +101,27 @@ Inputs parse_inputs(const std::string& json_text, const std::string& source, int
 }
 
 Inputs load_inputs(const std::string& path, int min_rows) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
-    throw UsageError("--inputs " + path + ": is a directory; give the path of a JSON file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw UsageError("--inputs " + path + ": cannot open the file; check the path and that it is readable");
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw UsageError("--inputs " + path + ": cannot read the file (is it a directory?)");
-  return parse_inputs(text.str(), path, min_rows);
+  const BoundedRead file = read_bounded(path, kMaxInputsBytes);
+  switch (file.problem) {
+    case BoundedRead::kNone: break;
+    case BoundedRead::kIsDirectory: fail(path, "is a directory; give the path of a JSON file");
+    case BoundedRead::kCannotOpen:
+      fail(path, "cannot open the file (" + file.reason + "); check the path and that it is readable");
+    case BoundedRead::kTooLarge:
+      fail(path, read_problem_text(file, kMaxInputsBytes) + "; at most 16 tokens of 16 numbers each fit in a few KiB");
+    default: fail(path, read_problem_text(file, kMaxInputsBytes) + "; give the path of a regular JSON file");
+  }
+  return parse_inputs(file.text, path, min_rows);
 }
 
 Inputs sentence_inputs(const std::string& sentence, int64_t d_in, uint64_t seed) {
   std::istringstream words(sentence);
   std::vector<std::string> tokens;
   for (std::string w; words >> w;) tokens.push_back(w);
+  for (const std::string& t : tokens)
+    if (!is_printable_utf8(t))
+      throw UsageError("--tokens: the word \"" + echo(t) + "\" holds a control character or bytes that are not UTF-8; "
+                       "write the sentence in plain UTF-8 text");
   if (tokens.size() < 2)
     throw UsageError("--tokens \"" + sentence + "\": " + (tokens.empty() ? "no words" : "only one word") +
                      "; attention needs at least 2 tokens, e.g. --tokens \"Your journey starts\"");

@@ -4,9 +4,22 @@
 
 namespace attn {
 
+namespace {
+
+// a * b, or std::length_error when the product does not fit in int64_t (a hostile shape such as
+// [2^62, 2^62, 4] must not wrap around into a small or negative size).
+int64_t times(int64_t a, int64_t b, const Shape& shape) {
+  int64_t product = 0;
+  if (__builtin_mul_overflow(a, b, &product))
+    throw std::length_error("tensor: shape " + shape_text(shape) + " has more elements than 64-bit sizes can count");
+  return product;
+}
+
+}  // namespace
+
 int64_t numel_of(const Shape& shape) {
   int64_t n = 1;
-  for (int64_t s : shape) n *= s;
+  for (int64_t s : shape) n = times(n, s, shape);
   return n;
 }
 
@@ -15,7 +28,7 @@ Shape contiguous_strides(const Shape& shape) {
   int64_t step = 1;
   for (size_t i = shape.size(); i-- > 0;) {
     strides[i] = step;
-    step *= shape[i];
+    step = times(step, shape[i], shape);
   }
   return strides;
 }

@@ -1,0 +1,16 @@
+#pragma once
+// Where a lesson's notebook goes: its text (or --json -) on standard output, --json FILE and
+// --html FILE, written all or none (core/output_file.h).
+#include "lesson_command.h"
+#include "notebook/notebook.h"
+
+namespace attn {
+
+// Renders and writes every output the options ask for; `color` for the text on standard output.
+// Throws UsageError when any output cannot be written, after removing what it had prepared.
+int write_lesson_outputs(const Notebook& nb, const CliOptions& cli, const LessonOptions& opt, bool color);
+
+// --json '' or --html '': an empty path is an error, not "no file".
+void require_output_paths(const CliOptions& cli);
+
+}  // namespace attn

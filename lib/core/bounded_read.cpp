@@ -1,0 +1,111 @@
+#include "core/bounded_read.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+
+namespace attn {
+
+namespace {
+
+struct Fd {
+  int fd = -1;
+  ~Fd() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+}  // namespace
+
+std::string size_text(std::size_t bytes) {
+  if (bytes >= kMiB && bytes % kMiB == 0) return std::to_string(bytes / kMiB) + " MiB";
+  if (bytes >= 1024 && bytes % 1024 == 0) return std::to_string(bytes / 1024) + " KiB";
+  return std::to_string(bytes) + " bytes";
+}
+
+BoundedRead read_bounded(const std::string& path, std::size_t limit, int timeout_seconds) {
+  BoundedRead r;
+  // O_NONBLOCK: opening a FIFO without a writer must not block; reads then wait in poll() below,
+  // where the time limit applies.
+  Fd f;
+  f.fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  if (f.fd < 0) {
+    r.problem = BoundedRead::kCannotOpen;
+    r.reason = std::strerror(errno);
+    return r;
+  }
+  struct stat st {};
+  if (::fstat(f.fd, &st) != 0) {
+    r.problem = BoundedRead::kReadError;
+    r.reason = std::strerror(errno);
+    return r;
+  }
+  if (S_ISDIR(st.st_mode)) {
+    r.problem = BoundedRead::kIsDirectory;
+    return r;
+  }
+  const bool regular = S_ISREG(st.st_mode);
+  if (regular && static_cast<unsigned long long>(st.st_size) > limit) {
+    r.problem = BoundedRead::kTooLarge;
+    return r;
+  }
+  if (regular) r.text.reserve(static_cast<std::size_t>(st.st_size));
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_seconds);
+  char buffer[65536];
+  for (;;) {
+    const ssize_t n = ::read(f.fd, buffer, sizeof buffer);
+    if (n > 0) {
+      r.text.append(buffer, static_cast<std::size_t>(n));
+      if (r.text.size() > limit) {  // a regular file that grew, /dev/zero, an endless pipe
+        r.text.clear();
+        r.text.shrink_to_fit();
+        r.problem = BoundedRead::kTooLarge;
+        return r;
+      }
+      continue;
+    }
+    if (n == 0) return r;  // end of file
+    if (errno == EINTR) continue;
+    if (errno != EAGAIN && errno != EWOULDBLOCK) {
+      r.problem = errno == EISDIR ? BoundedRead::kIsDirectory : BoundedRead::kReadError;
+      r.reason = std::strerror(errno);
+      r.text.clear();
+      return r;
+    }
+    // Nothing to read yet (a FIFO, a terminal): wait, but not past the deadline.
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) {
+      r.problem = BoundedRead::kTimedOut;
+      r.text.clear();
+      return r;
+    }
+    pollfd p{f.fd, POLLIN, 0};
+    const int ready = ::poll(&p, 1, static_cast<int>(left.count()));
+    if (ready < 0 && errno != EINTR) {
+      r.problem = BoundedRead::kReadError;
+      r.reason = std::strerror(errno);
+      r.text.clear();
+      return r;
+    }
+  }
+}
+
+std::string read_problem_text(const BoundedRead& r, std::size_t limit, int timeout_seconds) {
+  switch (r.problem) {
+    case BoundedRead::kNone: return "";
+    case BoundedRead::kCannotOpen: return "cannot open the file (" + r.reason + ")";
+    case BoundedRead::kIsDirectory: return "is a directory";
+    case BoundedRead::kTooLarge: return "is larger than " + size_text(limit) + ", the limit for this file";
+    case BoundedRead::kTimedOut:
+      return "did not reach its end within " + std::to_string(timeout_seconds) + " s (a FIFO or a terminal?)";
+    case BoundedRead::kReadError: return "cannot read the file (" + r.reason + ")";
+  }
+  return "";
+}
+
+}  // namespace attn

@@ -1,0 +1,30 @@
+#pragma once
+// Reads a learner's file with a size limit and a time limit: /dev/zero, an endless FIFO or a
+// terminal cannot make attn-tutor read forever or fill the memory.
+#include <cstddef>
+#include <string>
+
+namespace attn {
+
+constexpr std::size_t kMiB = 1024 * 1024;
+
+struct BoundedRead {
+  enum Problem { kNone, kCannotOpen, kIsDirectory, kTooLarge, kTimedOut, kReadError };
+  Problem problem = kNone;
+  std::string text;    // the whole file when problem == kNone
+  std::string reason;  // strerror text for kCannotOpen and kReadError
+};
+
+// At most `limit` bytes. A regular file larger than the limit is refused from its size without
+// being read; any other file (device, FIFO, socket, terminal) is read until end of file, until one
+// byte more than the limit, or until `timeout_seconds` have passed, whichever comes first.
+BoundedRead read_bounded(const std::string& path, std::size_t limit, int timeout_seconds = 10);
+
+// "1 MiB", "8 MiB", "512 KiB": a limit as the messages state it.
+std::string size_text(std::size_t bytes);
+
+// The one-line problem for the messages, e.g. "is larger than 1 MiB, the limit for this file" (no
+// leading source and no fix), for every problem but kNone.
+std::string read_problem_text(const BoundedRead& r, std::size_t limit, int timeout_seconds = 10);
+
+}  // namespace attn

@@ -1,0 +1,45 @@
+#pragma once
+// Everything one command writes (its files and its standard output), written all or nothing:
+// every file is first written in full to a temporary beside its target, then the devices and
+// FIFOs and standard output are written, and only when all of that succeeded are the temporaries
+// renamed onto their targets. Any failure removes the temporaries and throws UsageError, so a
+// failing command leaves no file behind, new or half-written.
+//
+// A target that is a device or a FIFO (/dev/null, /dev/full, a pipe) is written directly, never
+// replaced by a regular file; a symlink keeps being a symlink and its target file is replaced; a
+// new file gets the umask's permissions, a replaced one keeps its own.
+#include <string>
+#include <vector>
+
+namespace attn {
+
+class OutputSet {
+ public:
+  // `option` names the output in messages ("--json"). Throws UsageError at once when `path` is empty.
+  void add_file(const std::string& option, const std::string& path, std::string content);
+  // The text for standard output (written after the devices, before the renames).
+  void set_stdout(std::string text);
+  // Writes everything or nothing; throws UsageError with one line naming the output that failed.
+  void commit();
+
+ private:
+  struct File {
+    std::string option, path, content;
+  };
+  std::vector<File> files_;
+  std::string stdout_text_;
+  bool has_stdout_ = false;
+};
+
+// "--json ''": the one-line problem for an empty output path (with its fix).
+std::string empty_path_message(const std::string& option);
+
+// Before a long computation: throws UsageError when `path` cannot become an output (empty, a
+// directory, a missing or read-only directory, a FIFO nobody reads is found only when written).
+void check_output_path(const std::string& option, const std::string& path);
+
+// Registers an exit handler that flushes standard output and, when it cannot be written (a full
+// disk, a closed descriptor), prints one line on stderr and exits 2 instead of 0.
+void check_stdout_at_exit();
+
+}  // namespace attn

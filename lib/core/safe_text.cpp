@@ -1,0 +1,107 @@
+#include "core/safe_text.h"
+
+#include <cstdio>
+#include <vector>
+
+namespace attn {
+
+namespace {
+
+// Length of the valid UTF-8 sequence starting at s[i], or 0 when the byte there does not start one.
+std::size_t utf8_length(const std::string& s, std::size_t i) {
+  const auto byte = [&](std::size_t k) { return k < s.size() ? static_cast<unsigned char>(s[k]) : 0u; };
+  const unsigned c = byte(i);
+  const auto cont = [&](std::size_t k, unsigned lo = 0x80, unsigned hi = 0xBF) {
+    return byte(k) >= lo && byte(k) <= hi;
+  };
+  if (c < 0x80) return 1;
+  if (c >= 0xC2 && c <= 0xDF) return cont(i + 1) ? 2 : 0;
+  if (c == 0xE0) return cont(i + 1, 0xA0) && cont(i + 2) ? 3 : 0;
+  if ((c >= 0xE1 && c <= 0xEC) || c == 0xEE || c == 0xEF) return cont(i + 1) && cont(i + 2) ? 3 : 0;
+  if (c == 0xED) return cont(i + 1, 0x80, 0x9F) && cont(i + 2) ? 3 : 0;
+  if (c == 0xF0) return cont(i + 1, 0x90) && cont(i + 2) && cont(i + 3) ? 4 : 0;
+  if (c >= 0xF1 && c <= 0xF3) return cont(i + 1) && cont(i + 2) && cont(i + 3) ? 4 : 0;
+  if (c == 0xF4) return cont(i + 1, 0x80, 0x8F) && cont(i + 2) && cont(i + 3) ? 4 : 0;
+  return 0;
+}
+
+std::string hex_escape(unsigned char c) {
+  char text[8];
+  std::snprintf(text, sizeof text, "\\x%02x", c);
+  return text;
+}
+
+// The characters of `s`, each as it is to be shown: itself, or an escape.
+std::vector<std::string> shown_characters(const std::string& s) {
+  std::vector<std::string> out;
+  out.reserve(s.size());
+  for (std::size_t i = 0; i < s.size();) {
+    const std::size_t n = utf8_length(s, i);
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    if (n == 0) {
+      out.push_back(hex_escape(c));
+      ++i;
+      continue;
+    }
+    if (n == 1 && (c < 0x20 || c == 0x7F)) {
+      out.push_back(c == '\n' ? "\\n" : c == '\t' ? "\\t" : c == '\r' ? "\\r" : c == 0x1B ? "\\e" : hex_escape(c));
+    } else if (n == 2 && c == 0xC2 && static_cast<unsigned char>(s[i + 1]) < 0xA0) {
+      char text[8];  // C1 controls (U+0080..U+009F): some terminals obey them
+      std::snprintf(text, sizeof text, "\\u%04x", static_cast<unsigned>(static_cast<unsigned char>(s[i + 1])));
+      out.push_back(text);
+    } else {
+      out.push_back(s.substr(i, n));
+    }
+    i += n;
+  }
+  return out;
+}
+
+std::string join(const std::vector<std::string>& chars, std::size_t from, std::size_t to) {
+  std::string out;
+  for (std::size_t i = from; i < to; ++i) out += chars[i];
+  return out;
+}
+
+// At most `max_chars` characters: the first and last parts around "…".
+std::string shorten(const std::vector<std::string>& chars, std::size_t max_chars) {
+  if (chars.size() <= max_chars) return join(chars, 0, chars.size());
+  const std::size_t keep = max_chars > 1 ? max_chars - 1 : 1;
+  const std::size_t head = (keep + 1) / 2, tail = keep - head;
+  return join(chars, 0, head) + "\u2026" + join(chars, chars.size() - tail, chars.size());
+}
+
+}  // namespace
+
+std::string echo(const std::string& value, std::size_t max_chars) { return shorten(shown_characters(value), max_chars); }
+
+std::string clean_message(const std::string& message) {
+  constexpr std::size_t kLongestWord = 64, kShortWord = 49, kLongestMessage = 1000;
+  const std::vector<std::string> chars = shown_characters(message);
+  std::vector<std::string> out;
+  out.reserve(chars.size());
+  std::size_t word_start = 0;
+  const auto end_word = [&](std::size_t end) {
+    std::vector<std::string> word(chars.begin() + static_cast<std::ptrdiff_t>(word_start),
+                                  chars.begin() + static_cast<std::ptrdiff_t>(end));
+    if (word.size() > kLongestWord) out.push_back(shorten(word, kShortWord));
+    else out.insert(out.end(), word.begin(), word.end());
+  };
+  for (std::size_t i = 0; i < chars.size(); ++i)
+    if (chars[i] == " ") {
+      end_word(i);
+      out.push_back(" ");
+      word_start = i + 1;
+    }
+  end_word(chars.size());
+  if (out.size() <= kLongestMessage) return join(out, 0, out.size());
+  return join(out, 0, 600) + " \u2026 " + join(out, out.size() - 390, out.size());
+}
+
+bool is_printable_utf8(const std::string& text) {
+  for (const std::string& c : shown_characters(text))
+    if (c.size() > 1 && c[0] == '\\') return false;
+  return true;
+}
+
+}  // namespace attn

@@ -1,0 +1,22 @@
+#pragma once
+// Text from the learner (file names, option values, tokens of a file) shown back in a message:
+// control characters and bytes that are not UTF-8 escaped, long values shortened with "…", so a
+// message stays one short line and cannot move the terminal's cursor or change its colours.
+#include <cstddef>
+#include <string>
+
+namespace attn {
+
+// `value` with control characters as \n, \t, \r, \e or \xNN, invalid UTF-8 bytes as \xNN, and
+// at most `max_chars` characters: a longer value keeps its start and end around "…".
+std::string echo(const std::string& value, std::size_t max_chars = 40);
+
+// A whole one-line message made safe for the terminal: the escapes of echo() everywhere, every run
+// of more than 64 characters without a space shortened to its start and end around "…", and at
+// most about 1000 characters in all (the start and the end, where the fix is, are kept).
+std::string clean_message(const std::string& message);
+
+// True when `text` is valid UTF-8 without control characters (tokens printed in tables).
+bool is_printable_utf8(const std::string& text);
+
+}  // namespace attn

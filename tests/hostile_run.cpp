@@ -1,0 +1,80 @@
+#include "hostile_run.h"
+
+#include <doctest/doctest.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <thread>
+
+#include "run_cli.h"
+
+BoundedRun run_bounded(const std::string& args, const std::string& before, int limit_seconds,
+                       const std::string& stdout_to) {
+  static const std::string dir = temp_dir();
+  static int counter = 0;
+  const std::string base = dir + "/bounded" + std::to_string(counter++);
+  const std::string out = base + ".out", err = base + ".err";
+  const std::string cmd = before + "LC_ALL= LC_MESSAGES= LANG=C.UTF-8 exec '" + std::string(ATTN_TUTOR_EXE) + "' " +
+                          args + " </dev/null >" + (stdout_to.empty() ? out : stdout_to) + " 2>" + err;
+  BoundedRun r;
+  const auto start = std::chrono::steady_clock::now();
+  const pid_t pid = fork();
+  if (pid == 0) {
+    setpgid(0, 0);  // one process group: the command and whatever `before` started
+    execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  REQUIRE(pid > 0);
+  setpgid(pid, pid);
+  int status = 0;
+  rusage usage{};
+  for (;;) {
+    const pid_t done = wait4(pid, &status, WNOHANG, &usage);
+    if (done == pid) break;
+    if (std::chrono::steady_clock::now() - start > std::chrono::seconds(limit_seconds)) {
+      r.timed_out = true;
+      kill(-pid, SIGKILL);
+      wait4(pid, &status, 0, &usage);
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  kill(-pid, SIGKILL);  // a background writer of `before` that is still blocked
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  r.max_rss_kb = usage.ru_maxrss;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  r.out = read_text_file(out);
+  r.err = read_text_file(err);
+  return r;
+}
+
+bool free_of_control_characters(const std::string& line) {
+  for (size_t i = 0; i < line.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(line[i]);
+    if ((c < 0x20 && !(c == '\n' && i + 1 == line.size())) || c == 0x7F) return false;
+  }
+  return true;
+}
+
+void expect_clean_refusal(const std::string& args, const std::string& mentions, const std::string& before) {
+  CAPTURE(args);
+  const BoundedRun r = run_bounded(args, before);
+  CAPTURE(r.err);
+  CAPTURE(r.seconds);
+  CAPTURE(r.max_rss_kb);
+  CHECK_FALSE(r.timed_out);
+  CHECK(r.exit_code == 2);
+  CHECK(r.seconds < 15.0);
+  CHECK(r.max_rss_kb < 1024L * 1024L);
+  CHECK(r.out.empty());
+  CHECK(count_lines(r.err) == 1);
+  CHECK(r.err.rfind("attn-tutor: error: ", 0) == 0);
+  CHECK(r.err.size() < 600);
+  CHECK(free_of_control_characters(r.err));
+  CHECK(r.err.find(mentions) != std::string::npos);
+}
+
+bool is_root() { return geteuid() == 0; }

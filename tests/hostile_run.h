@@ -1,0 +1,27 @@
+#pragma once
+// Runs the built attn-tutor under a time limit and measures its peak memory (tests only): a hostile
+// input must end quickly, in little memory, with one clean line, and leave no file behind.
+#include <string>
+
+struct BoundedRun {
+  int exit_code = -1;  // 128 + signal when killed
+  std::string out, err;
+  double seconds = 0;
+  long max_rss_kb = 0;  // peak resident memory of the command and what it waited for
+  bool timed_out = false;
+};
+
+// `args` as in run_cli. `before` is shell text run first in the same shell (e.g. "yes > fifo & "),
+// killed with the command at the end. Everything the shell started is killed after `limit_seconds`.
+// `stdout_to` replaces the captured standard output by another target, e.g. "/dev/full" or "&-".
+BoundedRun run_bounded(const std::string& args, const std::string& before = "", int limit_seconds = 20,
+                       const std::string& stdout_to = "");
+
+// Exit 2 within 15 s and 1 GB, nothing on stdout, and one short stderr line "attn-tutor: error: ..."
+// without control characters, mentioning `mentions`.
+void expect_clean_refusal(const std::string& args, const std::string& mentions, const std::string& before = "");
+
+// True when `line` holds no byte below 0x20 but its final newline, and no DEL.
+bool free_of_control_characters(const std::string& line);
+
+bool is_root();

@@ -1,0 +1,169 @@
+// Hostile input files and values (issue 14): each ends quickly, in little memory, with one clean
+// line on stderr and exit 2.
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <stdexcept>
+#include <string>
+
+#include "core/inputs.h"
+#include "core/safe_text.h"
+#include "core/tensor.h"
+#include "core/usage_error.h"
+#include "features/check/learner_export.h"
+#include "hostile_run.h"
+#include "run_cli.h"
+
+namespace {
+
+std::string write_bytes(const std::string& dir, const std::string& name, const std::string& bytes) {
+  const std::string path = dir + "/" + name;
+  std::ofstream(path, std::ios::binary) << bytes;
+  return path;
+}
+
+std::string export_with(const std::string& tensor) {
+  return "{\"schema\": \"attn-tutor/1\", \"lesson\": \"mha\", \"tensors\": [" + tensor + "]}";
+}
+
+// The message parse_inputs throws for `text`, or "" when it parses.
+std::string inputs_error(const std::string& text) {
+  try {
+    attn::parse_inputs(text, "x.json");
+  } catch (const attn::UsageError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("hostile: 3,000,000 nested brackets are refused without recursion") {
+  const std::string dir = temp_dir();
+  const std::string deep = write_bytes(dir, "deep.json", std::string(3000000, '['));
+  expect_clean_refusal("check " + deep, "nested more than 64 levels deep at line 1, column 65");
+  // --inputs files are smaller still: the size limit stops this one before parsing.
+  expect_clean_refusal("mha --inputs " + deep, "larger than 1 MiB");
+  const std::string deep_small = write_bytes(dir, "deep-small.json", std::string(900000, '['));
+  expect_clean_refusal("mha --inputs " + deep_small, "nested more than 64 levels deep");
+  const std::string objects = write_bytes(dir, "objects.json", [] {
+    std::string s;
+    for (int i = 0; i < 200000; ++i) s += "{\"a\":";
+    return s;
+  }());
+  expect_clean_refusal("check " + objects, "nested more than 64 levels deep");
+}
+
+TEST_CASE("hostile: endless files are read only up to the size limit") {
+  expect_clean_refusal("mha --inputs /dev/zero", "larger than 1 MiB, the limit for this file");
+  expect_clean_refusal("check /dev/zero", "larger than 8 MiB, the limit for this file");
+  const std::string dir = temp_dir();
+  const std::string big = write_bytes(dir, "big.json", std::string(9 * 1024 * 1024, ' '));
+  expect_clean_refusal("check " + big, "larger than 8 MiB");
+  // A FIFO fed forever, and a FIFO whose writer never writes.
+  expect_clean_refusal("mha --inputs " + dir + "/endless", "larger than 1 MiB",
+                       "mkfifo " + dir + "/endless && { yes '[1, 2],' > " + dir + "/endless & } && ");
+  expect_clean_refusal("check " + dir + "/silent", "did not reach its end within 10 s",
+                       "mkfifo " + dir + "/silent && { sleep 30 > " + dir + "/silent & } && ");
+}
+
+TEST_CASE("hostile: a FIFO that ends is read like a file") {
+  const std::string dir = temp_dir();
+  const BoundedRun r = run_bounded("trainable --inputs " + dir + "/fifo --json -",
+                                   "mkfifo " + dir + "/fifo && { printf '[[1, 2], [3, 4]]' > " + dir + "/fifo & } && ");
+  CAPTURE(r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(r.out.find("\"inputs\"") != std::string::npos);
+}
+
+TEST_CASE("hostile: shapes whose size overflows 64 bits") {
+  const int64_t big = int64_t{1} << 62;
+  CHECK_THROWS_AS(attn::numel_of({big, big, 4}), std::length_error);
+  CHECK_THROWS_AS(attn::contiguous_strides({0, big, big}), std::length_error);
+  CHECK_THROWS_AS(attn::Tensor({big, big, 4}, {}), std::length_error);
+  CHECK_THROWS_AS(attn::numel_of({big, 2}), std::length_error);  // 2^63 is one more than int64_t holds
+  CHECK(attn::numel_of({int64_t{1} << 31, int64_t{1} << 31}) == big);
+  CHECK(attn::numel_of({big, 1, 0}) == 0);
+  const std::string dir = temp_dir();
+  expect_clean_refusal("check " + write_file(dir, "shape.json", export_with(
+                                     "{\"name\": \"a\", \"shape\": [4611686018427387904, 4611686018427387904, 4], "
+                                     "\"data\": []}")),
+                       "is larger than any tensor of the lessons");
+  expect_clean_refusal("check " + write_file(dir, "shape0.json", export_with(
+                                     "{\"name\": \"a\", \"shape\": [0, 4611686018427387904, 4611686018427387904], "
+                                     "\"data\": []}")),
+                       "is larger than any tensor of the lessons");
+  expect_clean_refusal("check " + write_file(dir, "neg.json", export_with(
+                                     "{\"name\": \"a\", \"shape\": [-1, 2], \"data\": []}")),
+                       "does not match its data");
+}
+
+TEST_CASE("hostile: JSON errors are told in our words with line and column") {
+  CHECK(inputs_error("[[1, 1e309], [2, 3]]").find("line 1, column 6: the number '1e309' is too large") !=
+        std::string::npos);
+  CHECK(inputs_error("[[1, 2],\n [3, 4],]").find("line 2, column 9: unexpected ']'") != std::string::npos);
+  CHECK(inputs_error("[[1, 2],\n [3, 4],]").find("no comma before ]") != std::string::npos);
+  CHECK(inputs_error("[[1, True], [2, 3]]").find("'True' is not a JSON value") != std::string::npos);
+  CHECK(inputs_error("[[1, -Infinity], [2, 3]]").find("'-Infinity' is not a finite number") != std::string::npos);
+  CHECK(inputs_error("[[1, 2]] x").find("more text after the end") != std::string::npos);
+  CHECK(inputs_error("[\"a").find("no closing quote") != std::string::npos);
+  CHECK(inputs_error("[\"a\\q\"]").find("invalid escape") != std::string::npos);
+  CHECK(inputs_error("  \n").find("the file is empty") != std::string::npos);
+  for (const std::string& text : {std::string("[[1, 1e309]]"), std::string("[[\"\xff\"]]"), std::string("[[1,"),
+                                  std::string("{\"a\" 1}"), std::string("[01]"), std::string("[[1, nan]]")}) {
+    CAPTURE(text);
+    const std::string e = inputs_error(text);
+    CHECK(e.find("not valid JSON at line ") != std::string::npos);
+    CHECK(e.find("json.exception") == std::string::npos);
+    CHECK(e.find("parse error") == std::string::npos);
+  }
+  const std::string dir = temp_dir();
+  expect_clean_refusal("mha --inputs " + write_file(dir, "huge.json", "[[1, 1e309], [2, 3]]"),
+                       "the number '1e309' is too large for a float");
+  expect_clean_refusal("check " + write_file(dir, "huge.json", export_with("{\"name\": \"a\", \"data\": [1e309]}")),
+                       "\"inf\", \"-inf\" and \"nan\"");
+  expect_clean_refusal("mha --inputs " + write_bytes(dir, "utf8.json", "{\"tokens\": [\"a\xff\", \"b\"], \"inputs\": [[1], [2]]}"),
+                       "line 1, column 15: a string holds bytes that are not UTF-8; save the file as UTF-8");
+  expect_clean_refusal("check " + write_bytes(dir, "utf8.json", export_with("{\"name\": \"\xc3\x28\", \"data\": [1]}")),
+                       "not UTF-8");
+}
+
+TEST_CASE("hostile: a syntax error in a file that mentions inf is not reported as inf") {
+  const std::string dir = temp_dir();
+  const std::string path = write_file(dir, "info.json", "{\"tokens\": [\"info\", \"infinity\"], \"inputs\": [[1], [2],]}");
+  const CliResult r = run_cli("mha --inputs " + path);
+  CAPTURE(r.err);
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("unexpected ']'") != std::string::npos);
+  CHECK(r.err.find("not a finite number") == std::string::npos);
+  CHECK(r.err.find("contains inf") == std::string::npos);
+}
+
+TEST_CASE("hostile: control characters and long values are escaped and shortened in messages") {
+  CHECK(attn::echo("a\x1b[31mb\n") == "a\\e[31mb\\n");
+  CHECK(attn::echo("\xc2\x9b" "x") == "\\u009bx");
+  CHECK(attn::echo(std::string(100, '7')) == std::string(20, '7') + "\u2026" + std::string(19, '7'));
+  CHECK(attn::echo("\xe4\xb8\xad\xe6\x96\x87") == "\xe4\xb8\xad\xe6\x96\x87");  // UTF-8 stays as it is
+  CHECK(attn::echo("a\xff") == "a\\xff");
+  CHECK(attn::clean_message("x " + std::string(100000, '9') + " y").size() < 120);
+  CHECK(attn::clean_message(std::string(5000, 'a') + " b").find("\u2026") != std::string::npos);
+  CHECK(attn::is_printable_utf8("Your journey"));
+  CHECK_FALSE(attn::is_printable_utf8("a\tb"));
+
+  const std::string dir = temp_dir();
+  std::ofstream(dir + "/bad\x1b[31mname\n.json") << "[[1, 2],";
+  expect_clean_refusal("mha --inputs \"$f\"", "bad\\e[31mname\\n.json",
+                       "f=\"$(printf '" + dir + "/bad\\033[31mname\\n.json')\" && ");
+  const CliResult seed = run_cli("mha --seed " + std::string(100000, '1'));
+  CAPTURE(seed.err);
+  CHECK(seed.exit_code == 2);
+  CHECK(count_lines(seed.err) == 1);
+  CHECK(seed.err.size() < 400);
+  CHECK(seed.err.find("\u2026") != std::string::npos);
+  expect_clean_refusal("mha --tokens \"$t\"", "the word \"a\\e[2J\" holds a control character",
+                       "t=\"$(printf 'a\\033[2J b')\" && ");
+  expect_clean_refusal("check " + write_file(dir, "tok.json", "{\"schema\": \"attn-tutor/1\", \"lesson\": \"mha\", "
+                                                               "\"tokens\": [\"a\\u001b[2J\"], \"tensors\": [{\"name\": "
+                                                               "\"a\", \"data\": [1]}]}"),
+                       "holds a control character");
+}
