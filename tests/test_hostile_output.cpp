@@ -99,9 +99,10 @@ TEST_CASE("hostile: a FIFO given as an output is written, never replaced") {
   // Nobody reads it: refused at once instead of blocking.
   expect_clean_refusal("mha --json " + fifo, "no program is reading this FIFO", "mkfifo " + fifo + " && ");
   CHECK(S_ISFIFO(lstat_of(fifo).st_mode));
-  // A reader: it gets the whole export, and the FIFO stays a FIFO.
+  // A reader (a background cat, given a head start so that it has the FIFO open on a busy machine):
+  // it gets the whole export, and the FIFO stays a FIFO.
   const BoundedRun r = run_bounded("mha --json " + fifo + " --color never",
-                                   "{ cat " + fifo + " > " + dir + "/got.json & } && sleep 0.2 && ");
+                                   "{ cat " + fifo + " > " + dir + "/got.json & } && sleep 1 && ");
   CAPTURE(r.err);
   CHECK(r.exit_code == 0);
   CHECK(S_ISFIFO(lstat_of(fifo).st_mode));
