@@ -63,11 +63,11 @@ LessonOptions to_lesson_options(const CliOptions& o, Lang env_lang) {
   if (o.given("--tokens")) {
     if (o.given("--inputs"))
       throw UsageError("--tokens and --inputs both give the embeddings; use one of them");
-    opt.inputs = sentence_inputs(o.text("--tokens"), o.given("--d-in") ? integer_value(o, "--d-in") : 3, opt.seed_or(123));
+    opt.inputs = sentence_inputs(o.text("--tokens"), o.given("--d-in") ? integer_value(o, "--d-in") : 3, opt.seed_or(123), "--tokens");
     opt.custom_inputs = true;
     opt.inputs_source = "tokens";
   } else if (o.given("--inputs")) {
-    opt.inputs = load_inputs(o.text("--inputs"));
+    opt.inputs = load_inputs(o.text("--inputs"), "--inputs " + o.text("--inputs"));
     opt.custom_inputs = true;
     opt.inputs_source = o.text("--inputs");
   }

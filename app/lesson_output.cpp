@@ -45,7 +45,7 @@ int write_lesson_outputs(const Notebook& nb, const CliOptions& cli, const Lesson
 
 void require_output_paths(const CliOptions& cli) {
   for (const char* name : {"--json", "--html"})
-    if (cli.given(name) && cli.text(name).empty()) throw UsageError(empty_path_message(name));
+    if (cli.given(name) && cli.text(name).empty()) throw UsageError(empty_path_message(name, std::string(name) == "--json"));
 }
 
 }  // namespace attn

@@ -198,7 +198,7 @@ int main(int argc, char** argv) {
     if (check->parsed()) return run_check(check_path, check_color);
     if (bench->parsed()) {
       if (bench->get_option("--json")->count() > 0 && bench_cli.json.empty())
-        throw UsageError(empty_path_message("--json"));
+        throw UsageError(empty_path_message("--json", true));
       return run_bench(bench_cli, lang);
     }
     const bool exporting = cli.given("--json") || cli.given("--html");

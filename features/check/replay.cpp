@@ -96,7 +96,7 @@ LessonOptions replay_options(const LearnerExport& ex) {
     if (ex.tokens.size() < 2 || ex.tokens.size() > 16)
       throw UsageError("check " + ex.source + ": config.inputs is \"tokens\" but \"tokens\" holds " +
                        std::to_string(ex.tokens.size()) + " words; give the 2-16 words of the sentence");
-    opt.inputs = sentence_inputs(sentence, d_in, opt.seed_or(123));
+    opt.inputs = sentence_inputs(sentence, d_in, opt.seed_or(123), "check " + ex.source + ": the tokens");
     opt.custom_inputs = true;
     opt.inputs_source = "tokens";
   } else if (r.given("inputs") && ex.config["inputs"] != "book") {

@@ -31,15 +31,16 @@ namespace {
 constexpr std::size_t kMaxInputsBytes = 1 * kMiB;
 constexpr int kMaxInputsDepth = 64;
 
-[[noreturn]] void fail(const std::string& source, const std::string& what) {
-  throw UsageError("--inputs " + source + ": " + what);
+// `label` is how the caller names the file in messages (the CLI: "--inputs x.json").
+[[noreturn]] void fail(const std::string& label, const std::string& what) {
+  throw UsageError(label + ": " + what);
 }
 
 }  // namespace
 
-Inputs parse_inputs(const std::string& json_text, const std::string& source, int min_rows) {
+Inputs parse_inputs(const std::string& json_text, const std::string& source, int min_rows) {  // source: the label
   JsonRules rules;
-  rules.source = "--inputs " + source;
+  rules.source = source;
   rules.fix = "write an array of number rows like [[0.43, 0.15], [0.55, 0.87]]";
   rules.nonfinite_fix = "every embedding value must be an ordinary finite number";
   rules.depth_fix = "an inputs file nests 2 levels, [[0.43, 0.15], [0.55, 0.87]], or 3 with {\"inputs\": ...}";
@@ -100,31 +101,31 @@ Inputs parse_inputs(const std::string& json_text, const std::string& source, int
   return {tokens, Tensor({n, static_cast<int64_t>(cols)}, std::move(values))};
 }
 
-Inputs load_inputs(const std::string& path, int min_rows) {
+Inputs load_inputs(const std::string& path, const std::string& label, int min_rows) {
   const BoundedRead file = read_bounded(path, kMaxInputsBytes);
   switch (file.problem) {
     case BoundedRead::kNone: break;
-    case BoundedRead::kIsDirectory: fail(path, "is a directory; give the path of a JSON file");
+    case BoundedRead::kIsDirectory: fail(label, "is a directory; give the path of a JSON file");
     case BoundedRead::kCannotOpen:
-      fail(path, "cannot open the file (" + file.reason + "); check the path and that it is readable");
+      fail(label, "cannot open the file (" + file.reason + "); check the path and that it is readable");
     case BoundedRead::kTooLarge:
-      fail(path, read_problem_text(file, kMaxInputsBytes) + "; at most 16 tokens of 16 numbers each fit in a few KiB");
-    default: fail(path, read_problem_text(file, kMaxInputsBytes) + "; give the path of a regular JSON file");
+      fail(label, read_problem_text(file, kMaxInputsBytes) + "; at most 16 tokens of 16 numbers each fit in a few KiB");
+    default: fail(label, read_problem_text(file, kMaxInputsBytes) + "; give the path of a regular JSON file");
   }
-  return parse_inputs(file.text, path, min_rows);
+  return parse_inputs(file.text, label, min_rows);
 }
 
-Inputs sentence_inputs(const std::string& sentence, int64_t d_in, uint64_t seed) {
+Inputs sentence_inputs(const std::string& sentence, int64_t d_in, uint64_t seed, const std::string& label) {
   std::istringstream words(sentence);
   std::vector<std::string> tokens;
   for (std::string w; words >> w;) tokens.push_back(w);
   for (const std::string& t : tokens)
     if (!is_printable_utf8(t))
-      throw UsageError("--tokens: the word \"" + echo(t) + "\" holds a control character or bytes that are not UTF-8; "
+      throw UsageError(label + ": the word \"" + echo(t) + "\" holds a control character or bytes that are not UTF-8; "
                        "write the sentence in plain UTF-8 text");
   if (tokens.size() < 2)
-    throw UsageError("--tokens \"" + sentence + "\": " + (tokens.empty() ? "no words" : "only one word") +
-                     "; attention needs at least 2 tokens, e.g. --tokens \"Your journey starts\"");
+    throw UsageError(label + " \"" + echo(sentence) + "\": " + (tokens.empty() ? "no words" : "only one word") +
+                     "; attention needs at least 2 tokens, e.g. \"Your journey starts\"");
   Generator gen;
   gen.manual_seed(seed);
   const int64_t n = static_cast<int64_t>(tokens.size());

@@ -20,11 +20,12 @@ Inputs book_inputs();
 // Parses `[[...], ...]` or `{"tokens": [...], "inputs": [[...], ...]}`. Throws UsageError with one
 // line naming the problem and the fix: malformed JSON, ragged rows, non-numbers, NaN/inf
 // (including numbers too large for float32), fewer than `min_rows` rows.
+// `source` / `label`: how messages name the input (the CLI passes "--inputs x.json", "--tokens").
 Inputs parse_inputs(const std::string& json_text, const std::string& source, int min_rows = 2);
-Inputs load_inputs(const std::string& path, int min_rows = 2);
+Inputs load_inputs(const std::string& path, const std::string& label, int min_rows = 2);
 
 // --tokens: one row per whitespace-separated word, torch.rand(num_words, d_in) after
 // torch.manual_seed(seed). Throws UsageError for fewer than 2 words.
-Inputs sentence_inputs(const std::string& sentence, int64_t d_in, uint64_t seed);
+Inputs sentence_inputs(const std::string& sentence, int64_t d_in, uint64_t seed, const std::string& label);
 
 }  // namespace attn

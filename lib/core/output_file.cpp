@@ -166,12 +166,12 @@ struct IgnoreSigpipe {
 
 }  // namespace
 
-std::string empty_path_message(const std::string& option) {
-  return option + " '': the path is empty; give a file name" + (option == "--json" ? ", or - for standard output" : "");
+std::string empty_path_message(const std::string& option, bool dash_is_stdout) {
+  return option + " '': the path is empty; give a file name" + (dash_is_stdout ? ", or - for standard output" : "");
 }
 
 void check_output_path(const std::string& option, const std::string& path) {
-  if (path.empty()) throw UsageError(empty_path_message(option));
+  if (path.empty()) throw UsageError(empty_path_message(option, false));
   Plan p;
   p.option = option;
   p.path = path;
@@ -181,7 +181,7 @@ void check_output_path(const std::string& option, const std::string& path) {
 }
 
 void OutputSet::add_file(const std::string& option, const std::string& path, std::string content) {
-  if (path.empty()) throw UsageError(empty_path_message(option));
+  if (path.empty()) throw UsageError(empty_path_message(option, false));
   files_.push_back({option, path, std::move(content)});
 }
 

@@ -15,7 +15,7 @@ namespace attn {
 
 class OutputSet {
  public:
-  // `option` names the output in messages ("--json"). Throws UsageError at once when `path` is empty.
+  // `option` names the output in messages, as the caller names it. Throws UsageError at once when `path` is empty.
   void add_file(const std::string& option, const std::string& path, std::string content);
   // The text for standard output (written after the devices, before the renames).
   void set_stdout(std::string text);
@@ -31,8 +31,9 @@ class OutputSet {
   bool has_stdout_ = false;
 };
 
-// "--json ''": the one-line problem for an empty output path (with its fix).
-std::string empty_path_message(const std::string& option);
+// The one-line problem for an empty output path, named as the caller names it (with its fix);
+// `dash_is_stdout` when "-" would have meant standard output.
+std::string empty_path_message(const std::string& option, bool dash_is_stdout);
 
 // Before a long computation: throws UsageError when `path` cannot become an output (empty, a
 // directory, a missing or read-only directory, a FIFO nobody reads is found only when written).
