@@ -31,7 +31,7 @@ struct Reruns {
 };
 
 // The mistakes on the way from scores of rank `rank` to weights.
-void weight_mistakes(Reruns& r, int64_t rank, bool scaled, bool causal) {
+void weight_mistakes(Reruns& r, int64_t rank, bool scaled, bool causal, bool heads = false) {
   for (int64_t d = 0; d + 1 < rank; ++d) {
     Variant v;
     v.softmax_dim = d;
@@ -41,15 +41,62 @@ void weight_mistakes(Reruns& r, int64_t rank, bool scaled, bool causal) {
     Variant v;
     v.scale = Variant::Scale::None;
     r.variant("no-scaling", "torch.softmax(attn_scores, dim=-1), not divided by keys.shape[-1]**0.5", v);
+    v.scale = Variant::Scale::Dk;
+    r.variant("wrong-scale", "attn_scores / d_k instead of / d_k**0.5", v);
+    v.scale = Variant::Scale::SqrtDin;
+    r.variant("wrong-scale", "attn_scores / d_in**0.5 (the input's size) instead of / d_k**0.5", v);
+    v.scale = Variant::Scale::SqrtWidth;
+    if (heads) r.variant("wrong-scale", "attn_scores / d_out**0.5 (all heads) instead of / head_dim**0.5", v);
   }
   if (causal) {
-    Variant diag;
-    diag.mask = Variant::Mask::NoDiagonal;
-    r.variant("triu-diagonal", "mask = torch.triu(torch.ones(n, n)), without diagonal=1", diag);
-    Variant after;
-    after.mask = Variant::Mask::AfterSoftmax;
-    r.variant("mask-after-softmax", "softmax over every token, then the future set to 0, rows not renormalised", after);
+    Variant m;
+    m.mask = Variant::Mask::NoDiagonal;
+    r.variant("triu-diagonal", "mask = torch.triu(torch.ones(n, n)), without diagonal=1", m);
+    m.mask = Variant::Mask::AfterSoftmax;
+    r.variant("mask-after-softmax", "softmax over every token, then the future set to 0, rows not renormalised", m);
+    m.mask = Variant::Mask::Tril;
+    r.variant("tril-mask", "masked_fill(torch.tril(torch.ones(n, n)).bool(), -torch.inf): the past and the diagonal filled", m);
+    m.mask = Variant::Mask::Discarded;
+    r.variant("mask-discarded", "attn_scores.masked_fill(...) without keeping the result: no mask at all", m);
   }
+}
+
+// The projections created in every other order: `n` of them (3, or 4 with out_proj).
+void linear_orders(Reruns& r, int n, const char* names) {
+  std::vector<int> order(static_cast<size_t>(n));
+  std::iota(order.begin(), order.end(), 0);
+  const std::vector<std::string> name = n == 4 && std::string(names) == "d2l"
+                                            ? std::vector<std::string>{"W_q", "W_k", "W_v", "W_o"}
+                                        : std::string(names) == "course"
+                                            ? std::vector<std::string>{"Wq", "Wk", "Wv"}
+                                            : std::vector<std::string>{"W_query", "W_key", "W_value", "out_proj"};
+  while (std::next_permutation(order.begin(), order.end())) {
+    std::string text;
+    for (int i : order) text += (text.empty() ? "" : ", ") + name[static_cast<size_t>(i)];
+    Variant v;
+    v.linear_order = order;
+    r.variant("linear-order", "created in the order " + text, v);
+  }
+}
+
+// The dropout mistakes: eval(), the 1/p scale (on nn.Dropout's mask and on a torch.rand one), a
+// hand-written torch.rand mask, dropout on the scores.
+void dropout_mistakes(Reruns& r, double p, bool module, bool scores) {
+  if (!(p > 0.0)) return;
+  Variant v;
+  v.eval = true;
+  if (module) r.variant("eval-mode", "the module in eval(): dropout off", v);
+  v = Variant();
+  v.rand_mask = true;
+  if (p < 1.0) r.variant("rand-dropout", "mask = (torch.rand(x.shape) > " + fmt_double(p) + "), x * mask / (1 - p)", v);
+  v.dropout_by_p = true;
+  if (p < 1.0 && p != 0.5) r.variant("dropout-scale", "mask = (torch.rand(x.shape) > p), x * mask / " + fmt_double(p), v);
+  if (!scores) return;
+  v = Variant();
+  v.dropout_on = Variant::DropoutOn::ScoresAfterMask;
+  r.variant("dropout-on-scores", "attn_scores = self.dropout(attn_scores) after the mask, before softmax", v);
+  v.dropout_on = Variant::DropoutOn::ScoresBeforeMask;
+  r.variant("dropout-on-scores", "attn_scores = self.dropout(attn_scores) before the mask and softmax", v);
 }
 
 // Dropout survivors scaled by 1/p: only visible when 1/p differs from 1/(1-p).
@@ -58,6 +105,32 @@ void dropout_scale(Reruns& r, double p) {
   Variant v;
   v.dropout_by_p = true;
   r.variant("dropout-scale", "survivors * 1/" + fmt_double(p) + " instead of 1/(1-p)", v);
+}
+
+// The settings the learner's first differing tensor's shape suggests (d_out, num_heads), when it has
+// another shape than the lesson's: the lesson rerun with each.
+void settings(Reruns& r, const std::string& lesson, const LessonOptions& opt) {
+  const bool heads = lesson == "wrapper" || lesson == "mha" || lesson == "course-mha" || lesson == "d2l-mha";
+  const bool d_out = lesson == "trainable" || lesson == "causal-mask" || lesson == "dropout" || lesson == "wrapper" ||
+                     lesson == "mha";
+  const int64_t book_heads = opt.num_heads ? *opt.num_heads : lesson == "d2l-mha" ? 5 : lesson == "course-mha" ? -1 : 2;
+  for (int64_t d = d_out ? 1 : opt.d_out; d <= (d_out ? 8 : opt.d_out); ++d)
+    for (int64_t h = heads ? 1 : 0; h <= (heads ? 4 : 0); ++h) {
+      LessonOptions o = opt;
+      o.d_out = d;
+      if (heads) o.num_heads = h;
+      if (d == opt.d_out && (!heads || h == book_heads)) continue;
+      std::string config, flags;
+      if (d != opt.d_out) {
+        config = "d_out=" + std::to_string(d);
+        flags = " --d-out " + std::to_string(d);
+      }
+      if (heads && h != book_heads) {
+        config += (config.empty() ? "" : ", ") + std::string("num_heads=") + std::to_string(h);
+        flags += " --num-heads " + std::to_string(h);
+      }
+      r.options("export-settings", config + ": export(..., " + config + "), as attn-tutor " + lesson + flags + " runs it", o);
+    }
 }
 
 void wrapper_mistakes(Reruns& r, const LessonOptions& opt) {
@@ -98,6 +171,9 @@ void wrapper_mistakes(Reruns& r, const LessonOptions& opt) {
 }
 
 void mha_mistakes(Reruns& r) {
+  Variant no_proj;
+  no_proj.no_out_proj = true;
+  r.variant("no-out-proj", "context_vec returned without self.out_proj", no_proj);
   Variant split;
   split.split_without_transpose = true;
   r.variant("view-no-transpose",
@@ -119,27 +195,77 @@ bool draws_dropout(const std::string& lesson, const LessonOptions& opt) {
 
 }  // namespace
 
-std::vector<WhatIf> mistake_what_ifs(const std::string& lesson, const LessonOptions& opt) {
+std::vector<WhatIf> mistake_what_ifs(const std::string& lesson, const LessonOptions& opt, bool shapes_differ) {
   Reruns r{opt, {}};
-  if (lesson == "softmax") {
+  if (shapes_differ) {
+    settings(r, lesson, opt);
+  } else if (lesson == "softmax") {
     weight_mistakes(r, 2, false, false);
   } else if (lesson == "trainable") {
     weight_mistakes(r, 2, true, false);
+    linear_orders(r, 3, "book");
+    LessonOptions o = opt;
+    o.init = opt.init == Init::Rand ? Init::Randn : Init::Rand;
+    r.options("init-draw", o.init == Init::Randn ? "W_query, W_key, W_value drawn with torch.randn, not torch.rand"
+                                                 : "W_query, W_key, W_value drawn with torch.rand, not torch.randn", o);
   } else if (lesson == "causal-mask") {
     weight_mistakes(r, 2, true, true);
+    linear_orders(r, 3, "book");
   } else if (lesson == "dropout") {
     weight_mistakes(r, 3, true, true);
     dropout_scale(r, opt.dropout.value_or(0.5));
+    dropout_mistakes(r, opt.dropout.value_or(0.5), true, false);
+    for (int bits : {1, 3, 2}) {
+      Variant v;
+      v.missing_dropout_reseeds = bits;
+      r.variant("dropout-reseed", bits == 2   ? "no torch.manual_seed before dropout(attn_weights).sum(dim=-1)"
+                                  : bits == 1 ? "no torch.manual_seed before dropout(attn_weights)"
+                                              : "no torch.manual_seed before either later dropout call", v);
+    }
+    linear_orders(r, 3, "book");
   } else if (lesson == "wrapper") {
     weight_mistakes(r, 3, true, true);
     dropout_scale(r, opt.dropout.value_or(0.0));
     wrapper_mistakes(r, opt);
+    dropout_mistakes(r, opt.dropout.value_or(0.0), true, true);
+    linear_orders(r, 3, "book");
   } else if (lesson == "mha") {
-    weight_mistakes(r, 4, true, true);
+    weight_mistakes(r, 4, true, true, true);
     dropout_scale(r, opt.dropout.value_or(0.0));
     mha_mistakes(r);
+    dropout_mistakes(r, opt.dropout.value_or(0.0), true, true);
+    linear_orders(r, 4, "book");
+  } else if (lesson == "course-mha") {
+    weight_mistakes(r, 3, true, true, true);
+    dropout_scale(r, opt.dropout.value_or(0.1));
+    dropout_mistakes(r, opt.dropout.value_or(0.1), true, false);
+    Variant v;
+    v.no_out_proj = true;
+    r.variant("no-out-proj", "out = head_outputs, without self.projection_layer", v);
+    linear_orders(r, 3, "course");
+  } else if (lesson == "d2l-mha") {
+    weight_mistakes(r, 3, true, false);
+    Variant v;
+    v.repeat_heads = true;
+    r.variant("repeat-valid-lens", "valid_lens.repeat(self.num_heads) in MultiHeadAttention.forward", v);
+    v.repeat_rows = true;
+    r.variant("repeat-valid-lens", "valid_lens.repeat(...) in MultiHeadAttention.forward and in masked_softmax", v);
+    v = Variant();
+    v.repeat_rows = true;
+    r.variant("repeat-valid-lens", "valid_lens.repeat(shape[1]) in masked_softmax", v);
+    const double p = opt.dropout.value_or(0.5);
+    const bool training = opt.dropout && *opt.dropout > 0.0;  // as the lesson decides
+    if (training) {
+      dropout_scale(r, p);
+      dropout_mistakes(r, p, true, false);
+    } else if (p > 0.0) {
+      v = Variant();
+      v.functional_dropout = true;
+      r.variant("functional-dropout", "F.dropout(self.attention_weights, " + fmt_double(p) + ") in eval()", v);
+    }
+    linear_orders(r, 4, "d2l");
   }
-  if (draws_dropout(lesson, opt) && opt.bernoulli == BernoulliPath::Default) {
+  if (!shapes_differ && draws_dropout(lesson, opt) && opt.bernoulli == BernoulliPath::Default) {
     LessonOptions o = opt;
     o.bernoulli = BernoulliPath::Mkl;
     r.options("mkl-dropout", "the lesson with --bernoulli mkl", o);
@@ -148,7 +274,7 @@ std::vector<WhatIf> mistake_what_ifs(const std::string& lesson, const LessonOpti
   const LessonInfo* info = find_lesson(lesson);
   for (const Rerun& rerun : r.list) {
     try {
-      out.push_back({rerun.mistake, rerun.detail, info->run(rerun.opt).tensors()});
+      out.push_back({rerun.mistake, rerun.detail, info->run(rerun.opt).timeline()});
     } catch (const std::exception&) {
       // a mistake the lesson's code cannot run with (e.g. shapes PyTorch would reject): not a diagnosis
     }

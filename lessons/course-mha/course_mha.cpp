@@ -303,6 +303,7 @@ Notebook course_mha_lesson(const LessonOptions& opt) {
   nb.cell({"out = mha(x)", "print(out)"});
   CourseMultiHeadTrace t;
   const Tensor out = mha.forward(x, gen, opt.bernoulli, &t, opt.variant);
+  nb.trace(t.steps);
   nb.show("out", out);
   nb.note("out.note");
   nb.explain("out.explain", {(c.dropout > 0.0 && c.dropout < 1.0 ? text("out.explain_if") : "")});

@@ -239,6 +239,7 @@ Notebook d2l_mha_lesson(const LessonOptions& opt) {
   nb.record("valid_lens", valid_lens);
   d2l::MultiHeadAttentionTrace t;
   const Tensor out = attention.forward(X, Y, Y, valid_lens, gen, opt.bernoulli, &t, opt.variant);
+  nb.trace(t.steps);
   nb.print(repr_size(out.shape()));
   nb.record(call, out);
   const bool capped = !opt.valid_lens && num_kvpairs < 3;

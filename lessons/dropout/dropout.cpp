@@ -105,6 +105,9 @@ Notebook dropout_lesson(const LessonOptions& opt) {
   CausalAttention ca = CausalAttention::init(gen, opt.d_in(), opt.d_out, context_length, 0.0, opt.qkv_bias, v);
   CausalAttentionTrace t;
   Tensor context_vecs = ca.forward(batch, gen, opt.bernoulli, &t, v);
+  Steps run = t.steps;  // forward's values, then the name the cell gives its result
+  run.bind("context_vecs", "context_vecs = ca(batch)", context_vecs);
+  nb.trace(run);
   nb.print("context_vecs.shape: " + repr_size(context_vecs.shape()));
   nb.note("dropout_attn_weights_sum_dim_1.note3");
   const std::string out_shape = shape_text(context_vecs.shape()), d_out = std::to_string(opt.d_out);

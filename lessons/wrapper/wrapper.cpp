@@ -48,6 +48,9 @@ Notebook wrapper_lesson(const LessonOptions& opt) {
   WrapperTrace trace;
   Tensor context_vecs = mha.forward(batch, gen, opt.bernoulli, &trace, opt.variant);
   const std::vector<Tensor>& head_outputs = trace.head_outputs;
+  Steps run = trace.steps;  // every head's values, then the name the cell gives the result
+  run.bind("context_vecs", "context_vecs = mha(batch)", context_vecs);
+  nb.trace(run);
   nb.show("context_vecs", context_vecs);
   nb.print("context_vecs.shape: " + repr_size(context_vecs.shape()));
   const std::string hs = std::to_string(h), ds = std::to_string(d_out), width = std::to_string(h * d_out);

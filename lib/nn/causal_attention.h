@@ -6,7 +6,7 @@
 #include "nn/linear.h"
 #include "core/random_ops.h"
 #include "core/tensor.h"
-#include "nn/steps.h"
+#include "core/steps.h"
 #include "nn/variant.h"
 
 namespace attn {

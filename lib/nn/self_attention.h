@@ -4,7 +4,7 @@
 #include "core/generator.h"
 #include "core/tensor.h"
 #include "nn/linear.h"
-#include "nn/steps.h"
+#include "core/steps.h"
 #include "nn/variant.h"
 
 namespace attn {
