@@ -35,16 +35,14 @@ def causal_setup():
 class MHA(MultiHeadAttention):
     """The book's MultiHeadAttention with a learner's forward: `step` may vary one line."""
     def __init__(self, *args, step=None, key_first=False, **kwargs):
-        if key_first:  # W_key created before W_query: swap the draws
+        if key_first:  # W_key created before W_query: the draws change hands
             nn.Module.__init__(self)
             d_in, d_out, context_length, dropout = args[:4]
-            num_heads = kwargs.get("num_heads", args[4] if len(args) > 4 else None)
-            self.d_out, self.num_heads, self.head_dim = d_out, num_heads, d_out // num_heads
-            self.W_key = nn.Linear(d_in, d_out, bias=False)
-            self.W_query = nn.Linear(d_in, d_out, bias=False)
-            self.W_value = nn.Linear(d_in, d_out, bias=False)
-            self.out_proj = nn.Linear(d_out, d_out)
-            self.dropout = nn.Dropout(dropout)
+            self.d_out, self.num_heads = d_out, kwargs["num_heads"]
+            self.head_dim = d_out // self.num_heads
+            for name in ("W_key", "W_query", "W_value"):
+                setattr(self, name, nn.Linear(d_in, d_out, bias=False))
+            self.out_proj, self.dropout = nn.Linear(d_out, d_out), nn.Dropout(dropout)
             self.register_buffer('mask', torch.triu(torch.ones(context_length, context_length), diagonal=1))
         else:
             super().__init__(*args, **kwargs)

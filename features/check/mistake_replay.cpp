@@ -37,28 +37,24 @@ void weight_mistakes(Reruns& r, int64_t rank, bool scaled, bool causal, bool hea
     v.softmax_dim = d;
     r.variant("softmax-dim", "torch.softmax(..., dim=" + std::to_string(d) + ")", v);
   }
-  if (scaled) {
-    Variant v;
-    v.scale = Variant::Scale::None;
-    r.variant("no-scaling", "torch.softmax(attn_scores, dim=-1), not divided by keys.shape[-1]**0.5", v);
-    v.scale = Variant::Scale::Dk;
-    r.variant("wrong-scale", "attn_scores / d_k instead of / d_k**0.5", v);
-    v.scale = Variant::Scale::SqrtDin;
-    r.variant("wrong-scale", "attn_scores / d_in**0.5 (the input's size) instead of / d_k**0.5", v);
-    v.scale = Variant::Scale::SqrtWidth;
-    if (heads) r.variant("wrong-scale", "attn_scores / d_out**0.5 (all heads) instead of / head_dim**0.5", v);
-  }
-  if (causal) {
-    Variant m;
-    m.mask = Variant::Mask::NoDiagonal;
-    r.variant("triu-diagonal", "mask = torch.triu(torch.ones(n, n)), without diagonal=1", m);
-    m.mask = Variant::Mask::AfterSoftmax;
-    r.variant("mask-after-softmax", "softmax over every token, then the future set to 0, rows not renormalised", m);
-    m.mask = Variant::Mask::Tril;
-    r.variant("tril-mask", "masked_fill(torch.tril(torch.ones(n, n)).bool(), -torch.inf): the past and the diagonal filled", m);
-    m.mask = Variant::Mask::Discarded;
-    r.variant("mask-discarded", "attn_scores.masked_fill(...) without keeping the result: no mask at all", m);
-  }
+  using S = Variant::Scale;
+  using M = Variant::Mask;
+  auto scale = [](S x) { Variant v; v.scale = x; return v; };
+  auto mask = [](M x) { Variant v; v.mask = x; return v; };
+  enum Needs { Scaled, Heads, Causal };
+  const struct { Needs needs; Variant v; const char* mistake; const char* detail; } table[] = {
+      {Scaled, scale(S::None), "no-scaling", "torch.softmax(attn_scores, dim=-1), not divided by keys.shape[-1]**0.5"},
+      {Scaled, scale(S::Dk), "wrong-scale", "attn_scores / d_k instead of / d_k**0.5"},
+      {Scaled, scale(S::SqrtDin), "wrong-scale", "attn_scores / d_in**0.5 (the input's size) instead of / d_k**0.5"},
+      {Heads, scale(S::SqrtWidth), "wrong-scale", "attn_scores / d_out**0.5 (all heads) instead of / head_dim**0.5"},
+      {Causal, mask(M::NoDiagonal), "triu-diagonal", "mask = torch.triu(torch.ones(n, n)), without diagonal=1"},
+      {Causal, mask(M::AfterSoftmax), "mask-after-softmax",
+       "softmax over every token, then the future set to 0, rows not renormalised"},
+      {Causal, mask(M::Tril), "tril-mask",
+       "masked_fill(torch.tril(torch.ones(n, n)).bool(), -torch.inf): the past and the diagonal filled"},
+      {Causal, mask(M::Discarded), "mask-discarded", "attn_scores.masked_fill(...) without keeping the result: no mask at all"}};
+  for (const auto& t : table)
+    if (t.needs == Scaled ? scaled : t.needs == Heads ? scaled && heads : causal) r.variant(t.mistake, t.detail, t.v);
 }
 
 // The projections created in every other order: `n` of them (3, or 4 with out_proj).
