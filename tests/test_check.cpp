@@ -57,6 +57,15 @@ TEST_CASE("check: each mistake's export gets its diagnosis") {
   }
 }
 
+TEST_CASE("check: README lists every diagnosis with a line that makes it") {
+  const std::string readme = read_text_file(std::string(ATTN_TEST_FIXTURE_DIR) + "/../../README.md");
+  for (const attn::Mistake& m : attn::known_mistakes()) {
+    INFO(m.id);
+    CHECK(readme.find("| " + m.title + " | `") != std::string::npos);
+    CHECK(!m.example.empty());
+  }
+}
+
 TEST_CASE("check: a second fixture of a diagnosis, d2l's torch.rand dropout divided by p") {
   const CliResult r = check(kMistakes + "dropout-scale-rand.json");
   CHECK(r.exit_code == 1);
