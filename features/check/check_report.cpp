@@ -135,13 +135,6 @@ std::string shape_of(const Tensor& t) { return shape_text(t.shape()); }
 
 std::string in_cell(int cell) { return "In [" + std::to_string(cell) + "]"; }
 
-// The line after timeline entry `i` that changes its name again (what a stale value missed).
-std::string next_step(const CheckReport& r, int i) {
-  for (size_t j = static_cast<size_t>(i) + 1; j < r.tool.size(); ++j)
-    if (r.tool[j].name == r.tool[i].name) return r.tool[j].code;
-  return r.tool[i].code;
-}
-
 std::string indented(const std::string& text, const std::string& indent) {
   std::string out;
   for (const std::string& line : lines_of(text)) out += indent + line + "\n";
@@ -158,15 +151,19 @@ std::string tensor_line(const CheckReport& r, size_t i, const Style& st, const s
   const Binding& t = r.tool[c.expected];
   if (c.verdict == V::Match) {
     const std::string mark = st.paint("32", "\u2713") + " " + head;
-    if (c.elsewhere == E::Earlier)
-      return mark + "= " + in_cell(r.tool[c.other].cell) + ", taken before `" + next_step(r, c.other) +
-             "` (what you exported after it matches)";
+    if (c.elsewhere == E::Earlier) {
+      // "taken before" the step that follows, unless that step starts the name over (another head's)
+      bool restart = false;
+      for (int j = 0; j <= c.other; ++j) restart = restart || (r.tool[j].name == t.name && r.tool[j].code == t.code);
+      return mark + "= " + in_cell(r.tool[c.other].cell) + ", its value after `" + r.tool[c.other].code + "`" +
+             (restart ? "" : ", taken before `" + t.code + "`") + " (what you exported after it matches)";
+    }
     if (c.elsewhere == E::Later) return mark + "= " + in_cell(r.tool[c.other].cell) + ", a later value than its place in your file";
     return mark + "= " + in_cell(t.cell);
   }
   std::string line = st.paint("31", "\u2717") + " " + head + "differs from " + in_cell(t.cell) + ": ";
   if (c.elsewhere == E::Stale || c.elsewhere == E::Unsure)
-    return line + "it is still its value before `" + next_step(r, c.other) + "`";
+    return line + "it is still its value before `" + t.code + "`";
   if (y.tensor.shape() != t.tensor.shape()) return line + "its shape is " + shape_of(t.tensor);
   return line + std::to_string(c.differing) + " of " + std::to_string(y.tensor.numel()) + " values, max |diff| " +
          diff_text(c.max_diff);
@@ -239,7 +236,7 @@ std::string render_report(const CheckReport& r, bool color) {
   out += "\n";
   if (c.elsewhere == E::Stale || c.elsewhere == E::Unsure) {
     const Binding& o = r.tool[c.other];
-    const std::string step = next_step(r, c.other);
+    const std::string step = t.code;
     out += wrap("Your " + y.name + " is the value it has at " + in_cell(o.cell) + " (`" + o.code + "`), before `" + step +
                     "`. " +
                     (c.elsewhere == E::Stale
