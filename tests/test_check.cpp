@@ -9,7 +9,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/ops_shape.h"
 #include "features/check/check.h"
+#include "features/check/check_report.h"
 #include "features/check/learner_export.h"
 #include "lessons/lesson.h"
 #include "run_cli.h"
@@ -124,6 +126,28 @@ TEST_CASE("check: the first difference is the first in compute order, not in the
   CHECK(r.exit_code == 1);
   CHECK(r.out.find("First difference: mask (") != std::string::npos);
   CHECK(r.out.find("Diagnosis: mask with triu missing diagonal=1\n") != std::string::npos);
+}
+
+TEST_CASE("check: when several known mistakes give the numbers, each is offered, none asserted") {
+  const attn::Notebook nb = attn::find_lesson("causal-mask")->run(attn::LessonOptions{});
+  const attn::Tensor changed = attn::ones({6, 6});
+  attn::LearnerExport ex;
+  ex.source = "several.json";
+  ex.lesson = "causal-mask";
+  ex.tensors.push_back({"mask", changed, std::nullopt});
+  auto what_ifs = [&](const attn::CheckReport&) {
+    std::vector<attn::Binding> tl = nb.timeline();
+    for (attn::Binding& b : tl)
+      if (b.name == "mask") b.tensor = changed;
+    return std::vector<attn::WhatIf>{{"tril-mask", "one", tl}, {"triu-diagonal", "two", tl}, {"tril-mask", "three", tl}};
+  };
+  const attn::CheckReport r = attn::check_export(ex, nb, what_ifs);
+  REQUIRE(r.diagnoses.size() == 2);
+  const std::string text = attn::render_report(r, false);
+  CHECK(text.find("2 known mistakes give exactly your numbers; one of them is yours:") != std::string::npos);
+  CHECK(text.find("Possible diagnosis: tril where masked_fill needs the upper triangle\n") != std::string::npos);
+  CHECK(text.find("Possible diagnosis: mask with triu missing diagonal=1\n") != std::string::npos);
+  CHECK(text.find("\nDiagnosis: ") == std::string::npos);
 }
 
 TEST_CASE("check: a correct export of every lesson passes") {
