@@ -11,6 +11,7 @@
 #include "lessons/options.h"
 #include "notebook/notebook.h"
 #include "core/random_ops.h"
+#include "nn/variant.h"
 
 namespace attn {
 
@@ -38,6 +39,7 @@ struct LessonOptions {
   std::optional<std::string> valid_lens;  // d2l-mha: "3,2" (one per sequence) or "[[..],[..]]" (one per query)
   Lang lang = Lang::En;                   // annotations and titles: English or Chinese (the Chinese edition's terms)
   bool explain = false;                   // the longer explanation of each cell
+  Variant variant;                        // not an option: `check` runs the lesson with a learner's mistake
 
   uint64_t seed_or(uint64_t book_seed) const { return seed ? *seed : book_seed; }
   int64_t heads_or(int64_t lesson_default) const { return num_heads ? *num_heads : lesson_default; }

@@ -59,4 +59,18 @@ std::string side_by_side(const std::string& left, const std::string& right) {
   return out;
 }
 
+int64_t argmax(const std::vector<float>& v) {
+  int64_t best = 0;
+  for (size_t i = 1; i < v.size(); ++i)
+    if (v[i] > v[static_cast<size_t>(best)]) best = static_cast<int64_t>(i);
+  return best;
+}
+
+int64_t argmin(const std::vector<float>& v) {
+  int64_t worst = 0;
+  for (size_t i = 1; i < v.size(); ++i)
+    if (v[i] < v[static_cast<size_t>(worst)]) worst = static_cast<int64_t>(i);
+  return worst;
+}
+
 }  // namespace attn

@@ -9,7 +9,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/ops_shape.h"
 #include "features/check/check.h"
+#include "features/check/check_report.h"
 #include "features/check/learner_export.h"
 #include "lessons/lesson.h"
 #include "run_cli.h"
@@ -23,11 +25,19 @@ bool file_exists(const std::string& path) { return std::ifstream(path).good(); }
 
 CliResult check(const std::string& path) { return run_cli("check '" + path + "' --color never"); }
 
+// The report's text with its wrapped lines joined.
+std::string flat(std::string text) {
+  for (size_t at = text.find("\n  "); at != std::string::npos; at = text.find("\n  ", at)) text.replace(at, 3, " ");
+  for (char& c : text)
+    if (c == '\n') c = ' ';
+  return text;
+}
+
 }  // namespace
 
 TEST_CASE("check: every known mistake has a fixture") {
   const std::vector<attn::Mistake>& mistakes = attn::known_mistakes();
-  CHECK(mistakes.size() == 10);
+  CHECK(mistakes.size() == 23);
   for (const attn::Mistake& m : mistakes) {
     INFO(m.id);
     CHECK(file_exists(kMistakes + m.id + ".json"));
@@ -49,6 +59,97 @@ TEST_CASE("check: each mistake's export gets its diagnosis") {
   }
 }
 
+TEST_CASE("check: README lists every diagnosis with a line that makes it") {
+  const std::string readme = read_text_file(std::string(ATTN_TEST_FIXTURE_DIR) + "/../../README.md");
+  for (const attn::Mistake& m : attn::known_mistakes()) {
+    INFO(m.id);
+    CHECK(readme.find("| " + m.title + " | `") != std::string::npos);
+    CHECK(!m.example.empty());
+  }
+}
+
+TEST_CASE("check: a second fixture of a diagnosis, d2l's torch.rand dropout divided by p") {
+  const CliResult r = check(kMistakes + "dropout-scale-rand.json");
+  CHECK(r.exit_code == 1);
+  CHECK(r.out.find("Diagnosis: dropout scaled by 1/p\n") != std::string::npos);
+  CHECK(flat(r.out).find("mask = (torch.rand(x.shape) > p), x * mask / 0.2.") != std::string::npos);
+}
+
+TEST_CASE("check: correct programs written another way match") {
+  // d2l's in-place masked_softmax, attn_weights saved before dropout, reshape for contiguous().view,
+  // the course's == 0 on a tril buffer, one name exported twice
+  for (const char* way : {"inplace-softmax", "before-dropout", "reshape", "tril-eq0", "both-attn-weights"}) {
+    INFO(way);
+    const CliResult r = check(kMistakes + "way-" + way + ".json");
+    CHECK(r.exit_code == 0);
+    CHECK(r.out.find("checked tensors match the lesson.") != std::string::npos);
+  }
+  const CliResult r = check(kMistakes + "way-before-dropout.json");
+  CHECK(r.out.find("taken before `attn_weights = self.dropout(attn_weights)` (what you exported after it matches)") !=
+        std::string::npos);
+}
+
+TEST_CASE("check: an earlier value with a differing successor is stale, not a match") {
+  const CliResult r = check(kMistakes + "mask-discarded.json");
+  CHECK(r.exit_code == 1);
+  CHECK(r.out.find("\u2717 attn_scores   (2, 2, 6, 6)  differs from In [9]: it is still its value before "
+                   "`attn_scores.masked_fill_(mask_bool, -torch.inf)`") != std::string::npos);
+  CHECK(r.out.find("First difference: attn_scores (") != std::string::npos);
+  CHECK(flat(r.out).find("that step never reached your attn_scores") != std::string::npos);
+  CHECK(r.out.find("Diagnosis: masked_fill's result discarded\n") != std::string::npos);
+  CHECK(r.out.find("Possible diagnosis") == std::string::npos);
+}
+
+TEST_CASE("check: an earlier value with nothing after it is a difference that names no mistake") {
+  nlohmann::json doc = nlohmann::json::parse(read_text_file(kMistakes + "way-before-dropout.json"));
+  REQUIRE(doc["tensors"][0]["name"] == "attn_weights");
+  doc["tensors"].erase(1);  // no context_vecs to tell
+  const std::string dir = temp_dir();
+  const CliResult r = check(write_file(dir, "alone.json", doc.dump()));
+  CHECK(r.exit_code == 1);
+  CHECK(flat(r.out).find("Nothing you exported after it tells whether you took it there on purpose") != std::string::npos);
+  CHECK(r.out.find("Diagnosis:") == std::string::npos);
+  CHECK(r.out.find("the module run in eval() where the lesson trains") != std::string::npos);  // offered, not named
+  // Saying where it was taken settles it.
+  doc["tensors"][0]["cell"] = 4;
+  const CliResult hinted = check(write_file(dir, "hinted.json", doc.dump()));
+  CHECK(hinted.exit_code == 0);
+}
+
+TEST_CASE("check: the first difference is the first in compute order, not in the file") {
+  nlohmann::json doc = nlohmann::json::parse(read_text_file(kMistakes + "triu-diagonal.json"));
+  nlohmann::json reversed = nlohmann::json::array();
+  for (auto t = doc["tensors"].rbegin(); t != doc["tensors"].rend(); ++t) reversed.push_back(*t);
+  doc["tensors"] = reversed;
+  REQUIRE(doc["tensors"][0]["name"] == "context_vec");
+  const CliResult r = check(write_file(temp_dir(), "reversed.json", doc.dump()));
+  CHECK(r.exit_code == 1);
+  CHECK(r.out.find("First difference: mask (") != std::string::npos);
+  CHECK(r.out.find("Diagnosis: mask with triu missing diagonal=1\n") != std::string::npos);
+}
+
+TEST_CASE("check: when several known mistakes give the numbers, each is offered, none asserted") {
+  const attn::Notebook nb = attn::find_lesson("causal-mask")->run(attn::LessonOptions{});
+  const attn::Tensor changed = attn::ones({6, 6});
+  attn::LearnerExport ex;
+  ex.source = "several.json";
+  ex.lesson = "causal-mask";
+  ex.tensors.push_back({"mask", changed, std::nullopt});
+  auto what_ifs = [&](const attn::CheckReport&) {
+    std::vector<attn::Binding> tl = nb.timeline();
+    for (attn::Binding& b : tl)
+      if (b.name == "mask") b.tensor = changed;
+    return std::vector<attn::WhatIf>{{"tril-mask", "one", tl}, {"triu-diagonal", "two", tl}, {"tril-mask", "three", tl}};
+  };
+  const attn::CheckReport r = attn::check_export(ex, nb, what_ifs);
+  REQUIRE(r.diagnoses.size() == 2);
+  const std::string text = attn::render_report(r, false);
+  CHECK(text.find("2 known mistakes give exactly your numbers; one of them is yours:") != std::string::npos);
+  CHECK(text.find("Possible diagnosis: tril where masked_fill needs the upper triangle\n") != std::string::npos);
+  CHECK(text.find("Possible diagnosis: mask with triu missing diagonal=1\n") != std::string::npos);
+  CHECK(text.find("\nDiagnosis: ") == std::string::npos);
+}
+
 TEST_CASE("check: a correct export of every lesson passes") {
   for (const attn::LessonInfo& lesson : attn::lessons()) {
     INFO(lesson.name);
@@ -59,7 +160,7 @@ TEST_CASE("check: a correct export of every lesson passes") {
   }
 }
 
-TEST_CASE("check: the stale attn_scores export is the reader's 001 In [45]") {
+TEST_CASE("check: the stale attn_scores export is a reader's run on Intel/Windows") {
   const CliResult r = check(kMistakes + "stale-scores.json");
   CHECK(r.exit_code == 1);
   CHECK(r.out.find("tensor([[[0.4772, 0.1063, 0.4566, 0.2729],") != std::string::npos);
@@ -67,14 +168,17 @@ TEST_CASE("check: the stale attn_scores export is the reader's 001 In [45]") {
   CHECK(r.out.find("[0.5093, 0.3362, 0.5375, 0.2530]]])") != std::string::npos);
   CHECK(r.out.find("Diagnosis: scores that do not come from the module's own queries and keys") != std::string::npos);
   CHECK(r.out.find("attn_socres") != std::string::npos);
-  CHECK(r.out.find("001 In [45]") != std::string::npos);  // with the generator carried over
+  CHECK(r.out.find("a reader's run on Intel/Windows") != std::string::npos);  // with the generator carried over
 }
 
 TEST_CASE("check: the report shows both tensors and where they differ") {
   const CliResult r = check(kMistakes + "triu-diagonal.json");
   CHECK(r.out.find("  \u2713 attn_scores") != std::string::npos);
   CHECK(r.out.find("  \u2717 mask ") != std::string::npos);
-  CHECK(r.out.find("First difference: mask\n") != std::string::npos);
+  CHECK(r.out.find("First difference: mask (the first in the order the lesson computes them)\n") != std::string::npos);
+  // the whole cell the lesson's value comes from
+  CHECK(r.out.find("In [6]:\n    mask = torch.triu(torch.ones(context_length, context_length), diagonal=1)\n"
+                   "    masked = attn_scores.masked_fill(mask.bool(), -torch.inf)\n") != std::string::npos);
   CHECK(r.out.find("yours:") != std::string::npos);
   CHECK(r.out.find("attn-tutor:") != std::string::npos);
   CHECK(r.out.find("tensor([[1., 1., 1., 1., 1., 1.],     tensor([[0., 1., 1., 1., 1., 1.],") != std::string::npos);
@@ -180,6 +284,13 @@ TEST_CASE("check: parse_export reads the schema's values") {
   CHECK(ex.tensors[2].tensor.item() == 2.0f);
   CHECK(ex.tensors[3].tensor.shape() == attn::Shape{0, 3});
   CHECK_THROWS_AS(attn::parse_export("{\"schema\": \"attn-tutor/1\", \"lesson\": \"mha\", \"tensors\": []}", "x"),
+                  attn::UsageError);
+  const attn::LearnerExport hinted = attn::parse_export(
+      "{\"schema\": \"attn-tutor/1\", \"lesson\": \"mha\", \"tensors\": [{\"name\": \"a\", \"cell\": 7, \"data\": 1.0}]}", "x");
+  REQUIRE(hinted.tensors[0].cell);
+  CHECK(*hinted.tensors[0].cell == 7);
+  CHECK_THROWS_AS(attn::parse_export("{\"schema\": \"attn-tutor/1\", \"lesson\": \"mha\", \"tensors\": "
+                                     "[{\"name\": \"a\", \"cell\": \"7\", \"data\": 1.0}]}", "x"),
                   attn::UsageError);
 }
 

@@ -5,7 +5,20 @@
     export({"attn_weights": attn_weights, "context_vecs": context_vecs}, "dropout", "mine.json")
 
 then `attn-tutor check mine.json`. Name each tensor as the lesson does (`attn-tutor LESSON --json -`
-lists the names). Give the settings you ran with as keyword arguments, with the CLI's names: seed (the
+lists the names).
+
+Order matters: list the tensors in the order your program computed them (a dict keeps the order you
+write it in). A name the lesson gives several values (attn_weights before and after dropout, attn_scores
+before and after masked_fill_, keys after W_key, view and transpose) is compared with the value it has at
+that point: going back from your last tensor, each takes the latest value of its name (of its shape) that
+comes before the next tensor's. A tensor you took at another point is still recognised (a ✓ with a note)
+when what you exported after it matches; one that only equals an earlier value, with what follows it
+differing, is reported as stale (the step after it never reached it). To say exactly where a value comes
+from, pass cells={"attn_weights": 10}: the value the lesson has in its In [10]. To export one name twice
+(say attn_weights before and after the mask), pass a list of (name, tensor) pairs instead of a dict:
+    export([("attn_weights", w_unmasked), ("masked", masked), ("attn_weights", w)], "causal-mask", "mine.json")
+
+Give the settings you ran with as keyword arguments, with the CLI's names: seed (the
 one integer you passed to every torch.manual_seed, when it is not the book's), inputs (your embeddings,
 a tensor or nested list; the book's six when omitted), tokens (their words, a list or a sentence; alone,
 without inputs, they mean the lesson's --tokens embeddings), and any of d_in, d_out, num_heads, dropout,
@@ -84,14 +97,37 @@ def _seed_value(seed):
     return seed
 
 
-def document(tensors, lesson, seed=None, inputs=None, tokens=None, **config):
+def _entries(tensors, cells):
+    """(name, tensor, cell or None) in order, from a dict or a list of (name, tensor[, cell]) pairs."""
+    if isinstance(tensors, dict):
+        items = [(name, value, None) for name, value in tensors.items()]
+    elif isinstance(tensors, (list, tuple)) and all(isinstance(p, (list, tuple)) and len(p) in (2, 3) for p in tensors):
+        items = [(p[0], p[1], p[2] if len(p) == 3 else None) for p in tensors]
+    else:
+        items = []
+    if not items:
+        raise TypeError("tensors: a dict of name -> tensor, e.g. {\"context_vecs\": context_vecs}, or a list of "
+                        "(name, tensor) pairs")
+    cells = cells or {}
+    unknown = sorted(set(cells) - set(name for name, _, _ in items))
+    if unknown:
+        raise TypeError("cells: %s not among the tensors" % ", ".join(unknown))
+    out = []
+    for name, value, cell in items:
+        cell = cell if cell is not None else cells.get(name)
+        if cell is not None and (not isinstance(cell, int) or cell < 1):
+            raise ValueError("cell of %r: the lesson's In [n], a whole number from 1" % name)
+        out.append((name, value, cell))
+    return out
+
+
+def document(tensors, lesson, seed=None, inputs=None, tokens=None, cells=None, **config):
     """The export as JSON text (what export() writes)."""
     unknown = sorted(set(config) - set(CONFIG_KEYS))
     if unknown:
-        raise TypeError("unknown setting(s) %s; the settings are seed, inputs, tokens, %s"
+        raise TypeError("unknown setting(s) %s; the settings are seed, inputs, tokens, cells, %s"
                         % (", ".join(unknown), ", ".join(CONFIG_KEYS)))
-    if not isinstance(tensors, dict) or not tensors:
-        raise TypeError("tensors: a dict of name -> tensor, e.g. {\"context_vecs\": context_vecs}")
+    entries = _entries(tensors, cells)
     if isinstance(tokens, str):
         tokens = tokens.split()
     cfg = {"seed": _seed_value(seed)}
@@ -121,22 +157,24 @@ def document(tensors, lesson, seed=None, inputs=None, tokens=None, **config):
     if "inputs_data" in cfg:  # the embeddings as float32 text, like every tensor
         cfg_text = cfg_text[:-1] + ', "inputs_data": ' + _data_text(cfg["inputs_data"], "float32") + "}"
     parts = []
-    for name, value in tensors.items():
+    for name, value, cell in entries:
         t = _as_tensor(name, value)
         dtype = _dtype(t)
         if dtype == "float32":
             t = t.to(torch.float32)
-        parts.append('{"name": %s, "shape": %s, "dtype": "%s", "data": %s}'
-                     % (json.dumps(str(name)), json.dumps(list(t.shape)), dtype, _data_text(t.tolist(), dtype)))
+        where = "" if cell is None else '"cell": %d, ' % cell
+        parts.append('{"name": %s, %s"shape": %s, "dtype": "%s", "data": %s}'
+                     % (json.dumps(str(name)), where, json.dumps(list(t.shape)), dtype, _data_text(t.tolist(), dtype)))
     return ('{"schema": "%s", "exporter": "tools/export_pytorch.py", "torch": %s, "lesson": %s,\n'
             ' "config": %s,\n "tokens": %s,\n "tensors": [\n  %s\n ]}\n'
             % (SCHEMA, json.dumps(torch.__version__), json.dumps(lesson), cfg_text, json.dumps(tokens),
                ",\n  ".join(parts)))
 
 
-def export(tensors, lesson, path, seed=None, inputs=None, tokens=None, **config):
-    """Writes `tensors` (a dict name -> tensor) for `attn-tutor check`; returns path."""
-    text = document(tensors, lesson, seed=seed, inputs=inputs, tokens=tokens, **config)
+def export(tensors, lesson, path, seed=None, inputs=None, tokens=None, cells=None, **config):
+    """Writes `tensors` (a dict name -> tensor, or a list of (name, tensor) pairs, in the order your program
+    computed them) for `attn-tutor check`; returns path. cells: {name: n} for a value taken at In [n]."""
+    text = document(tensors, lesson, seed=seed, inputs=inputs, tokens=tokens, cells=cells, **config)
     if path == "-":
         sys.stdout.write(text)
         return path

@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""Learners' exports for `attn-tutor check`, by real PyTorch (1.13): one per known mistake, one correct per lesson.
+"""Learners' exports for `attn-tutor check`, by real PyTorch (1.13): one per known mistake, one correct per lesson,
+and the correct programs written another way (way-<name>.json, tools/learner_mistakes.py), which must match.
 
 Each mistake runs the book's code with that one mistake, the way a learner writes it, and exports what
 the learner would print with tools/export_pytorch.py into tests/fixtures/mistakes/<mistake>.json;
@@ -25,6 +26,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gen_chapter_fixtures as chapter  # noqa: E402  (the MKL model)
 import gen_course_fixtures as course  # noqa: E402
 import gen_d2l_fixtures as d2l  # noqa: E402
+import learner_mistakes  # noqa: E402
 import torch_book as tb  # noqa: E402
 from export_pytorch import export  # noqa: E402
 from torch_book import CausalAttention, MultiHeadAttention, MultiHeadAttentionWrapper, SelfAttention_v2  # noqa: E402
@@ -268,6 +270,7 @@ MISTAKES = {
     "missing-reseed": missing_reseed,
     "mkl-dropout": mkl_dropout,
     "stale-scores": stale_scores,
+    **learner_mistakes.MISTAKES,
 }
 
 
@@ -393,7 +396,8 @@ def main():
     chapter.self_check_mkl()
     os.makedirs(args.out, exist_ok=True)
     jobs = [(name, make) for name, make in MISTAKES.items()] + \
-        [("correct-" + name, make) for name, make in CORRECT.items()]
+        [("correct-" + name, make) for name, make in CORRECT.items()] + \
+        [("way-" + name, make) for name, make in learner_mistakes.WAYS.items()]
     for name, make in jobs:
         lesson, tensors, config = make()
         path = os.path.join(args.out, name + ".json")

@@ -1,5 +1,6 @@
 #include "features/check/check.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -7,73 +8,12 @@
 
 namespace attn {
 
-const std::vector<Mistake>& known_mistakes() {
-  static const std::vector<Mistake> all = {
-      {"softmax-dim", "softmax over the wrong dimension",
-       "Each query's weights must sum to 1 over the keys, the last dimension. Normalised over another "
-       "dimension, the columns sum to 1 instead and every token mixes the values with the wrong weights. "
-       "dim=1 is the last dimension of a (tokens, tokens) matrix, but not once a batch dimension comes first.",
-       "torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=-1)"},
-      {"no-scaling", "no \u221ad_k scaling",
-       "The scores went into softmax without being divided by sqrt(d_k) = keys.shape[-1]**0.5, so the weights "
-       "are sharper than the book's: large scores take more of the weight, and with the embedding sizes of "
-       "real models softmax saturates and its gradients vanish.",
-       "torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=-1)"},
-      {"triu-diagonal", "mask with triu missing diagonal=1",
-       "torch.triu(torch.ones(n, n)) keeps the diagonal, so masked_fill also hides each token from itself: "
-       "the first row is all -inf and softmax returns nan for it, and every other row loses its own token.",
-       "mask = torch.triu(torch.ones(context_length, context_length), diagonal=1)"},
-      {"mask-after-softmax", "masking after softmax without renormalising",
-       "The future weights were zeroed after softmax, so the rows sum to less than 1 (only the last row, "
-       "which masks nothing, is complete). Divide each row by its sum, or fill the scores with -inf before "
-       "softmax, which does both in one step.",
-       "masked = attn_scores.masked_fill(mask.bool(), -torch.inf)\n"
-       "attn_weights = torch.softmax(masked / keys.shape[-1]**0.5, dim=-1)"},
-      {"dropout-scale", "dropout scaled by 1/p",
-       "The zeros are the right ones (the same mask as nn.Dropout), but the survivors were multiplied by 1/p "
-       "instead of 1/(1-p). With p = 0.5 the two are both 2, which hides the bug in the book's example.",
-       "x * mask / (1 - p), or simply torch.nn.Dropout(p)(x)"},
-      {"head-order", "heads concatenated in the wrong order",
-       "torch.cat puts the heads side by side in list order: the first d_out columns must be head 0, the "
-       "next head 1, and so on. Yours holds the same heads in another order.",
-       "torch.cat([head(x) for head in self.heads], dim=-1)"},
-      {"view-no-transpose", "view without transpose",
-       "view re-reads memory in row-major order; it does not move data. Viewing (b, num_tokens, d_out) "
-       "straight as (b, num_heads, num_tokens, head_dim) mixes tokens and heads, and so does viewing the "
-       "(b, num_heads, num_tokens, head_dim) result straight back as (b, num_tokens, d_out).",
-       "keys = keys.view(b, num_tokens, self.num_heads, self.head_dim).transpose(1, 2)\n"
-       "context_vec = (attn_weights @ values).transpose(1, 2).contiguous().view(b, num_tokens, self.d_out)"},
-      {"missing-reseed", "a missing re-seed",
-       "No torch.manual_seed right before the module was built, so its nn.Linear weights continue the "
-       "generator where an earlier cell left it (the CausalAttention cell) instead of starting from the seed.",
-       "torch.manual_seed(123) (the lesson's seed) in the same cell, just before the module is built"},
-      {"mkl-dropout", "an MKL-path dropout mask",
-       "Not a bug in your code: these dropout masks are the ones PyTorch 2.6 and earlier draws on an Intel CPU "
-       "with MKL, a different random stream from the book's (torch's own generator, as on every machine since "
-       "PyTorch 2.7). Everything drawn after the first dropout shifts too.",
-       "compare with attn-tutor LESSON --bernoulli mkl, or export with bernoulli=\"mkl\""},
-      {"stale-scores", "scores that do not come from the module's own queries and keys",
-       "Your weights come from an attn_scores that forward never assigned: a typo such as "
-       "`attn_socres = query @ key.transpose(1, 2)` leaves the name attn_scores pointing at the global of an "
-       "earlier cell (SelfAttention_v2's queries @ keys.T), and masked_fill_ even changes that global in place. "
-       "Only the values are the module's own. Python raises no error for it.",
-       "attn_scores = queries @ keys.transpose(1, 2) inside forward, and rerun the notebook from a fresh kernel"},
-  };
-  return all;
-}
-
-const Mistake* find_mistake(const std::string& id) {
-  for (const Mistake& m : known_mistakes())
-    if (m.id == id) return &m;
-  return nullptr;
-}
-
-bool values_close(float learner, float tool) {
+bool values_close(float learner, float tool, double tolerance) {
   if (std::isnan(learner) || std::isnan(tool)) return std::isnan(learner) && std::isnan(tool);
   if (learner == tool) return true;  // equal infinities too
   if (std::isinf(learner) || std::isinf(tool)) return false;
   const double d = std::fabs(static_cast<double>(learner) - static_cast<double>(tool));
-  return d <= 1e-5 * std::max(1.0, std::fabs(static_cast<double>(tool)));
+  return d <= tolerance * std::max(1.0, std::fabs(static_cast<double>(tool)));
 }
 
 namespace {
@@ -99,84 +39,232 @@ bool compare(const Tensor& yours, const Tensor& tool, TensorCheck& c) {
   return c.differing == 0;
 }
 
-// The diagnosis of `yours` (named `name`): the first what-if whose tensor of that name it equals.
-const WhatIf* diagnose(const std::string& name, const Tensor& yours, const std::vector<WhatIf>& what_ifs) {
-  for (const WhatIf& w : what_ifs)
-    for (const NamedTensor& t : w.tensors)
-      if (t.name == name && tensors_close(yours, t.tensor)) return &w;
-  return nullptr;
+// owner[i]: the binding whose object entry i changes (itself for a binding).
+std::vector<int> owners(const std::vector<Binding>& tl) {
+  std::vector<int> owner(tl.size());
+  for (size_t i = 0; i < tl.size(); ++i) {
+    owner[i] = static_cast<int>(i);
+    if (!tl[i].in_place) continue;
+    for (size_t j = i; j-- > 0;)
+      if (tl[j].name == tl[i].name && !tl[j].in_place) {
+        owner[i] = static_cast<int>(j);
+        break;
+      }
+  }
+  return owner;
+}
+
+// The entry of `name` equal to `t` nearest before `expected` (else the first after it), -1 if none.
+int equal_elsewhere(const std::vector<Binding>& tl, const std::string& name, const Tensor& t, int expected) {
+  int before = -1, after = -1;
+  for (int i = 0; i < static_cast<int>(tl.size()); ++i) {
+    if (i == expected || tl[i].name != name || !tensors_close(t, tl[i].tensor)) continue;
+    if (i < expected) before = i;
+    else if (after < 0) after = i;
+  }
+  return before >= 0 ? before : after;
+}
+
+// Whether every tensor of `yours` in `which` has, in `tl` at its point (or anywhere under its name),
+// its value within `tol`.
+bool reproduces(const std::vector<LearnerTensor>& yours, const std::vector<int>& which, const std::vector<Binding>& tl,
+                const std::vector<int>& points, double tol, bool only_at_point) {
+  for (int i : which) {
+    if (points[i] < 0) return false;
+    if (tensors_close(yours[i].tensor, tl[points[i]].tensor, tol)) continue;
+    if (only_at_point) return false;
+    bool found = false;
+    for (const Binding& b : tl) found = found || (b.name == yours[i].name && tensors_close(yours[i].tensor, b.tensor, tol));
+    if (!found) return false;
+  }
+  return true;
+}
+
+// Entry i's rank among the entries of its name, and the entry of that rank in another timeline.
+int rank_of(const std::vector<Binding>& tl, int i) {
+  int k = 0;
+  for (int j = 0; j < i; ++j) k += tl[j].name == tl[i].name;
+  return k;
+}
+
+int nth_of_name(const std::vector<Binding>& tl, const std::string& name, int k) {
+  for (int j = 0; j < static_cast<int>(tl.size()); ++j)
+    if (tl[j].name == name && k-- == 0) return j;
+  return -1;
+}
+
+[[noreturn]] void no_known_name(const LearnerExport& ex, const std::vector<Binding>& tool) {
+  auto quoted_list = [](const std::vector<std::string>& names) {
+    std::string out;
+    size_t shown = 0;
+    for (const std::string& n : names) {
+      if (out.find("\"" + n + "\"") != std::string::npos) continue;
+      if (out.size() > 300) return out + ", ...";
+      out += (shown++ ? ", \"" : "\"") + n + "\"";
+    }
+    return out;
+  };
+  std::vector<std::string> yours, lesson;
+  for (const LearnerTensor& y : ex.tensors) yours.push_back(y.name);
+  for (const Binding& t : tool) lesson.push_back(t.name);
+  throw UsageError("check " + ex.source + ": none of its tensor names (" + quoted_list(yours) + ") is one of lesson " +
+                   ex.lesson + "'s; name them as the lesson does: " + quoted_list(lesson) + " (attn-tutor " + ex.lesson +
+                   " --json - shows them all)");
 }
 
 }  // namespace
 
-bool tensors_close(const Tensor& learner, const Tensor& tool) {
-  TensorCheck c;
-  return compare(learner, tool, c);
+bool tensors_close(const Tensor& learner, const Tensor& tool, double tolerance) {
+  if (learner.shape() != tool.shape()) return false;
+  const std::vector<float> a = learner.values(), b = tool.values();
+  for (size_t i = 0; i < a.size(); ++i)
+    if (!values_close(a[i], b[i], tolerance)) return false;
+  return true;
+}
+
+std::vector<int> learner_points(const std::vector<LearnerTensor>& yours, const std::vector<Binding>& tl) {
+  const std::vector<int> owner = owners(tl);
+  std::vector<int> last(tl.size());  // the object's last state: its binding's last in-place change
+  for (size_t i = 0; i < tl.size(); ++i) last[owner[i]] = static_cast<int>(i);
+  std::vector<int> points(yours.size(), -1);
+  int bound = static_cast<int>(tl.size());
+  std::string bound_name;
+  for (size_t f = yours.size(); f-- > 0;) {
+    const LearnerTensor& y = yours[f];
+    // The latest entry of y's name: within the bound, in the hinted cell or before, of y's shape, and a
+    // binding (an object) unless `states` (any value it took, in-place changes included).
+    // `hinted`: 0 any cell, 1 the hinted cell or before, 2 the hinted cell itself.
+    auto latest = [&](bool within, int hinted, bool same_shape, bool states) {
+      int at = -1;
+      for (int i = 0; i < static_cast<int>(tl.size()); ++i)
+        if (tl[i].name == y.name && (states || owner[i] == i) && (!within || i < bound || (i == bound && tl[i].name != bound_name)) &&
+            (hinted == 0 || (hinted == 1 ? tl[i].cell <= *y.cell : tl[i].cell == *y.cell)) &&
+            (!same_shape || tl[i].tensor.shape() == y.tensor.shape()))
+          at = i;
+      return at;
+    };
+    int at = -1;
+    if (y.cell)  // the learner says where: the value the name has in that cell (else just before it)
+      for (int k = 0; k < 8 && at < 0; ++k) at = latest(k % 4 < 2, k < 4 ? 2 : 1, k % 2 == 0, true);
+    if (at < 0) {  // else the binding its place in the file implies; an exported reference sees in-place changes
+      for (int k = 0; k < 4 && at < 0; ++k) at = latest(k < 2, 0, k % 2 == 0, false);
+      if (at >= 0) at = last[at];
+    }
+    if (at < 0) continue;
+    points[f] = at;
+    if (owner[at] <= bound) {
+      bound = owner[at];
+      bound_name = y.name;  // two exports of one name: the earlier is an earlier value
+    }
+  }
+  return points;
 }
 
 CheckReport check_export(const LearnerExport& ex, const Notebook& tool,
-                         const std::function<std::vector<WhatIf>()>& what_ifs) {
+                         const std::function<std::vector<WhatIf>(const CheckReport&)>& what_ifs) {
+  using V = TensorCheck::Verdict;
+  using E = TensorCheck::Elsewhere;
   CheckReport r;
   r.source = ex.source;
   r.lesson = ex.lesson;
   r.yours = ex.tensors;
-  r.tool = tool.tensors();
-  int known = 0;
-  for (const LearnerTensor& y : ex.tensors) {
-    TensorCheck c;
-    TensorCheck best;
-    for (size_t i = 0; i < r.tool.size(); ++i) {
-      if (r.tool[i].name != y.name) continue;
-      TensorCheck candidate;
-      candidate.tool_index = static_cast<int>(i);
-      if (compare(y.tensor, r.tool[i].tensor, candidate)) {
-        c = candidate;
-        c.verdict = TensorCheck::Verdict::Match;
-        break;
-      }
-      // Compared with the closest occurrence: the same shape, the fewest differences, the latest.
-      const bool same_shape = y.tensor.shape() == r.tool[i].tensor.shape();
-      const bool best_same = best.tool_index >= 0 && y.tensor.shape() == r.tool[best.tool_index].tensor.shape();
-      if (best.tool_index < 0 || (same_shape && !best_same) ||
-          (same_shape == best_same && candidate.differing <= best.differing)) {
-        best = candidate;
-        best.verdict = TensorCheck::Verdict::Differs;
-      }
+  r.tool = tool.timeline();
+  for (const Binding& b : r.tool)
+    while (static_cast<int>(r.cells.size()) <= b.cell) r.cells.push_back(tool.cell_code(static_cast<int>(r.cells.size())));
+  const std::vector<int> points = learner_points(r.yours, r.tool);
+  r.checks.resize(r.yours.size());
+  bool known = false;
+  for (size_t i = 0; i < r.yours.size(); ++i) {
+    TensorCheck& c = r.checks[i];
+    c.expected = points[i];
+    if (c.expected < 0) continue;
+    known = true;
+    if (compare(r.yours[i].tensor, r.tool[c.expected].tensor, c)) {
+      c.verdict = V::Match;
+      continue;
     }
-    if (c.verdict != TensorCheck::Verdict::Match && best.tool_index >= 0) c = best;
-    if (c.verdict != TensorCheck::Verdict::NotInLesson) ++known;
-    if (c.verdict == TensorCheck::Verdict::Differs && r.first_divergence < 0)
-      r.first_divergence = static_cast<int>(r.checks.size());
-    r.checks.push_back(c);
+    c.verdict = V::Differs;
+    c.other = equal_elsewhere(r.tool, r.yours[i].name, r.yours[i].tensor, c.expected);
+    if (c.other > c.expected) {  // a later value of the name: exported later than the file's order says
+      c.verdict = V::Match;
+      c.elsewhere = E::Later;
+    } else if (c.other >= 0) {  // an earlier one: compared with the step that should have changed it
+      for (int j = c.other + 1; j <= c.expected; ++j)
+        if (r.tool[j].name == r.yours[i].name) {
+          c.expected = j;
+          break;
+        }
+      compare(r.yours[i].tensor, r.tool[c.expected].tensor, c);
+    }
   }
-  if (known == 0) {
-    auto quoted_list = [](const std::vector<std::string>& names) {
-      std::string out;
-      size_t shown = 0;
-      for (const std::string& n : names) {
-        if (out.find("\"" + n + "\"") != std::string::npos) continue;
-        if (out.size() > 300) return out + ", ...";
-        out += (shown++ ? ", \"" : "\"") + n + "\"";
-      }
-      return out;
-    };
-    std::vector<std::string> yours, lesson;
-    for (const LearnerTensor& y : ex.tensors) yours.push_back(y.name);
-    for (const NamedTensor& t : r.tool) lesson.push_back(t.name);
-    throw UsageError("check " + ex.source + ": none of its tensor names (" + quoted_list(yours) + ") is one of lesson " +
-                     ex.lesson + "'s; name them as the lesson does: " + quoted_list(lesson) + " (attn-tutor " +
-                     ex.lesson + " --json - shows them all)");
+  if (!known) no_known_name(ex, r.tool);
+  // An earlier value of its name: the tensors exported after its point tell whether it was taken there on
+  // purpose (they match) or whatever came after it never reached it (the next one differs). Decided from
+  // the last point back, so that the evidence is decided first.
+  std::vector<size_t> order;
+  for (size_t i = 0; i < r.checks.size(); ++i)
+    if (r.checks[i].expected >= 0) order.push_back(i);
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return r.checks[a].expected < r.checks[b].expected; });
+  for (size_t k = order.size(); k-- > 0;) {
+    TensorCheck& c = r.checks[order[k]];
+    if (c.verdict != V::Differs || c.other < 0) continue;
+    const TensorCheck* next = nullptr;
+    for (size_t j = k + 1; j < order.size() && !next; ++j)
+      if (r.checks[order[j]].expected > c.expected) next = &r.checks[order[j]];
+    if (!next) {
+      c.elsewhere = E::Unsure;
+    } else if (next->verdict == V::Match) {
+      c.elsewhere = E::Earlier;
+      c.verdict = V::Match;
+    } else {
+      c.elsewhere = E::Stale;
+    }
   }
-  if (r.ok()) return r;
-  const std::vector<WhatIf> alternatives = what_ifs ? what_ifs() : std::vector<WhatIf>{};
-  for (size_t i = static_cast<size_t>(r.first_divergence); i < r.checks.size(); ++i) {
-    if (r.checks[i].verdict != TensorCheck::Verdict::Differs) continue;
-    if (const WhatIf* w = diagnose(r.yours[i].name, r.yours[i].tensor, alternatives)) {
-      r.mistake = find_mistake(w->mistake);
-      r.detail = w->detail;
-      r.diagnosed = static_cast<int>(i);
+  for (size_t i : order)
+    if (r.checks[i].verdict == V::Differs) {
+      r.first_divergence = static_cast<int>(i);
       break;
     }
+  if (r.ok() || !what_ifs) return r;
+
+  // The diagnosis: the known mistakes whose rerun gives the first differing tensor at its point (to 1e-6)
+  // and every tensor before it as well. (For an unsure value the report offers them as possibilities only.)
+  const int fd = r.first_divergence;
+  std::vector<int> before, after;
+  for (size_t i : order) {
+    if (r.checks[i].expected < r.checks[fd].expected && r.checks[i].verdict == V::Match) before.push_back(static_cast<int>(i));
+    if (r.checks[i].expected > r.checks[fd].expected && r.checks[i].verdict == V::Differs) after.push_back(static_cast<int>(i));
+  }
+  // Of several, those that also give the most of the later differing tensors.
+  size_t best = 0;
+  std::vector<std::pair<size_t, Diagnosis>> found;
+  std::vector<std::vector<int>> missed;
+  for (const WhatIf& w : what_ifs(r)) {
+    const Mistake* m = find_mistake(w.mistake);
+    if (!m) continue;
+    std::vector<int> pts = learner_points(r.yours, w.timeline);
+    // At its point in the rerun, or at the rerun's entry of the same rank among its name's (the same step
+    // when the mistake leaves the steps as they are: another head's value, a state an in-place change missed).
+    const int same_step = nth_of_name(w.timeline, r.yours[fd].name, rank_of(r.tool, r.checks[fd].expected));
+    if (!reproduces(r.yours, {fd}, w.timeline, pts, 1e-6, true) && same_step >= 0) pts[fd] = same_step;
+    if (!reproduces(r.yours, {fd}, w.timeline, pts, 1e-6, true) || !reproduces(r.yours, before, w.timeline, pts, 1e-5, false))
+      continue;
+    std::vector<int> not_given;
+    for (int i : after)
+      if (!reproduces(r.yours, {i}, w.timeline, pts, 1e-5, false)) not_given.push_back(i);
+    const size_t given = after.size() - not_given.size();
+    if (std::any_of(found.begin(), found.end(), [&](const auto& f) { return f.second.mistake == m && f.first >= given; }))
+      continue;
+    best = std::max(best, given);
+    found.push_back({given, {m, w.detail}});
+    missed.push_back(not_given);
+  }
+  for (size_t k = 0; k < found.size(); ++k) {
+    if (found[k].first != best) continue;
+    if (std::any_of(r.diagnoses.begin(), r.diagnoses.end(), [&](const Diagnosis& d) { return d.mistake == found[k].second.mistake; }))
+      continue;
+    if (r.diagnoses.empty()) r.not_reproduced = missed[k];
+    r.diagnoses.push_back(found[k].second);
   }
   return r;
 }

@@ -1,6 +1,6 @@
 #pragma once
-// `attn-tutor check`: a learner's tensors against the lesson's own, name by name, and a diagnosis when
-// a known mistake, recomputed, gives the learner's numbers.
+// `attn-tutor check`: a learner's tensors against the values the lesson's names take, each at its point
+// in the program, and a diagnosis when a known mistake, rerun, gives the learner's numbers.
 #include <functional>
 #include <string>
 #include <vector>
@@ -10,53 +10,73 @@
 
 namespace attn {
 
-// A mistake learners make in chapter 3: what it does and the fix.
+// A mistake learners make in chapter 3 (or an export that does not say what it holds): what it does and the fix.
 struct Mistake {
   std::string id;     // also the fixture's name: tests/fixtures/mistakes/<id>.json
   std::string title;
   std::string explanation;
   std::string fix;
+  std::string example;  // one line of a learner's code that makes it (README)
 };
 const std::vector<Mistake>& known_mistakes();
 const Mistake* find_mistake(const std::string& id);
 
-// A lesson's tensors recomputed with one mistake, named as the lesson names them.
+// The lesson rerun with one mistake (or other settings): every value its names take.
 struct WhatIf {
   std::string mistake;  // a known_mistakes() id
-  std::string detail;   // what exactly was recomputed, e.g. "softmax(..., dim=1)"
-  std::vector<NamedTensor> tensors;
+  std::string detail;   // what exactly was rerun, e.g. "softmax(..., dim=1)"
+  std::vector<Binding> timeline;
 };
 
 // Within 1e-5 (relative above 1): the learner's PyTorch may sum in another order. Equal infinities
-// and NaN against NaN match.
-bool values_close(float learner, float tool);
-bool tensors_close(const Tensor& learner, const Tensor& tool);
+// and NaN against NaN match. A diagnosis asks for 1e-6.
+bool values_close(float learner, float tool, double tolerance = 1e-5);
+bool tensors_close(const Tensor& learner, const Tensor& tool, double tolerance = 1e-5);
+
+// The timeline entry each learner tensor is compared with: the value its name has at the tensor's point.
+// The file's order is the program's: going back from the last tensor, each takes the latest binding of its
+// name (of its shape, when one has it) not after the next tensor's; an in-place change of that binding's
+// object is part of its value, as it is of an exported reference. A tensor's "cell" overrides its order.
+// -1 for a name the timeline does not have.
+std::vector<int> learner_points(const std::vector<LearnerTensor>& yours, const std::vector<Binding>& timeline);
 
 struct TensorCheck {
   enum class Verdict { Match, Differs, NotInLesson };
+  // When the tensor is another value of its name than the one at its point: a later one (it was exported
+  // later than its place in the file); an earlier one with the tensors exported after it matching (taken
+  // there on purpose: a match); or an earlier one with the next tensor differing (stale: the step after it
+  // never reached it) or with nothing after it to tell (unsure). Stale and unsure differ.
+  enum class Elsewhere { None, Later, Earlier, Stale, Unsure };
   Verdict verdict = Verdict::NotInLesson;
-  int tool_index = -1;     // the lesson's tensor it equals or is compared with (index into tool)
+  Elsewhere elsewhere = Elsewhere::None;
+  int expected = -1;       // the timeline entry at the tensor's point
+  int other = -1;          // the timeline entry of the same name it equals, when not `expected`
   int64_t differing = 0;   // values that differ (all of them when the shapes differ)
   int64_t first_diff = -1; // row-major index of the first
   double max_diff = 0.0;   // largest |yours - lesson's| (inf when one side is inf or nan)
 };
 
+struct Diagnosis {
+  const Mistake* mistake = nullptr;
+  std::string detail;  // the WhatIf's
+};
+
 struct CheckReport {
   std::string source, lesson;
   std::vector<LearnerTensor> yours;
-  std::vector<NamedTensor> tool;      // the lesson's tensors, replayed with the export's settings
-  std::vector<TensorCheck> checks;    // one per learner tensor, in the file's order
-  int first_divergence = -1;          // index into checks, -1 when everything matches
-  const Mistake* mistake = nullptr;   // the diagnosis, when a known mistake gives your numbers
-  std::string detail;                 // the WhatIf's detail
-  int diagnosed = -1;                 // the tensor the diagnosis was found in (index into checks)
+  std::vector<Binding> tool;         // the lesson's timeline, replayed with the export's settings
+  std::vector<std::string> cells;    // the lesson's code by cell: cells[n] is In [n]
+  std::vector<TensorCheck> checks;   // one per learner tensor, in the file's order
+  int first_divergence = -1;         // the differing tensor first in compute order (index into checks)
+  std::vector<Diagnosis> diagnoses;  // the known mistakes that give it (more than one: several fit)
+  std::vector<int> not_reproduced;   // later differing tensors the first diagnosis does not give
   bool ok() const { return first_divergence < 0; }
 };
 
-// Compares every learner tensor with the lesson's tensors of the same name (one equal occurrence is
-// enough: the notebook rebinds some names). On a difference, `what_ifs` (called once) supplies the
-// lesson recomputed with each known mistake. Throws UsageError when no name is one of the lesson's.
+// Compares every learner tensor with the lesson's value at its point. On a difference, `what_ifs`
+// (called once, with the report so far) supplies the lesson rerun with each known mistake. Throws
+// UsageError when no name is one of the lesson's.
 CheckReport check_export(const LearnerExport& ex, const Notebook& tool,
-                         const std::function<std::vector<WhatIf>()>& what_ifs);
+                         const std::function<std::vector<WhatIf>(const CheckReport&)>& what_ifs);
 
 }  // namespace attn

@@ -130,9 +130,59 @@ std::string where_map(const Tensor& yours, const Tensor& tool) {
 
 std::string shape_of(const Tensor& t) { return shape_text(t.shape()); }
 
+std::string in_cell(int cell) { return "In [" + std::to_string(cell) + "]"; }
+
+std::string indented(const std::string& text, const std::string& indent) {
+  std::string out;
+  for (const std::string& line : lines_of(text)) out += indent + line + "\n";
+  return out;
+}
+
+// One tensor's line of the list.
+std::string tensor_line(const CheckReport& r, size_t i, const Style& st, const std::string& head) {
+  using V = TensorCheck::Verdict;
+  using E = TensorCheck::Elsewhere;
+  const TensorCheck& c = r.checks[i];
+  const LearnerTensor& y = r.yours[i];
+  if (c.verdict == V::NotInLesson) return "? " + head + "not a tensor of lesson " + r.lesson + ", not checked";
+  const Binding& t = r.tool[c.expected];
+  if (c.verdict == V::Match) {
+    const std::string mark = st.paint("32", "\u2713") + " " + head;
+    if (c.elsewhere == E::Earlier) {
+      // "taken before" the step that follows, unless that step starts the name over (another head's)
+      bool restart = false;
+      for (int j = 0; j <= c.other; ++j) restart = restart || (r.tool[j].name == t.name && r.tool[j].code == t.code);
+      return mark + "= " + in_cell(r.tool[c.other].cell) + ", its value after `" + r.tool[c.other].code + "`" +
+             (restart ? "" : ", taken before `" + t.code + "`") + " (what you exported after it matches)";
+    }
+    if (c.elsewhere == E::Later) return mark + "= " + in_cell(r.tool[c.other].cell) + ", a later value than its place in your file";
+    return mark + "= " + in_cell(t.cell);
+  }
+  std::string line = st.paint("31", "\u2717") + " " + head + "differs from " + in_cell(t.cell) + ": ";
+  if (c.elsewhere == E::Stale || c.elsewhere == E::Unsure)
+    return line + "it is still its value before `" + t.code + "`";
+  if (y.tensor.shape() != t.tensor.shape()) return line + "its shape is " + shape_of(t.tensor);
+  return line + std::to_string(c.differing) + " of " + std::to_string(y.tensor.numel()) + " values, max |diff| " +
+         diff_text(c.max_diff);
+}
+
+std::string diagnosis_text(const CheckReport& r, const Diagnosis& d, const Style& st, const std::string& label) {
+  std::string out = st.paint("1;33", label + d.mistake->title) + "\n";
+  out += "  " + wrap("Recomputed with this mistake, the lesson gives exactly your numbers" +
+                         (d.detail.empty() ? "." : ": " + d.detail + "."), 100, "  ") + "\n";
+  out += "  " + wrap(d.mistake->explanation, 100, "  ") + "\n";
+  std::string fix;
+  for (const std::string& line : lines_of(d.mistake->fix)) fix += (fix.empty() ? "" : "\n       ") + line;
+  out += "  Fix: " + fix + "\n";
+  (void)r;
+  return out;
+}
+
 }  // namespace
 
 std::string render_report(const CheckReport& r, bool color) {
+  using V = TensorCheck::Verdict;
+  using E = TensorCheck::Elsewhere;
   const Style st{color};
   std::string out = "attn-tutor check " + r.source + ": lesson " + r.lesson + ", " + std::to_string(r.yours.size()) +
                     (r.yours.size() == 1 ? " tensor\n" : " tensors\n");
@@ -143,27 +193,15 @@ std::string render_report(const CheckReport& r, bool color) {
   }
   int matched = 0, differing = 0, unknown = 0;
   for (size_t i = 0; i < r.checks.size(); ++i) {
-    const TensorCheck& c = r.checks[i];
     const LearnerTensor& y = r.yours[i];
     const std::string shape = shape_of(y.tensor);
     const std::string head = y.name + std::string(width - columns(y.name), ' ') + "  " + shape +
                              std::string(shape_width - shape.size(), ' ') + "  ";
-    std::string line = "  ";
-    if (c.verdict == TensorCheck::Verdict::Match) {
-      ++matched;
-      line += st.paint("32", "\u2713") + " " + head + "= In [" + std::to_string(r.tool[c.tool_index].cell) + "]";
-    } else if (c.verdict == TensorCheck::Verdict::Differs) {
-      ++differing;
-      const NamedTensor& t = r.tool[c.tool_index];
-      line += st.paint("31", "\u2717") + " " + head + "differs from In [" + std::to_string(t.cell) + "]: ";
-      if (y.tensor.shape() != t.tensor.shape()) line += "its shape is " + shape_of(t.tensor);
-      else line += std::to_string(c.differing) + " of " + std::to_string(y.tensor.numel()) + " values, max |diff| " +
-                   diff_text(c.max_diff);
-    } else {
-      ++unknown;
-      line += "? " + head + "not a tensor of lesson " + r.lesson + ", not checked";
-    }
-    out += line + "\n";
+    const V v = r.checks[i].verdict;
+    matched += v == V::Match;
+    differing += v == V::Differs;
+    unknown += v == V::NotInLesson;
+    out += "  " + tensor_line(r, i, st, head) + "\n";
   }
 
   if (r.ok()) {
@@ -174,10 +212,12 @@ std::string render_report(const CheckReport& r, bool color) {
 
   const LearnerTensor& y = r.yours[r.first_divergence];
   const TensorCheck& c = r.checks[r.first_divergence];
-  const NamedTensor& t = r.tool[c.tool_index];
-  out += "\n" + st.paint("1", "First difference: " + y.name) + "\n";
-  out += "The lesson's, In [" + std::to_string(t.cell) + "]: " + t.code + "\n\n";
-  out += two_columns("yours:\n" + plain_repr(y.tensor), "attn-tutor:\n" + plain_repr(t.tensor));
+  const Binding& t = r.tool[c.expected];
+  out += "\n" + st.paint("1", "First difference: " + y.name) + " (the first in the order the lesson computes them)\n";
+  const bool printed = t.code.rfind("print(", 0) == 0 || t.code.find('\n') != std::string::npos;
+  out += "The lesson's " + y.name + (printed ? "" : " after `" + t.code + "`") + ", " + in_cell(t.cell) + ":\n";
+  if (t.cell > 0 && t.cell < static_cast<int>(r.cells.size())) out += indented(r.cells[t.cell], "    ");
+  out += "\n" + two_columns("yours:\n" + plain_repr(y.tensor), "attn-tutor:\n" + plain_repr(t.tensor));
   if (y.tensor.shape() != t.tensor.shape()) {
     out += "\nYour shape is " + shape_of(y.tensor) + ", the lesson's " + shape_of(t.tensor) + ".\n";
   } else {
@@ -191,18 +231,34 @@ std::string render_report(const CheckReport& r, bool color) {
   }
 
   out += "\n";
-  if (r.mistake) {
-    const std::string found = r.diagnosed != r.first_divergence ? " (found in " + r.yours[r.diagnosed].name + ")" : "";
-    out += st.paint("1;33", "Diagnosis: " + r.mistake->title) + found + "\n";
-    out += "  " + wrap("Recomputed with this mistake, the lesson gives exactly your numbers" +
-                           (r.detail.empty() ? "." : ": " + r.detail + "."), 100, "  ") + "\n";
-    out += "  " + wrap(r.mistake->explanation, 100, "  ") + "\n";
-    std::string fix;
-    for (const std::string& line : lines_of(r.mistake->fix)) fix += (fix.empty() ? "" : "\n       ") + line;
-    out += "  Fix: " + fix + "\n";
+  if (c.elsewhere == E::Stale || c.elsewhere == E::Unsure) {
+    const Binding& o = r.tool[c.other];
+    const std::string step = t.code;
+    out += wrap("Your " + y.name + " is the value it has at " + in_cell(o.cell) + " (`" + o.code + "`), before `" + step +
+                    "`. " +
+                    (c.elsewhere == E::Stale
+                         ? "What you exported after it does not match either: that step never reached your " + y.name + "."
+                         : "Nothing you exported after it tells whether you took it there on purpose (then say so: "
+                           "export(..., cells={\"" + y.name + "\": " + std::to_string(o.cell) +
+                           "})) or that step never reached it."),
+                100, "") + "\n\n";
+  }
+  if (c.elsewhere == E::Unsure && !r.diagnoses.empty()) {
+    out += "If that step never reached it, known mistakes that give your numbers:\n";
+    for (const Diagnosis& d : r.diagnoses) out += "  - " + d.mistake->title + ": " + d.detail + "\n";
+  } else if (r.diagnoses.size() == 1) {
+    out += diagnosis_text(r, r.diagnoses[0], st, "Diagnosis: ");
+  } else if (r.diagnoses.size() > 1) {
+    out += std::to_string(r.diagnoses.size()) + " known mistakes give exactly your numbers; one of them is yours:\n";
+    for (const Diagnosis& d : r.diagnoses) out += diagnosis_text(r, d, st, "Possible diagnosis: ");
   } else {
     out += "No known mistake gives your numbers. Compare your code with the lesson's cell (attn-tutor " + r.lesson +
-           " shows In [" + std::to_string(t.cell) + "]) and check the settings you exported with.\n";
+           " shows " + in_cell(t.cell) + ") and check the settings you exported with.\n";
+  }
+  if (!r.diagnoses.empty() && !r.not_reproduced.empty() && c.elsewhere != E::Unsure) {
+    std::string names;
+    for (int i : r.not_reproduced) names += (names.empty() ? "" : ", ") + r.yours[i].name;
+    out += "  With this mistake your later " + names + " still differ: another mistake follows.\n";
   }
   out += "\n" + std::to_string(matched) + " match, " + std::to_string(differing) + " differ" +
          (unknown ? ", " + std::to_string(unknown) + " not checked" : "") + ".\n";

@@ -140,7 +140,12 @@ LearnerExport parse_export(const std::string& text, const std::string& source) {
     if (!entry.is_object() || !entry.contains("name") || !entry["name"].is_string())
       fail(source, "every entry of \"tensors\" needs a \"name\" and \"data\"");
     const std::string name = entry["name"].get<std::string>();
-    ex.tensors.push_back({name, read_tensor(entry, name, source)});
+    ex.tensors.push_back({name, read_tensor(entry, name, source), std::nullopt});
+    if (entry.contains("cell") && !entry["cell"].is_null()) {
+      if (!entry["cell"].is_number_integer() || entry["cell"].get<int64_t>() < 1 || entry["cell"].get<int64_t>() > 100000)
+        fail(source, "tensor \"" + name + "\": \"cell\" is the lesson's In [n] its value comes from, a whole number from 1");
+      ex.tensors.back().cell = static_cast<int>(entry["cell"].get<int64_t>());
+    }
   }
   return ex;
 }

@@ -1,5 +1,6 @@
 #pragma once
 // A learner's "attn-tutor/1" document, as tools/export_pytorch.py (or attn-tutor --json) writes it.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,7 @@ namespace attn {
 struct LearnerTensor {
   std::string name;
   Tensor tensor;  // float32 values; bool as 0/1; "inf", "-inf", "nan" read back as such
+  std::optional<int> cell;  // "cell": the lesson's In [n] whose value this is (else the point its order implies)
 };
 
 struct LearnerExport {
@@ -19,7 +21,7 @@ struct LearnerExport {
   std::string lesson;
   nlohmann::json config = nlohmann::json::object();
   std::vector<std::string> tokens;
-  std::vector<LearnerTensor> tensors;  // in the file's order
+  std::vector<LearnerTensor> tensors;  // in the file's order: the order the learner's program computed them
 };
 
 // Throws UsageError with one line naming the file, the problem and the fix: not JSON, another schema,

@@ -1,302 +1,184 @@
-// The lessons recomputed with each known mistake, for `attn-tutor check`'s diagnosis: the same seeds,
-// inputs and modules as the lessons, one mistake applied, the tensors named as the lessons name them.
+// The lessons rerun with each known mistake, for `attn-tutor check`'s diagnosis: the lesson's own
+// modules and cells with one step varied (lib/nn/variant.h), or with the options a mistake amounts to.
 #include <algorithm>
-#include <limits>
 #include <numeric>
 
-#include "nn/attention_variants.h"
-#include "nn/causal_attention.h"
-#include "lessons/common/causal_setup.h"
-#include "core/dropout.h"
-#include "nn/multihead_attention.h"
-#include "core/ops_math.h"
-#include "core/ops_shape.h"
-#include "lessons/lesson_text.h"
 #include "features/check/replay.h"
-#include "nn/self_attention.h"
+#include "lessons/common/causal_setup.h"
+#include "lessons/lesson_text.h"
 
 namespace attn {
 
 namespace {
 
-struct Variant {
+// A mistake as a rerun of the lesson: its options with the mistake's variant or setting.
+struct Rerun {
   std::string mistake, detail;
-  AttentionVariant v;
+  LessonOptions opt;
 };
 
-// The mistakes on the way from (..., T, T) scores of rank `rank` to weights.
-std::vector<Variant> weight_variants(int64_t rank, bool causal) {
-  std::vector<Variant> out;
+struct Reruns {
+  const LessonOptions& base;
+  std::vector<Rerun> list;
+  void variant(const std::string& mistake, const std::string& detail, Variant v) {
+    LessonOptions o = base;
+    o.variant = std::move(v);
+    list.push_back({mistake, detail, std::move(o)});
+  }
+  void options(const std::string& mistake, const std::string& detail, LessonOptions o) {
+    list.push_back({mistake, detail, std::move(o)});
+  }
+};
+
+// The mistakes on the way from scores of rank `rank` to weights.
+void weight_mistakes(Reruns& r, int64_t rank, bool scaled, bool causal, bool heads = false) {
   for (int64_t d = 0; d + 1 < rank; ++d) {
-    Variant s{"softmax-dim", "torch.softmax(..., dim=" + std::to_string(d) + ")", {}};
-    s.v.softmax_dim = d;
-    out.push_back(s);
+    Variant v;
+    v.softmax_dim = d;
+    r.variant("softmax-dim", "torch.softmax(..., dim=" + std::to_string(d) + ")", v);
   }
-  Variant unscaled{"no-scaling", "torch.softmax(attn_scores, dim=-1), not divided by keys.shape[-1]**0.5", {}};
-  unscaled.v.scale = false;
-  out.push_back(unscaled);
-  if (causal) {
-    Variant diag{"triu-diagonal", "mask = torch.triu(torch.ones(n, n)), without diagonal=1", {}};
-    diag.v.mask_diagonal = 0;
-    out.push_back(diag);
-    Variant after{"mask-after-softmax", "softmax over every token, then the future set to 0, rows not renormalised", {}};
-    after.v.mask_after_softmax = true;
-    out.push_back(after);
+  using S = Variant::Scale;
+  using M = Variant::Mask;
+  auto scale = [](S x) { Variant v; v.scale = x; return v; };
+  auto mask = [](M x) { Variant v; v.mask = x; return v; };
+  enum Needs { Scaled, Heads, Causal };
+  const struct { Needs needs; Variant v; const char* mistake; const char* detail; } table[] = {
+      {Scaled, scale(S::None), "no-scaling", "torch.softmax(attn_scores, dim=-1), not divided by keys.shape[-1]**0.5"},
+      {Scaled, scale(S::Dk), "wrong-scale", "attn_scores / d_k instead of / d_k**0.5"},
+      {Scaled, scale(S::SqrtDin), "wrong-scale", "attn_scores / d_in**0.5 (the input's size) instead of / d_k**0.5"},
+      {Heads, scale(S::SqrtWidth), "wrong-scale", "attn_scores / d_out**0.5 (all heads) instead of / head_dim**0.5"},
+      {Causal, mask(M::NoDiagonal), "triu-diagonal", "mask = torch.triu(torch.ones(n, n)), without diagonal=1"},
+      {Causal, mask(M::AfterSoftmax), "mask-after-softmax",
+       "softmax over every token, then the future set to 0, rows not renormalised"},
+      {Causal, mask(M::Tril), "tril-mask",
+       "masked_fill(torch.tril(torch.ones(n, n)).bool(), -torch.inf): the past and the diagonal filled"},
+      {Causal, mask(M::Discarded), "mask-discarded", "attn_scores.masked_fill(...) without keeping the result: no mask at all"}};
+  for (const auto& t : table)
+    if (t.needs == Scaled ? scaled : t.needs == Heads ? scaled && heads : causal) r.variant(t.mistake, t.detail, t.v);
+}
+
+// The projections created in every other order: `n` of them (3, or 4 with out_proj).
+void linear_orders(Reruns& r, int n, const char* names) {
+  std::vector<int> order(static_cast<size_t>(n));
+  std::iota(order.begin(), order.end(), 0);
+  const std::vector<std::string> name = n == 4 && std::string(names) == "d2l"
+                                            ? std::vector<std::string>{"W_q", "W_k", "W_v", "W_o"}
+                                        : std::string(names) == "course"
+                                            ? std::vector<std::string>{"Wq", "Wk", "Wv"}
+                                            : std::vector<std::string>{"W_query", "W_key", "W_value", "out_proj"};
+  while (std::next_permutation(order.begin(), order.end())) {
+    std::string text;
+    for (int i : order) text += (text.empty() ? "" : ", ") + name[static_cast<size_t>(i)];
+    Variant v;
+    v.linear_order = order;
+    r.variant("linear-order", "created in the order " + text, v);
   }
-  return out;
+}
+
+// The dropout mistakes: eval(), the 1/p scale (on nn.Dropout's mask and on a torch.rand one), a
+// hand-written torch.rand mask, dropout on the scores.
+void dropout_mistakes(Reruns& r, double p, bool module, bool scores) {
+  if (!(p > 0.0)) return;
+  Variant v;
+  v.eval = true;
+  if (module) r.variant("eval-mode", "the module in eval(): dropout off", v);
+  v = Variant();
+  v.rand_mask = true;
+  if (p < 1.0) r.variant("rand-dropout", "mask = (torch.rand(x.shape) > " + py_float(p) + "), x * mask / (1 - p)", v);
+  v.dropout_by_p = true;
+  if (p < 1.0 && p != 0.5) r.variant("dropout-scale", "mask = (torch.rand(x.shape) > p), x * mask / " + py_float(p), v);
+  if (!scores) return;
+  v = Variant();
+  v.dropout_on = Variant::DropoutOn::ScoresAfterMask;
+  r.variant("dropout-on-scores", "attn_scores = self.dropout(attn_scores) after the mask, before softmax", v);
+  v.dropout_on = Variant::DropoutOn::ScoresBeforeMask;
+  r.variant("dropout-on-scores", "attn_scores = self.dropout(attn_scores) before the mask and softmax", v);
 }
 
 // Dropout survivors scaled by 1/p: only visible when 1/p differs from 1/(1-p).
-bool scale_matters(double p) { return p > 0.0 && p < 1.0 && p != 0.5; }
-
-Variant dropout_by_p(double p) {
-  Variant d{"dropout-scale", "survivors * 1/" + py_float(p) + " instead of 1/(1-p)", {}};
-  d.v.dropout_by_p = true;
-  return d;
+void dropout_scale(Reruns& r, double p) {
+  if (!(p > 0.0 && p < 1.0 && p != 0.5)) return;
+  Variant v;
+  v.dropout_by_p = true;
+  r.variant("dropout-scale", "survivors * 1/" + py_float(p) + " instead of 1/(1-p)", v);
 }
 
-void add(WhatIf& w, const std::string& name, const Tensor& t) { w.tensors.push_back({name, 0, "", t}); }
-
-WhatIf what_if(const Variant& v) { return {v.mistake, v.detail, {}}; }
-
-// The lesson itself with other options (a missing re-seed, the MKL dropout path).
-WhatIf rerun(const std::string& lesson, const LessonOptions& opt, const std::string& mistake, const std::string& detail) {
-  return {mistake, detail, find_lesson(lesson)->run(opt).tensors()};
-}
-
-void softmax_what_ifs(const LessonOptions& opt, std::vector<WhatIf>& out) {
-  const Tensor& x = opt.inputs.embeddings;
-  const Tensor scores = matmul(x, T(x));
-  for (Variant v : weight_variants(2, false)) {
-    if (v.mistake != "softmax-dim") continue;  // §3.3 does not scale
-    v.v.scale = false;
-    WhatIf w = what_if(v);
-    const Tensor weights = attention_weights(scores, 1, false, v.v).weights;
-    add(w, "attn_weights", weights);
-    add(w, "attn_weights.sum(dim=-1)", sum(weights, -1, false));
-    add(w, "all_context_vecs", matmul(weights, x));
-    out.push_back(w);
-  }
-}
-
-void trainable_what_ifs(const LessonOptions& opt, std::vector<WhatIf>& out) {
-  const Tensor& x = opt.inputs.embeddings;
-  const int64_t d_in = opt.d_in(), d_out = opt.d_out;
-  Generator gen;
-  gen.manual_seed(opt.seed_or(123));
-  auto draw = [&] {
-    return Tensor({d_in, d_out}, opt.init == Init::Rand ? rand_values(gen, d_in * d_out) : randn_values(gen, d_in * d_out));
-  };
-  const Tensor W_query = draw(), W_key = draw(), W_value = draw();
-  const Tensor query_2 = matmul(select(x, 0, 1), W_query);
-  const Tensor keys = matmul(x, W_key), values = matmul(x, W_value);
-  const Tensor attn_scores_2 = matmul(query_2, T(keys));
-
-  gen.manual_seed(opt.seed_or(123));
-  const SelfAttentionV1 sa_v1 = SelfAttentionV1::init(gen, d_in, d_out);
-  gen.manual_seed(opt.seed_or(789));
-  const SelfAttentionV2 sa_v2 = SelfAttentionV2::init(gen, d_in, d_out, opt.qkv_bias);
-  auto self_attention = [](const Tensor& q, const Tensor& k, const Tensor& v, const AttentionVariant& var) {
-    return matmul(attention_weights(matmul(q, T(k)), k.size(-1), false, var).weights, v);
-  };
-  for (const Variant& v : weight_variants(2, false)) {
-    WhatIf w = what_if(v);
-    if (v.mistake == "no-scaling") {  // the 1-D weights have one dimension only
-      const Tensor attn_weights_2 = attention_weights(attn_scores_2, keys.size(-1), false, v.v).weights;
-      add(w, "attn_weights_2", attn_weights_2);
-      add(w, "context_vec_2", matmul(attn_weights_2, values));
-    }
-    add(w, "sa_v1(inputs)", self_attention(matmul(x, sa_v1.W_query), matmul(x, sa_v1.W_key), matmul(x, sa_v1.W_value), v.v));
-    const Tensor v2 = self_attention(sa_v2.W_query(x), sa_v2.W_key(x), sa_v2.W_value(x), v.v);
-    add(w, "sa_v2(inputs)", v2);
-    if (!opt.qkv_bias) add(w, "sa_v1(inputs)", v2);  // exercise 3.1: sa_v1 with sa_v2's weights
-    out.push_back(w);
-  }
-}
-
-// §3.5.1's weights (the causal-mask lesson, and the recap at the start of dropout) with a mistake.
-void causal_weight_tensors(const CausalWeights& cw, const AttentionVariant& v, WhatIf& w) {
-  const int64_t d_k = cw.keys.size(-1);
-  add(w, "attn_weights", attention_weights(cw.attn_scores, d_k, false, v).weights);
-  const WeightsTrace t = attention_weights(cw.attn_scores, d_k, true, v);
-  add(w, "mask", t.mask);
-  if (!v.mask_after_softmax) add(w, "masked", t.masked);
-  add(w, "attn_weights", t.weights);
-  add(w, "context_vec", matmul(t.weights, cw.values));
-}
-
-void causal_mask_what_ifs(const LessonOptions& opt, std::vector<WhatIf>& out) {
-  const CausalWeights cw = causal_weights(opt, nullptr, false);
-  for (const Variant& v : weight_variants(2, true)) {
-    WhatIf w = what_if(v);
-    causal_weight_tensors(cw, v.v, w);
-    out.push_back(w);
-  }
-}
-
-void dropout_what_ifs(const LessonOptions& opt, std::vector<WhatIf>& out) {
-  const double p = opt.dropout.value_or(0.5);
-  const CausalWeights cw = causal_weights(opt, nullptr, false);
-  const Tensor batch = stack({opt.inputs.embeddings, opt.inputs.embeddings}, 0);
-  const int64_t n = opt.num_tokens();
-  auto dropout_cells = [&](const Tensor& weights, const AttentionVariant& v, WhatIf& w) {
-    Generator gen;
-    gen.manual_seed(opt.seed_or(123));
-    add(w, "dropout(example)", dropout_variant(ones({n, n}), p, gen, opt.bernoulli, v));
-    gen.manual_seed(opt.seed_or(123));
-    add(w, "dropout(attn_weights)", dropout_variant(weights, p, gen, opt.bernoulli, v));
-    gen.manual_seed(opt.seed_or(123));
-    add(w, "dropout(attn_weights).sum(dim=-1)", sum(dropout_variant(weights, p, gen, opt.bernoulli, v), -1, false));
-  };
-  std::vector<Variant> variants = weight_variants(3, true);
-  if (scale_matters(p)) variants.push_back(dropout_by_p(p));
-  for (const Variant& v : variants) {
-    WhatIf w = what_if(v);
-    // The recap of §3.5.1 and §3.5.2's cells on it (2-D: dim=0 is the only wrong softmax dimension).
-    if (v.v.softmax_dim <= 0) {
-      AttentionVariant two_d = v.v;
-      if (v.mistake == "softmax-dim") two_d.softmax_dim = 0;
-      causal_weight_tensors(cw, two_d, w);
-      dropout_cells(attention_weights(cw.attn_scores, cw.keys.size(-1), true, two_d).weights, two_d, w);
-    }
-    // §3.5.3's CausalAttention on the batch (its dropout is 0.0).
-    Generator gen;
-    gen.manual_seed(opt.seed_or(123));
-    const CausalAttention ca =
-        CausalAttention::init(gen, opt.d_in(), opt.d_out, opt.context_length_or_tokens(), 0.0, opt.qkv_bias);
-    const CausalAttentionTrace t = causal_attention_forward(ca, batch, gen, opt.bernoulli, v.v);
-    add(w, "attn_scores", t.attn_scores);
-    add(w, "attn_weights", t.dropped_weights);
-    add(w, "context_vecs", t.context_vec);
-    out.push_back(w);
-  }
-}
-
-void wrapper_what_ifs(const LessonOptions& opt, std::vector<WhatIf>& out) {
-  const double p = opt.dropout.value_or(0.0);
-  const int64_t h = opt.heads_or(2), context_length = opt.context_length_or_tokens();
-  const Tensor batch = stack({opt.inputs.embeddings, opt.inputs.embeddings}, 0);
-  // The wrapper as the lesson builds it: after torch.manual_seed, or (no re-seed) after the
-  // CausalAttention cell drew its weights from the same seed.
-  auto build = [&](Generator& gen, bool reseed) {
-    gen.manual_seed(opt.seed_or(123));
-    if (!reseed) {
-      const CausalAttention ca = CausalAttention::init(gen, opt.d_in(), opt.d_out, opt.num_tokens(), 0.0, opt.qkv_bias);
-      ca.forward(batch, gen, opt.bernoulli);
-    }
-    return MultiHeadAttentionWrapper::init(gen, opt.d_in(), opt.d_out, context_length, p, h, opt.qkv_bias);
-  };
-  auto add_heads = [&](WhatIf& w, const std::vector<Tensor>& heads) {
-    for (size_t i = 0; i < heads.size(); ++i) add(w, "head_outputs[" + std::to_string(i) + "]", heads[i]);
-    add(w, "context_vecs", cat(heads, -1));
-    add(w, "torch.cat(head_outputs, dim=-1)", cat(heads, -1));
-  };
-
-  std::vector<Variant> variants = weight_variants(3, true);
-  if (scale_matters(p)) variants.push_back(dropout_by_p(p));
-  for (const Variant& v : variants) {
-    WhatIf w = what_if(v);
-    Generator gen;
-    const MultiHeadAttentionWrapper mha = build(gen, !opt.no_reseed);
-    std::vector<Tensor> heads;
-    for (const CausalAttention& head : mha.heads)
-      heads.push_back(causal_attention_forward(head, batch, gen, opt.bernoulli, v.v).context_vec);
-    add_heads(w, heads);
-    out.push_back(w);
-  }
-
-  {  // the same heads, concatenated in another order
-    Generator gen;
-    const MultiHeadAttentionWrapper mha = build(gen, !opt.no_reseed);
-    std::vector<Tensor> heads;
-    mha.forward(batch, gen, opt.bernoulli, &heads);
-    std::vector<size_t> order(heads.size());
-    std::iota(order.begin(), order.end(), 0);
-    std::vector<std::vector<size_t>> orders;
-    if (h <= 4) {
-      while (std::next_permutation(order.begin(), order.end())) orders.push_back(order);
-    } else {
-      orders.push_back(std::vector<size_t>(order.rbegin(), order.rend()));
-    }
-    for (const std::vector<size_t>& o : orders) {
-      std::vector<Tensor> shuffled;
-      std::string text;
-      for (size_t i : o) {
-        shuffled.push_back(heads[i]);
-        text += (text.empty() ? "" : ", ") + std::to_string(i);
+// The settings the learner's first differing tensor's shape suggests (d_out, num_heads), when it has
+// another shape than the lesson's: the lesson rerun with each.
+void settings(Reruns& r, const std::string& lesson, const LessonOptions& opt) {
+  const bool heads = lesson == "wrapper" || lesson == "mha" || lesson == "course-mha" || lesson == "d2l-mha";
+  const bool d_out = lesson == "trainable" || lesson == "causal-mask" || lesson == "dropout" || lesson == "wrapper" ||
+                     lesson == "mha";
+  const int64_t book_heads = opt.num_heads ? *opt.num_heads : lesson == "d2l-mha" ? 5 : lesson == "course-mha" ? -1 : 2;
+  for (int64_t d = d_out ? 1 : opt.d_out; d <= (d_out ? 8 : opt.d_out); ++d)
+    for (int64_t h = heads ? 1 : 0; h <= (heads ? 4 : 0); ++h) {
+      LessonOptions o = opt;
+      o.d_out = d;
+      if (heads) o.num_heads = h;
+      if (d == opt.d_out && (!heads || h == book_heads)) continue;
+      std::string config, flags;
+      if (d != opt.d_out) {
+        config = "d_out=" + std::to_string(d);
+        flags = " --d-out " + std::to_string(d);
       }
-      WhatIf w{"head-order", "torch.cat of the heads in the order " + text, {}};
-      add(w, "context_vecs", cat(shuffled, -1));
-      add(w, "torch.cat(head_outputs, dim=-1)", cat(shuffled, -1));
-      out.push_back(w);
+      if (heads && h != book_heads) {
+        config += (config.empty() ? "" : ", ") + std::string("num_heads=") + std::to_string(h);
+        flags += " --num-heads " + std::to_string(h);
+      }
+      r.options("export-settings", config + ": export(..., " + config + "), as attn-tutor " + lesson + flags + " runs it", o);
     }
-  }
+}
 
+void wrapper_mistakes(Reruns& r, const LessonOptions& opt) {
+  const int64_t h = opt.heads_or(2);
+  std::vector<int> order(static_cast<size_t>(h));
+  std::iota(order.begin(), order.end(), 0);
+  std::vector<std::vector<int>> orders;
+  if (h <= 4) {
+    while (std::next_permutation(order.begin(), order.end())) orders.push_back(order);
+  } else {
+    orders.push_back(std::vector<int>(order.rbegin(), order.rend()));
+  }
+  for (const std::vector<int>& o : orders) {
+    std::string text;
+    for (int i : o) text += (text.empty() ? "" : ", ") + std::to_string(i);
+    Variant v;
+    v.head_order = o;
+    r.variant("head-order", "torch.cat of the heads in the order " + text, v);
+  }
   if (!opt.no_reseed) {
     LessonOptions o = opt;
     o.no_reseed = true;
-    out.push_back(rerun("wrapper", o, "missing-reseed",
-                        "attn-tutor wrapper --no-reseed, the wrapper built right after the CausalAttention cell"));
+    r.options("missing-reseed", "attn-tutor wrapper --no-reseed, the wrapper built right after the CausalAttention cell", o);
   }
-
-  // 001 In [45]: forward masks and normalises a stale global attn_scores (SelfAttention_v2's scores of §3.5.1)
-  // instead of its own queries @ keys; only the values are the head's.
-  const CausalWeights cw = causal_weights(opt, nullptr, false);
-  const int64_t n = opt.num_tokens();
+  // 001 In [45]: forward masks and normalises a stale global attn_scores (SelfAttention_v2's scores of
+  // §3.5.1) instead of its own queries @ keys; only the values are the head's.
   for (bool reseed : {false, true}) {
-    Generator gen;
-    const MultiHeadAttentionWrapper mha = build(gen, reseed);
-    std::vector<Tensor> heads;
-    for (const CausalAttention& head : mha.heads) {
-      const Tensor masked = masked_fill(cw.attn_scores, to_bool(triu(ones({n, n}), 1)),
-                                        -std::numeric_limits<float>::infinity());
-      const Tensor weights = softmax(div(masked, sqrt_d_k(head.d_out)), -1);
-      heads.push_back(matmul(dropout(weights, p, gen, opt.bernoulli), head.W_value(batch)));
-    }
-    WhatIf w{"stale-scores",
-             std::string("every head masks and normalises the global attn_scores = queries @ keys.T of "
-                         "SelfAttention_v2 (seed ") + std::to_string(opt.seed_or(789)) + "), not its own" +
-                 (reseed ? "" : "; and with no torch.manual_seed before the wrapper its heads continue the generator "
-                                "after the CausalAttention cell (the reader's notebook, 001 In [45])"),
-             {}};
-    add_heads(w, heads);
-    out.push_back(w);
+    LessonOptions o = opt;
+    o.no_reseed = !reseed;
+    o.variant.stale_scores = causal_weights(opt, nullptr, false).attn_scores;
+    r.options("stale-scores",
+              std::string("every head masks and normalises the global attn_scores = queries @ keys.T of "
+                          "SelfAttention_v2 (seed ") + std::to_string(opt.seed_or(789)) + "), not its own" +
+                  (reseed ? "" : "; and with no torch.manual_seed before the wrapper its heads continue the generator "
+                                 "after the CausalAttention cell (as in a reader's run on Intel/Windows)"),
+              o);
   }
 }
 
-void mha_what_ifs(const LessonOptions& opt, std::vector<WhatIf>& out) {
-  const double p = opt.dropout.value_or(0.0);
-  const Tensor batch = stack({opt.inputs.embeddings, opt.inputs.embeddings}, 0);
-  std::vector<Variant> variants = weight_variants(4, true);
-  if (scale_matters(p)) variants.push_back(dropout_by_p(p));
-  Variant split{"view-no-transpose",
-                "keys, queries and values viewed straight as (b, num_heads, num_tokens, head_dim), no transpose(1, 2)", {}};
-  split.v.split_without_transpose = true;
-  variants.push_back(split);
-  Variant merge{"view-no-transpose",
-                "the heads merged with (attn_weights @ values).contiguous().view(b, num_tokens, d_out), no transpose(1, 2)",
-                {}};
-  merge.v.merge_without_transpose = true;
-  variants.push_back(merge);
-  for (const Variant& v : variants) {
-    Generator gen;
-    gen.manual_seed(opt.seed_or(123));
-    const MultiHeadAttention mha = MultiHeadAttention::init(gen, opt.d_in(), opt.d_out, opt.context_length_or_tokens(),
-                                                            p, opt.heads_or(2), opt.qkv_bias);
-    const MultiHeadAttentionTrace t = multihead_attention_forward(mha, batch, gen, opt.bernoulli, v.v);
-    WhatIf w = what_if(v);
-    for (const Tensor& k : {t.keys, t.keys_view, t.keys_heads}) add(w, "keys", k);
-    for (const Tensor& q : {t.queries, t.queries_view, t.queries_heads}) add(w, "queries", q);
-    for (const Tensor& x : {t.values, t.values_view, t.values_heads}) add(w, "values", x);
-    add(w, "attn_scores", t.attn_scores);
-    add(w, "attn_scores", t.masked_scores);
-    add(w, "attn_weights", t.dropped_weights);
-    add(w, "attn_weights @ values", t.context_heads);
-    add(w, "context_vec", t.context_transposed);
-    add(w, "context_vec", t.context_merged);
-    add(w, "context_vecs", t.context_vec);
-    out.push_back(w);
-  }
+void mha_mistakes(Reruns& r) {
+  Variant no_proj;
+  no_proj.no_out_proj = true;
+  r.variant("no-out-proj", "context_vec returned without self.out_proj", no_proj);
+  Variant split;
+  split.split_without_transpose = true;
+  r.variant("view-no-transpose",
+            "keys, queries and values viewed straight as (b, num_heads, num_tokens, head_dim), no transpose(1, 2)", split);
+  Variant merge;
+  merge.merge_without_transpose = true;
+  r.variant("view-no-transpose",
+            "the heads merged with (attn_weights @ values).contiguous().view(b, num_tokens, d_out), no transpose(1, 2)",
+            merge);
 }
 
 // Whether the lesson, with these options, draws a dropout mask at all.
@@ -309,18 +191,89 @@ bool draws_dropout(const std::string& lesson, const LessonOptions& opt) {
 
 }  // namespace
 
-std::vector<WhatIf> mistake_what_ifs(const std::string& lesson, const LessonOptions& opt) {
-  std::vector<WhatIf> out;
-  if (lesson == "softmax") softmax_what_ifs(opt, out);
-  else if (lesson == "trainable") trainable_what_ifs(opt, out);
-  else if (lesson == "causal-mask") causal_mask_what_ifs(opt, out);
-  else if (lesson == "dropout") dropout_what_ifs(opt, out);
-  else if (lesson == "wrapper") wrapper_what_ifs(opt, out);
-  else if (lesson == "mha") mha_what_ifs(opt, out);
-  if (draws_dropout(lesson, opt) && opt.bernoulli == BernoulliPath::Default) {
+std::vector<WhatIf> mistake_what_ifs(const std::string& lesson, const LessonOptions& opt, bool shapes_differ) {
+  Reruns r{opt, {}};
+  if (shapes_differ) {
+    settings(r, lesson, opt);
+  } else if (lesson == "softmax") {
+    weight_mistakes(r, 2, false, false);
+  } else if (lesson == "trainable") {
+    weight_mistakes(r, 2, true, false);
+    linear_orders(r, 3, "book");
+    LessonOptions o = opt;
+    o.init = opt.init == Init::Rand ? Init::Randn : Init::Rand;
+    r.options("init-draw", o.init == Init::Randn ? "W_query, W_key, W_value drawn with torch.randn, not torch.rand"
+                                                 : "W_query, W_key, W_value drawn with torch.rand, not torch.randn", o);
+  } else if (lesson == "causal-mask") {
+    weight_mistakes(r, 2, true, true);
+    linear_orders(r, 3, "book");
+  } else if (lesson == "dropout") {
+    weight_mistakes(r, 3, true, true);
+    dropout_scale(r, opt.dropout.value_or(0.5));
+    dropout_mistakes(r, opt.dropout.value_or(0.5), true, false);
+    for (int bits : {1, 3, 2}) {
+      Variant v;
+      v.missing_dropout_reseeds = bits;
+      r.variant("dropout-reseed", bits == 2   ? "no torch.manual_seed before dropout(attn_weights).sum(dim=-1)"
+                                  : bits == 1 ? "no torch.manual_seed before dropout(attn_weights)"
+                                              : "no torch.manual_seed before either later dropout call", v);
+    }
+    linear_orders(r, 3, "book");
+  } else if (lesson == "wrapper") {
+    weight_mistakes(r, 3, true, true);
+    dropout_scale(r, opt.dropout.value_or(0.0));
+    wrapper_mistakes(r, opt);
+    dropout_mistakes(r, opt.dropout.value_or(0.0), true, true);
+    linear_orders(r, 3, "book");
+  } else if (lesson == "mha") {
+    weight_mistakes(r, 4, true, true, true);
+    dropout_scale(r, opt.dropout.value_or(0.0));
+    mha_mistakes(r);
+    dropout_mistakes(r, opt.dropout.value_or(0.0), true, true);
+    linear_orders(r, 4, "book");
+  } else if (lesson == "course-mha") {
+    weight_mistakes(r, 3, true, true, true);
+    dropout_scale(r, opt.dropout.value_or(0.1));
+    dropout_mistakes(r, opt.dropout.value_or(0.1), true, false);
+    Variant v;
+    v.no_out_proj = true;
+    r.variant("no-out-proj", "out = head_outputs, without self.projection_layer", v);
+    linear_orders(r, 3, "course");
+  } else if (lesson == "d2l-mha") {
+    weight_mistakes(r, 3, true, false);
+    Variant v;
+    v.repeat_heads = true;
+    r.variant("repeat-valid-lens", "valid_lens.repeat(self.num_heads) in MultiHeadAttention.forward", v);
+    v.repeat_rows = true;
+    r.variant("repeat-valid-lens", "valid_lens.repeat(...) in MultiHeadAttention.forward and in masked_softmax", v);
+    v = Variant();
+    v.repeat_rows = true;
+    r.variant("repeat-valid-lens", "valid_lens.repeat(shape[1]) in masked_softmax", v);
+    const double p = opt.dropout.value_or(0.5);
+    const bool training = opt.dropout && *opt.dropout > 0.0;  // as the lesson decides
+    if (training) {
+      dropout_scale(r, p);
+      dropout_mistakes(r, p, true, false);
+    } else if (p > 0.0) {
+      v = Variant();
+      v.functional_dropout = true;
+      r.variant("functional-dropout", "F.dropout(self.attention_weights, " + py_float(p) + ") in eval()", v);
+    }
+    linear_orders(r, 4, "d2l");
+  }
+  if (!shapes_differ && draws_dropout(lesson, opt) && opt.bernoulli == BernoulliPath::Default) {
     LessonOptions o = opt;
     o.bernoulli = BernoulliPath::Mkl;
-    out.push_back(rerun(lesson, o, "mkl-dropout", "the lesson with --bernoulli mkl"));
+    r.options("mkl-dropout", "the lesson with --bernoulli mkl", o);
+  }
+  std::vector<WhatIf> out;
+  const LessonInfo* info = find_lesson(lesson);
+  for (const Rerun& rerun : r.list) {
+    try {
+      out.push_back({rerun.mistake, rerun.detail, info->run(rerun.opt).timeline()});
+    } catch (const std::exception&) {
+      // a mistake the lesson's code cannot run with (e.g. shapes PyTorch would reject): not a diagnosis
+    }
   }
   return out;
 }

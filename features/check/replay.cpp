@@ -154,7 +154,11 @@ CheckReport check_file(const std::string& path) {
       throw UsageError("check " + path + ": lesson " + ex.lesson + " cannot run with the exported config: " + e.what());
     }
   }();
-  return check_export(ex, nb, [&] { return mistake_what_ifs(ex.lesson, opt); });
+  return check_export(ex, nb, [&](const CheckReport& r) {
+    const TensorCheck& c = r.checks[r.first_divergence];
+    const bool shapes_differ = r.yours[r.first_divergence].tensor.shape() != r.tool[c.expected].tensor.shape();
+    return mistake_what_ifs(ex.lesson, opt, shapes_differ);
+  });
 }
 
 }  // namespace attn

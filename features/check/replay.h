@@ -14,8 +14,9 @@ namespace attn {
 // values of the tool's own "config". Throws UsageError naming the key and the values it takes.
 LessonOptions replay_options(const LearnerExport& ex);
 
-// The lesson's tensors recomputed with each known mistake that applies to it (mistake_replay.cpp).
-std::vector<WhatIf> mistake_what_ifs(const std::string& lesson, const LessonOptions& opt);
+// The lesson rerun with each known mistake that applies to it (mistake_replay.cpp); with `shapes_differ`
+// (the learner's first differing tensor has another shape), with the settings that could explain it instead.
+std::vector<WhatIf> mistake_what_ifs(const std::string& lesson, const LessonOptions& opt, bool shapes_differ = false);
 
 // Reads FILE, replays its lesson and compares. Throws UsageError for a missing or malformed file, an
 // unknown lesson or settings the lesson rejects.

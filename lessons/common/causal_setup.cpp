@@ -6,6 +6,7 @@
 #include "core/ops_math.h"
 #include "core/ops_shape.h"
 #include "core/print.h"
+#include "nn/attention_steps.h"
 
 namespace attn {
 
@@ -36,17 +37,25 @@ CausalWeights causal_weights(const LessonOptions& opt, Notebook* nb, bool verbos
   const Tensor& inputs = opt.inputs.embeddings;
   Generator gen;
   gen.manual_seed(opt.seed_or(789));
-  SelfAttentionV2 sa_v2 = SelfAttentionV2::init(gen, opt.d_in(), opt.d_out, opt.qkv_bias);
+  const Variant& v = opt.variant;
+  SelfAttentionV2 sa_v2 = SelfAttentionV2::init(gen, opt.d_in(), opt.d_out, opt.qkv_bias, v);
   CausalWeights w;
   w.queries = sa_v2.W_query(inputs);
   w.keys = sa_v2.W_key(inputs);
   w.values = sa_v2.W_value(inputs);
   w.attn_scores = matmul(w.queries, T(w.keys));
-  w.attn_weights_unmasked = softmax(div(w.attn_scores, sqrt_d_k(w.keys.size(-1))), 1);
+  const int64_t d_k = w.keys.size(-1);
+  const ScaleSizes sizes{d_k, opt.d_in(), d_k};
+  auto weights = [&](const Tensor& s) { return variant_softmax(scale_scores(s, sqrt_d_k(d_k), sizes, v), 1, v); };
+  w.attn_weights_unmasked = weights(w.attn_scores);
   const int64_t context_length = w.attn_scores.size(0);
-  w.mask = triu(ones({context_length, context_length}), 1);
+  const Shape square = {context_length, context_length};
+  w.mask = v.mask == Variant::Mask::NoDiagonal ? triu(ones(square), 0)
+           : v.mask == Variant::Mask::Tril    ? tril(ones(square), 0)
+                                               : triu(ones(square), 1);
   w.masked = masked_fill(w.attn_scores, to_bool(w.mask), -std::numeric_limits<float>::infinity());
-  w.attn_weights = softmax(div(w.masked, sqrt_d_k(w.keys.size(-1))), 1);
+  if (v.mask == Variant::Mask::AfterSoftmax) w.attn_weights = masked_fill(w.attn_weights_unmasked, to_bool(w.mask), 0.0f);
+  else w.attn_weights = weights(v.mask == Variant::Mask::Discarded ? w.attn_scores : w.masked);
   if (!nb) return w;
 
   const std::string seed = fmt_seed(opt, 789), d_in = std::to_string(opt.d_in()), d_out = std::to_string(opt.d_out);

@@ -238,7 +238,7 @@ Notebook course_mha_lesson(const LessonOptions& opt) {
            "print(mha.heads[0].Wq.weight)"});
   gen.manual_seed(c.seed);
   const CourseMultiHeadAttention mha = CourseMultiHeadAttention::init(gen, c.d_model, c.num_heads, c.context_length,
-                                                                      c.dropout);
+                                                                      c.dropout, opt.variant);
   nb.print(str(mha.parameter_count()));
   nb.show("mha.heads[0].Wq.weight", mha.heads[0].Wq.weight);
   const std::string params = str(mha.parameter_count());
@@ -260,7 +260,8 @@ Notebook course_mha_lesson(const LessonOptions& opt) {
   nb.heading("course", "heading.0023");
   nb.cell({"out = mha(x)", "print(out)"});
   CourseMultiHeadTrace t;
-  const Tensor out = mha.forward(x, gen, opt.bernoulli, &t);
+  const Tensor out = mha.forward(x, gen, opt.bernoulli, &t, opt.variant);
+  nb.trace(t.steps);
   nb.show("out", out);
   nb.note("out.note");
   nb.explain("out.explain", {(c.dropout > 0.0 && c.dropout < 1.0 ? text("out.explain_if") : "")});

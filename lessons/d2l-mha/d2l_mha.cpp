@@ -37,7 +37,7 @@ void masked_softmax_cells(Notebook& nb, const LessonOptions& opt) {
   nb.record("valid_lens", valid_lens);
   nb.show("X", X);
   d2l::MaskedSoftmaxTrace t;
-  const Tensor weights = d2l::masked_softmax(X, valid_lens, &t);
+  const Tensor weights = d2l::masked_softmax(X, valid_lens, &t, opt.variant);
   nb.show("masked_softmax(X, valid_lens)", weights);
   nb.note("intro.note");
   nb.explain("intro.explain");
@@ -77,7 +77,7 @@ void masked_softmax_cells(Notebook& nb, const LessonOptions& opt) {
   nb.record("X", X2);
   nb.record("valid_lens", lens2);
   d2l::MaskedSoftmaxTrace t2;
-  const Tensor weights2 = d2l::masked_softmax(X2, lens2, &t2);
+  const Tensor weights2 = d2l::masked_softmax(X2, lens2, &t2, opt.variant);
   nb.show("valid_lens.reshape(-1)", t2.valid_lens);
   nb.show("masked_softmax(X, valid_lens)", weights2);
   nb.note("masked_softmax_x_valid_lens.note");
@@ -206,7 +206,7 @@ Notebook d2l_mha_lesson(const LessonOptions& opt) {
   gen.manual_seed(opt.seed_or(kSeed));
   const int64_t in_size = own_inputs ? opt.d_in() : num_hiddens;
   d2l::MultiHeadAttention attention =
-      d2l::MultiHeadAttention::init(gen, in_size, in_size, in_size, num_hiddens, num_heads, p, opt.qkv_bias);
+      d2l::MultiHeadAttention::init(gen, in_size, in_size, in_size, num_hiddens, num_heads, p, opt.qkv_bias, opt.variant);
   attention.training = training;
   nb.print(attention.repr());
   if (own_inputs) nb.record("X", stack({opt.inputs.embeddings, opt.inputs.embeddings}, 0));
@@ -238,7 +238,8 @@ Notebook d2l_mha_lesson(const LessonOptions& opt) {
   }
   nb.record("valid_lens", valid_lens);
   d2l::MultiHeadAttentionTrace t;
-  const Tensor out = attention.forward(X, Y, Y, valid_lens, gen, opt.bernoulli, &t);
+  const Tensor out = attention.forward(X, Y, Y, valid_lens, gen, opt.bernoulli, &t, opt.variant);
+  nb.trace(t.steps);
   nb.print(repr_size(out.shape()));
   nb.record(call, out);
   const bool capped = !opt.valid_lens && num_kvpairs < 3;

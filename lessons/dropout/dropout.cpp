@@ -2,7 +2,7 @@
 // and the CausalAttention class step by step.
 #include "nn/causal_attention.h"
 #include "lessons/common/causal_setup.h"
-#include "core/dropout.h"
+#include "nn/attention_steps.h"
 #include "lessons/lesson.h"
 #include "lessons/lesson_text.h"
 #include "core/ops_math.h"
@@ -33,7 +33,8 @@ Notebook dropout_lesson(const LessonOptions& opt) {
   Tensor example = ones({n, n});
   nb.record("example", example);
   Tensor keep;
-  Tensor dropped_example = dropout(example, p, gen, opt.bernoulli, &keep);
+  const Variant& v = opt.variant;
+  Tensor dropped_example = dropout_step(example, p, true, gen, opt.bernoulli, v, &keep);
   nb.show("dropout(example)", dropped_example);
   const std::string seed = fmt_seed(opt, 123);
   if (p == 0.0) {
@@ -62,9 +63,9 @@ Notebook dropout_lesson(const LessonOptions& opt) {
       nb.confusion("scale.confusion", {s_text, py_float(1.0 / p)});
   }
 
-  gen.manual_seed(opt.seed_or(123));
+  if (!(v.missing_dropout_reseeds & 1)) gen.manual_seed(opt.seed_or(123));
   nb.cell({"torch.manual_seed(" + fmt_seed(opt, 123) + ")", "print(dropout(attn_weights))"});
-  Tensor dropped = dropout(w.attn_weights, p, gen, opt.bernoulli, &keep);
+  Tensor dropped = dropout_step(w.attn_weights, p, true, gen, opt.bernoulli, v, &keep);
   nb.show("dropout(attn_weights)", dropped);
   if (p == 0.0)
     nb.note("dropout_attn_weights.note");
@@ -77,9 +78,9 @@ Notebook dropout_lesson(const LessonOptions& opt) {
   if (mkl)
     nb.note("dropout_attn_weights.note4");
 
-  gen.manual_seed(opt.seed_or(123));
+  if (!(v.missing_dropout_reseeds & 2)) gen.manual_seed(opt.seed_or(123));
   nb.cell({"torch.manual_seed(" + fmt_seed(opt, 123) + ")", "print(dropout(attn_weights).sum(dim=-1))"});
-  nb.show("dropout(attn_weights).sum(dim=-1)", sum(dropout(w.attn_weights, p, gen, opt.bernoulli), -1, false));
+  nb.show("dropout(attn_weights).sum(dim=-1)", sum(dropout_step(w.attn_weights, p, true, gen, opt.bernoulli, v), -1, false));
   if (p == 0.0)
     nb.note("dropout_attn_weights_sum_dim_1.note");
   else
@@ -100,9 +101,12 @@ Notebook dropout_lesson(const LessonOptions& opt) {
                            "print(\"context_vecs.shape:\", context_vecs.shape)"});
   nb.cell(code);
   gen.manual_seed(opt.seed_or(123));
-  CausalAttention ca = CausalAttention::init(gen, opt.d_in(), opt.d_out, context_length, 0.0, opt.qkv_bias);
+  CausalAttention ca = CausalAttention::init(gen, opt.d_in(), opt.d_out, context_length, 0.0, opt.qkv_bias, v);
   CausalAttentionTrace t;
-  Tensor context_vecs = ca.forward(batch, gen, opt.bernoulli, &t);
+  Tensor context_vecs = ca.forward(batch, gen, opt.bernoulli, &t, v);
+  Steps run = t.steps;  // forward's values, then the name the cell gives its result
+  run.bind("context_vecs", "context_vecs = ca(batch)", context_vecs);
+  nb.trace(run);
   nb.print("context_vecs.shape: " + repr_size(context_vecs.shape()));
   nb.note("dropout_attn_weights_sum_dim_1.note3");
   const std::string out_shape = shape_text(context_vecs.shape()), d_out = std::to_string(opt.d_out);

@@ -107,9 +107,12 @@ Notebook mha_lesson(const LessonOptions& opt) {
   nb.cell(code);
   Generator gen;
   gen.manual_seed(opt.seed_or(123));
-  MultiHeadAttention mha = MultiHeadAttention::init(gen, opt.d_in(), d_out, context_length, p, h, opt.qkv_bias);
+  MultiHeadAttention mha = MultiHeadAttention::init(gen, opt.d_in(), d_out, context_length, p, h, opt.qkv_bias, opt.variant);
   MultiHeadAttentionTrace t;
-  Tensor context_vecs = mha.forward(batch, gen, opt.bernoulli, &t);
+  Tensor context_vecs = mha.forward(batch, gen, opt.bernoulli, &t, opt.variant);
+  Steps run = t.steps;  // forward's values, then the name the cell gives its result
+  run.bind("context_vecs", "context_vecs = mha(batch)", context_vecs);
+  nb.trace(run);
   nb.show("context_vecs", context_vecs);
   nb.print("context_vecs.shape: " + repr_size(context_vecs.shape()));
   const std::string hd = str(mha.head_dim);

@@ -6,6 +6,7 @@
 #include "lessons/lesson_text.h"
 #include "core/ops_math.h"
 #include "core/ops_shape.h"
+#include "nn/attention_steps.h"
 
 namespace attn {
 
@@ -15,20 +16,6 @@ std::string f4(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.4f", v);
   return buf;
-}
-
-int64_t argmax(const std::vector<float>& v) {
-  int64_t best = 0;
-  for (size_t i = 1; i < v.size(); ++i)
-    if (v[i] > v[static_cast<size_t>(best)]) best = static_cast<int64_t>(i);
-  return best;
-}
-
-int64_t argmin(const std::vector<float>& v) {
-  int64_t worst = 0;
-  for (size_t i = 1; i < v.size(); ++i)
-    if (v[i] < v[static_cast<size_t>(worst)]) worst = static_cast<int64_t>(i);
-  return worst;
 }
 
 }  // namespace
@@ -102,7 +89,7 @@ Notebook softmax_lesson(const LessonOptions& opt) {
            "print(attn_weights)"});
   Tensor attn_scores = matmul(inputs, T(inputs));
   nb.record("attn_scores", attn_scores);
-  Tensor attn_weights = softmax(attn_scores, -1);
+  Tensor attn_weights = variant_softmax(attn_scores, -1, opt.variant);
   nb.show("attn_weights", attn_weights);
   nb.note("attn_weights.note");
   nb.confusion("attn_weights.confusion");

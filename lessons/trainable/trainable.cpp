@@ -7,6 +7,7 @@
 #include "core/ops_math.h"
 #include "core/ops_shape.h"
 #include "core/print.h"
+#include "nn/attention_steps.h"
 #include "nn/self_attention.h"
 
 namespace attn {
@@ -18,13 +19,6 @@ Tensor weight_param(Generator& gen, const LessonOptions& opt, int64_t d_in, int6
   Tensor p({d_in, d_out}, std::move(v));
   p.set_parameter(true);  // requires_grad=False: no suffix when printed
   return p;
-}
-
-int64_t argmax(const std::vector<float>& v) {
-  int64_t best = 0;
-  for (size_t i = 1; i < v.size(); ++i)
-    if (v[i] > v[static_cast<size_t>(best)]) best = static_cast<int64_t>(i);
-  return best;
 }
 
 }  // namespace
@@ -57,9 +51,9 @@ Notebook trainable_lesson(const LessonOptions& opt) {
            "W_key   = torch.nn.Parameter(" + draw + "(d_in, d_out), requires_grad=False)",
            "W_value = torch.nn.Parameter(" + draw + "(d_in, d_out), requires_grad=False)", "print(W_query)",
            "print(W_key)", "print(W_value)"});
-  Tensor W_query = weight_param(gen, opt, d_in, d_out);
-  Tensor W_key = weight_param(gen, opt, d_in, d_out);
-  Tensor W_value = weight_param(gen, opt, d_in, d_out);
+  Tensor drawn[3];  // W_query, W_key, W_value, drawn in this order (a learner's may differ)
+  for (int i : creation_order(opt.variant, 3)) drawn[i] = weight_param(gen, opt, d_in, d_out);
+  const Tensor &W_query = drawn[0], &W_key = drawn[1], &W_value = drawn[2];
   nb.show("W_query", W_query);
   nb.show("W_key", W_key);
   nb.show("W_value", W_value);
@@ -110,7 +104,8 @@ Notebook trainable_lesson(const LessonOptions& opt) {
   const int64_t d_k = keys.size(-1);
   nb.record("d_k", Tensor({}, {static_cast<float>(d_k)}, DType::Int64));
   nb.print(std::to_string(d_k));
-  Tensor attn_weights_2 = softmax(div(attn_scores_2, sqrt_d_k(d_k)), -1);
+  Tensor attn_weights_2 =
+      variant_softmax(scale_scores(attn_scores_2, sqrt_d_k(d_k), {d_k, d_in, d_k}, opt.variant), -1, opt.variant);
   nb.show("attn_weights_2", attn_weights_2);
   const std::string root = py_float(sqrt_d_k(d_k)), DK = std::to_string(d_k);
   nb.note("attn_weights_2.note", {root});
@@ -129,7 +124,7 @@ Notebook trainable_lesson(const LessonOptions& opt) {
   nb.heading("3.4.2", "heading.3.4.2");
   const uint64_t seed_v1 = opt.seed_or(123);
   gen.manual_seed(seed_v1);
-  SelfAttentionV1 sa_v1 = SelfAttentionV1::init(gen, d_in, d_out);
+  SelfAttentionV1 sa_v1 = SelfAttentionV1::init(gen, d_in, d_out, opt.variant);
   nb.cell({"class SelfAttention_v1(nn.Module):", "    def __init__(self, d_in, d_out):", "        super().__init__()",
            "        self.W_query = nn.Parameter(torch.rand(d_in, d_out))",
            "        self.W_key   = nn.Parameter(torch.rand(d_in, d_out))",
@@ -140,7 +135,7 @@ Notebook trainable_lesson(const LessonOptions& opt) {
            "        context_vec = attn_weights @ values", "        return context_vec", "",
            "torch.manual_seed(" + fmt_seed(opt, 123) + ")", "sa_v1 = SelfAttention_v1(d_in, d_out)",
            "print(sa_v1(inputs))"});
-  Tensor sa_v1_out = sa_v1.forward(inputs);
+  Tensor sa_v1_out = sa_v1.forward(inputs, nullptr, opt.variant);
   nb.show("sa_v1(inputs)", sa_v1_out);
   const bool same_draws = opt.init == Init::Rand && seed_v1 == seed1;
   if (same_draws)
@@ -152,7 +147,7 @@ Notebook trainable_lesson(const LessonOptions& opt) {
 
   const uint64_t seed_v2 = opt.seed_or(789);
   gen.manual_seed(seed_v2);
-  SelfAttentionV2 sa_v2 = SelfAttentionV2::init(gen, d_in, d_out, opt.qkv_bias);
+  SelfAttentionV2 sa_v2 = SelfAttentionV2::init(gen, d_in, d_out, opt.qkv_bias, opt.variant);
   const std::string bias = opt.qkv_bias ? "True" : "False";
   nb.cell({"class SelfAttention_v2(nn.Module):", "    def __init__(self, d_in, d_out, qkv_bias=False):",
            "        super().__init__()", "        self.W_query = nn.Linear(d_in, d_out, bias=qkv_bias)",
@@ -165,7 +160,7 @@ Notebook trainable_lesson(const LessonOptions& opt) {
            "torch.manual_seed(" + fmt_seed(opt, 789) + ")",
            std::string("sa_v2 = SelfAttention_v2(d_in, d_out") + (opt.qkv_bias ? ", qkv_bias=True)" : ")"),
            "print(sa_v2(inputs))"});
-  Tensor sa_v2_out = sa_v2.forward(inputs);
+  Tensor sa_v2_out = sa_v2.forward(inputs, nullptr, opt.variant);
   nb.show("sa_v2(inputs)", sa_v2_out);
   const std::string seed2_text = fmt_seed(opt, 789);
   if (seed_v2 != seed_v1)
@@ -206,7 +201,7 @@ Notebook trainable_lesson(const LessonOptions& opt) {
   sa_v1.W_query = as_param(sa_v2.W_query.weight);
   sa_v1.W_key = as_param(sa_v2.W_key.weight);
   sa_v1.W_value = as_param(sa_v2.W_value.weight);
-  Tensor sa_v1_copied = sa_v1.forward(inputs);
+  Tensor sa_v1_copied = sa_v1.forward(inputs, nullptr, opt.variant);
   nb.show("sa_v1(inputs)", sa_v1_copied);
   const bool equal = sa_v1_copied.shape() == sa_v2_out.shape() && sa_v1_copied.values() == sa_v2_out.values();
   nb.print(equal ? "True" : "False");

@@ -24,8 +24,8 @@ Notebook wrapper_lesson(const LessonOptions& opt) {
              std::string("ca = CausalAttention(d_in, d_out, context_length, 0.0") + (opt.qkv_bias ? ", qkv_bias=True)" : ")"),
              "context_vecs = ca(batch)"});
     gen.manual_seed(opt.seed_or(123));
-    CausalAttention ca = CausalAttention::init(gen, opt.d_in(), d_out, opt.num_tokens(), 0.0, opt.qkv_bias);
-    ca.forward(batch, gen, opt.bernoulli);
+    CausalAttention ca = CausalAttention::init(gen, opt.d_in(), d_out, opt.num_tokens(), 0.0, opt.qkv_bias, opt.variant);
+    ca.forward(batch, gen, opt.bernoulli, nullptr, opt.variant);
     nb.note("context_vecs_ca_batch.note", {std::to_string(gen.draws()), fmt_seed(opt, 123)});
     nb.explain("context_vecs_ca_batch.explain");
   }
@@ -44,9 +44,13 @@ Notebook wrapper_lesson(const LessonOptions& opt) {
   if (!opt.no_reseed) gen.manual_seed(opt.seed_or(123));
   const uint64_t draws_before = gen.draws();
   MultiHeadAttentionWrapper mha =
-      MultiHeadAttentionWrapper::init(gen, opt.d_in(), d_out, context_length, p, h, opt.qkv_bias);
-  std::vector<Tensor> head_outputs;
-  Tensor context_vecs = mha.forward(batch, gen, opt.bernoulli, &head_outputs);
+      MultiHeadAttentionWrapper::init(gen, opt.d_in(), d_out, context_length, p, h, opt.qkv_bias, opt.variant);
+  WrapperTrace trace;
+  Tensor context_vecs = mha.forward(batch, gen, opt.bernoulli, &trace, opt.variant);
+  const std::vector<Tensor>& head_outputs = trace.head_outputs;
+  Steps run = trace.steps;  // every head's values, then the name the cell gives the result
+  run.bind("context_vecs", "context_vecs = mha(batch)", context_vecs);
+  nb.trace(run);
   nb.show("context_vecs", context_vecs);
   nb.print("context_vecs.shape: " + repr_size(context_vecs.shape()));
   const std::string hs = std::to_string(h), ds = std::to_string(d_out), width = std::to_string(h * d_out);

@@ -8,6 +8,8 @@
 #include "nn/linear.h"
 #include "core/random_ops.h"
 #include "core/tensor.h"
+#include "core/steps.h"
+#include "nn/variant.h"
 
 namespace attn {
 
@@ -23,6 +25,7 @@ struct CourseAttentionTrace {
   Tensor dropped;         // self.dropout(weights)
   Tensor dropout_keep;    // the 0/1 keep mask of that dropout (empty when none was drawn)
   Tensor output;          // weights @ v: (B, T, head_size)
+  Steps steps;            // in compute order, in the post's names
 };
 
 struct CourseAttention {
@@ -32,9 +35,10 @@ struct CourseAttention {
   double dropout = 0.0;
 
   static CourseAttention init(Generator& gen, int64_t d_model, int64_t num_heads, int64_t context_length,
-                              double dropout);
+                              double dropout, const Variant& v = {});
   // x: (B, T, d_model) with T <= context_length. Dropout, when 0 < p < 1, draws from `gen`.
-  Tensor forward(const Tensor& x, Generator& gen, BernoulliPath path, CourseAttentionTrace* trace = nullptr) const;
+  Tensor forward(const Tensor& x, Generator& gen, BernoulliPath path, CourseAttentionTrace* trace = nullptr,
+                 const Variant& v = {}) const;
 };
 
 struct CourseMultiHeadTrace {
@@ -43,6 +47,7 @@ struct CourseMultiHeadTrace {
   Tensor projected;                         // self.projection_layer(head_outputs)
   Tensor out;                               // self.dropout(out)
   Tensor dropout_keep;                      // the 0/1 keep mask of that dropout (empty when none was drawn)
+  Steps steps;                              // every head's, then the module's
 };
 
 struct CourseMultiHeadAttention {
@@ -53,8 +58,9 @@ struct CourseMultiHeadAttention {
 
   // Throws std::invalid_argument unless 0 < num_heads and d_model % num_heads == 0.
   static CourseMultiHeadAttention init(Generator& gen, int64_t d_model, int64_t num_heads, int64_t context_length,
-                                       double dropout);
-  Tensor forward(const Tensor& x, Generator& gen, BernoulliPath path, CourseMultiHeadTrace* trace = nullptr) const;
+                                       double dropout, const Variant& v = {});
+  Tensor forward(const Tensor& x, Generator& gen, BernoulliPath path, CourseMultiHeadTrace* trace = nullptr,
+                 const Variant& v = {}) const;
   int64_t parameter_count() const;
 };
 

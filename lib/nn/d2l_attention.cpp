@@ -7,9 +7,9 @@
 #include <cstdlib>
 #include <stdexcept>
 
-#include "core/dropout.h"
 #include "core/ops_math.h"
 #include "core/ops_shape.h"
+#include "nn/attention_steps.h"
 
 namespace attn::d2l {
 
@@ -100,18 +100,27 @@ SequenceMask sequence_mask(const Tensor& X, const Tensor& valid_len, float value
   return out;
 }
 
-Tensor masked_softmax(const Tensor& X, const std::optional<Tensor>& valid_lens, MaskedSoftmaxTrace* trace) {
-  if (!valid_lens) return softmax(X, -1);
+Tensor repeat(const Tensor& t, int64_t repeats) {
+  const std::vector<float> v = t.values();
+  std::vector<float> out;
+  for (int64_t k = 0; k < repeats; ++k) out.insert(out.end(), v.begin(), v.end());
+  return Tensor({t.numel() * repeats}, std::move(out), t.dtype());
+}
+
+Tensor masked_softmax(const Tensor& X, const std::optional<Tensor>& valid_lens, MaskedSoftmaxTrace* trace,
+                      const Variant& v) {
+  if (!valid_lens) return variant_softmax(X, -1, v);
   if (X.dim() != 3) throw std::invalid_argument("masked_softmax: X must be 3-D");
   const Shape shape = X.shape();
   MaskedSoftmaxTrace t;
-  if (valid_lens->dim() == 1) t.valid_lens = repeat_interleave(*valid_lens, shape[1]);
+  if (valid_lens->dim() == 1)
+    t.valid_lens = v.repeat_rows ? repeat(*valid_lens, shape[1]) : repeat_interleave(*valid_lens, shape[1]);
   else t.valid_lens = reshape(*valid_lens, {-1});
   t.rows = reshape(X, {-1, shape.back()});
   SequenceMask masked = sequence_mask(t.rows, t.valid_lens, static_cast<float>(-1e6));
   t.mask = masked.mask;
   t.masked = masked.X;
-  t.weights = softmax(reshape(t.masked, shape), -1);
+  t.weights = variant_softmax(reshape(t.masked, shape), -1, v);
   Tensor out = t.weights;
   if (trace) *trace = std::move(t);
   return out;
@@ -145,42 +154,53 @@ Tensor book_split(const Tensor& X, int64_t num_heads) {
 
 Tensor DotProductAttention::forward(const Tensor& queries, const Tensor& keys, const Tensor& values,
                                     const std::optional<Tensor>& valid_lens, bool training, Generator& gen,
-                                    BernoulliPath path, DotProductAttentionTrace* trace) const {
+                                    BernoulliPath path, DotProductAttentionTrace* trace, const Variant& v) const {
   DotProductAttentionTrace t;
   const int64_t d = queries.size(-1);
-  t.scores = div(bmm(queries, transpose(keys, 1, 2)), std::sqrt(static_cast<double>(d)));  // / math.sqrt(d)
-  t.attention_weights = masked_softmax(t.scores, valid_lens, &t.softmax);
-  t.dropped = training ? attn::dropout(t.attention_weights, dropout, gen, path) : t.attention_weights;
-  t.output = bmm(t.dropped, values);
+  t.scores = scale_scores(bmm(queries, transpose(keys, 1, 2)), std::sqrt(static_cast<double>(d)),  // / math.sqrt(d)
+                          {d, d, d}, v);
+  t.steps.bind("scores", "scores = torch.bmm(queries, keys.transpose(1,2)) / math.sqrt(d)", t.scores);
+  t.attention_weights = masked_softmax(t.scores, valid_lens, &t.softmax, v);
+  // X[~mask] = -1e6 writes through reshape's view of the scores: masked_softmax changes them in place.
+  if (valid_lens) t.steps.modify("scores", "X[~mask] = -1e6  # in masked_softmax, on a view of scores", reshape(t.softmax.masked, t.scores.shape()));
+  t.steps.bind("self.attention_weights", "self.attention_weights = masked_softmax(scores, valid_lens)", t.attention_weights);
+  t.dropped = t.steps.bind("self.dropout(self.attention_weights)", "self.dropout(self.attention_weights)", dropout_step(t.attention_weights, dropout, training, gen, path, v));
+  t.output = t.steps.bind("output", "output = torch.bmm(self.dropout(self.attention_weights), values)", bmm(t.dropped, values));
   Tensor out = t.output;
   if (trace) *trace = std::move(t);
   return out;
 }
 
 MultiHeadAttention MultiHeadAttention::init(Generator& gen, int64_t key_size, int64_t query_size, int64_t value_size,
-                                            int64_t num_hiddens, int64_t num_heads, double dropout, bool bias) {
+                                            int64_t num_hiddens, int64_t num_heads, double dropout, bool bias,
+                                            const Variant& v) {
   if (num_heads <= 0 || num_hiddens % num_heads != 0)
     throw std::invalid_argument("num_hiddens must be divisible by num_heads");
   MultiHeadAttention m;
   m.num_heads = num_heads;
   m.attention.dropout = dropout;
-  m.W_q = Linear::init(gen, query_size, num_hiddens, bias);
-  m.W_k = Linear::init(gen, key_size, num_hiddens, bias);
-  m.W_v = Linear::init(gen, value_size, num_hiddens, bias);
-  m.W_o = Linear::init(gen, num_hiddens, num_hiddens, bias);
+  Linear* created[] = {&m.W_q, &m.W_k, &m.W_v, &m.W_o};
+  const int64_t in[] = {query_size, key_size, value_size, num_hiddens};
+  for (int i : creation_order(v, 4)) *created[i] = Linear::init(gen, in[i], num_hiddens, bias);
   return m;
 }
 
 Tensor MultiHeadAttention::forward(const Tensor& queries, const Tensor& keys, const Tensor& values,
                                    const std::optional<Tensor>& valid_lens, Generator& gen, BernoulliPath path,
-                                   MultiHeadAttentionTrace* trace) const {
+                                   MultiHeadAttentionTrace* trace, const Variant& v) const {
   MultiHeadAttentionTrace t;
-  t.queries = transpose_qkv(linear(W_q, queries), num_heads, &t.queries_split);  // (b * h, nq, head_dim)
-  t.keys = transpose_qkv(linear(W_k, keys), num_heads);                          // (b * h, nk, head_dim)
-  t.values = transpose_qkv(linear(W_v, values), num_heads);
-  if (valid_lens) t.valid_lens = repeat_interleave(*valid_lens, num_heads);
-  const Tensor output = attention.forward(t.queries, t.keys, t.values, t.valid_lens, training, gen, path, &t.attention);
-  t.output_concat = transpose_output(output, num_heads, &t.output_split);  // (b, nq, num_hiddens)
+  t.queries = t.steps.bind("queries", "queries = transpose_qkv(self.W_q(queries), self.num_heads)", transpose_qkv(linear(W_q, queries), num_heads, &t.queries_split));  // (b * h, nq, head_dim)
+  t.keys = t.steps.bind("keys", "keys = transpose_qkv(self.W_k(keys), self.num_heads)", transpose_qkv(linear(W_k, keys), num_heads));                          // (b * h, nk, head_dim)
+  t.values = t.steps.bind("values", "values = transpose_qkv(self.W_v(values), self.num_heads)", transpose_qkv(linear(W_v, values), num_heads));
+  if (valid_lens) {
+    t.valid_lens = v.repeat_heads && valid_lens->dim() == 1 ? repeat(*valid_lens, num_heads)
+                                                             : repeat_interleave(*valid_lens, num_heads);
+    t.steps.bind("valid_lens", "valid_lens = torch.repeat_interleave(valid_lens, repeats=self.num_heads, dim=0)",
+                 *t.valid_lens);
+  }
+  const Tensor output = attention.forward(t.queries, t.keys, t.values, t.valid_lens, training, gen, path, &t.attention, v);
+  t.steps.append(t.attention.steps);
+  t.output_concat = t.steps.bind("output_concat", "output_concat = transpose_output(output, self.num_heads)", transpose_output(output, num_heads, &t.output_split));  // (b, nq, num_hiddens)
   t.result = linear(W_o, t.output_concat);
   Tensor out = t.result;
   if (trace) *trace = std::move(t);

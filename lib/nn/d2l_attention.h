@@ -10,6 +10,8 @@
 #include "nn/linear.h"
 #include "core/random_ops.h"
 #include "core/tensor.h"
+#include "core/steps.h"
+#include "nn/variant.h"
 
 namespace attn::d2l {
 
@@ -40,7 +42,10 @@ struct MaskedSoftmaxTrace {
   Tensor weights;     // softmax(masked.reshape(shape), dim=-1)
 };
 // X: 3-D scores; valid_lens: none, 1-D (one per X.shape[0]) or 2-D (one per row of X.shape[0] x shape[1]).
-Tensor masked_softmax(const Tensor& X, const std::optional<Tensor>& valid_lens, MaskedSoftmaxTrace* trace = nullptr);
+Tensor masked_softmax(const Tensor& X, const std::optional<Tensor>& valid_lens, MaskedSoftmaxTrace* trace = nullptr,
+                      const Variant& v = {});
+// t.repeat(repeats) of a 1-D tensor: the whole tensor `repeats` times (not each element, as repeat_interleave).
+Tensor repeat(const Tensor& t, int64_t repeats);
 
 // Each step of transpose_qkv / transpose_output.
 struct SplitTrace {
@@ -60,12 +65,14 @@ struct DotProductAttentionTrace {
   Tensor attention_weights;  // self.attention_weights
   Tensor dropped;            // self.dropout(self.attention_weights) (the same tensor in eval mode)
   Tensor output;             // (b * h, nq, head_dim)
+  Steps steps;               // in compute order (scores, changed in place by masked_softmax, ...)
 };
 
 struct DotProductAttention {
   double dropout = 0.0;  // nn.Dropout(dropout), active only in training mode
   Tensor forward(const Tensor& queries, const Tensor& keys, const Tensor& values, const std::optional<Tensor>& valid_lens,
-                 bool training, Generator& gen, BernoulliPath path, DotProductAttentionTrace* trace = nullptr) const;
+                 bool training, Generator& gen, BernoulliPath path, DotProductAttentionTrace* trace = nullptr,
+                 const Variant& v = {}) const;
 };
 
 struct MultiHeadAttentionTrace {
@@ -76,6 +83,7 @@ struct MultiHeadAttentionTrace {
   SplitTrace output_split;       // the steps of transpose_output(output)
   Tensor output_concat;          // (b, nq, num_hiddens)
   Tensor result;                 // self.W_o(output_concat)
+  Steps steps;                   // in compute order, in d2l's names
 };
 
 struct MultiHeadAttention {
@@ -87,9 +95,11 @@ struct MultiHeadAttention {
   // d2l's constructor order: DotProductAttention (no parameters), then W_q, W_k, W_v, W_o, all with
   // `bias`. Throws std::invalid_argument when num_hiddens is not divisible by num_heads.
   static MultiHeadAttention init(Generator& gen, int64_t key_size, int64_t query_size, int64_t value_size,
-                                 int64_t num_hiddens, int64_t num_heads, double dropout, bool bias = false);
+                                 int64_t num_hiddens, int64_t num_heads, double dropout, bool bias = false,
+                                 const Variant& v = {});
   Tensor forward(const Tensor& queries, const Tensor& keys, const Tensor& values, const std::optional<Tensor>& valid_lens,
-                 Generator& gen, BernoulliPath path, MultiHeadAttentionTrace* trace = nullptr) const;
+                 Generator& gen, BernoulliPath path, MultiHeadAttentionTrace* trace = nullptr,
+                 const Variant& v = {}) const;
   std::string repr() const;  // print(attention), as nn.Module prints it
 };
 

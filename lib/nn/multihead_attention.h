@@ -4,6 +4,8 @@
 #include "nn/linear.h"
 #include "core/random_ops.h"
 #include "core/tensor.h"
+#include "core/steps.h"
+#include "nn/variant.h"
 
 namespace attn {
 
@@ -21,6 +23,7 @@ struct MultiHeadAttentionTrace {
   Tensor context_contiguous;                             // .contiguous()
   Tensor context_merged;                                 // .view(b, T, d_out)
   Tensor context_vec;                                    // out_proj(...)
+  Steps steps;                                           // in compute order, under the book's names
 };
 
 struct MultiHeadAttention {
@@ -29,11 +32,12 @@ struct MultiHeadAttention {
   double dropout = 0.0;
   Tensor mask;  // buffer: triu(ones(context_length, context_length), diagonal=1)
 
-  // W_query, W_key, W_value (bias = qkv_bias), then out_proj = Linear(d_out, d_out) with bias.
-  // Throws std::invalid_argument when d_out is not divisible by num_heads (the book's assert).
+  // W_query, W_key, W_value (bias = qkv_bias), then out_proj = Linear(d_out, d_out) with bias (or in
+  // the variant's linear_order). Throws std::invalid_argument when d_out is not divisible by num_heads.
   static MultiHeadAttention init(Generator& gen, int64_t d_in, int64_t d_out, int64_t context_length, double dropout,
-                                 int64_t num_heads, bool qkv_bias);
-  Tensor forward(const Tensor& x, Generator& gen, BernoulliPath path, MultiHeadAttentionTrace* trace = nullptr) const;
+                                 int64_t num_heads, bool qkv_bias, const Variant& v = {});
+  Tensor forward(const Tensor& x, Generator& gen, BernoulliPath path, MultiHeadAttentionTrace* trace = nullptr,
+                 const Variant& v = {}) const;
   int64_t parameter_count() const;
 };
 

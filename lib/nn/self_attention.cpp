@@ -5,48 +5,61 @@
 #include "core/ops_math.h"
 #include "core/ops_shape.h"
 #include "core/random_ops.h"
+#include "nn/attention_steps.h"
 
 namespace attn {
 
 double sqrt_d_k(int64_t d_k) { return std::pow(static_cast<double>(d_k), 0.5); }
 
-SelfAttentionV1 SelfAttentionV1::init(Generator& gen, int64_t d_in, int64_t d_out) {
-  auto param = [&] {
+namespace {
+
+// Both classes' forward from the projections on: the book's lines of listings 3.1 and 3.2.
+Tensor attend(const Tensor& x, const Tensor& keys, const Tensor& queries, const Tensor& values, const Variant& v,
+              const char* keys_code, const char* queries_code, const char* values_code, SelfAttentionTrace* trace) {
+  SelfAttentionTrace t;
+  t.keys = keys;
+  t.steps.bind("keys", keys_code, keys);
+  t.queries = queries;
+  t.steps.bind("queries", queries_code, queries);
+  t.values = values;
+  t.steps.bind("values", values_code, values);
+  t.attn_scores = t.steps.bind("attn_scores", "attn_scores = queries @ keys.T", matmul(queries, T(keys)));  // omega
+  const int64_t d_k = keys.size(-1);
+  t.attn_weights = t.steps.bind("attn_weights", "attn_weights = torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=-1)", variant_softmax(scale_scores(t.attn_scores, sqrt_d_k(d_k), {d_k, x.size(-1), d_k}, v), -1, v));
+  t.context_vec = t.steps.bind("context_vec", "context_vec = attn_weights @ values", matmul(t.attn_weights, values));
+  Tensor out = t.context_vec;
+  if (trace) *trace = std::move(t);
+  return out;
+}
+
+}  // namespace
+
+SelfAttentionV1 SelfAttentionV1::init(Generator& gen, int64_t d_in, int64_t d_out, const Variant& v) {
+  SelfAttentionV1 m;
+  Tensor* created[] = {&m.W_query, &m.W_key, &m.W_value};
+  for (int i : creation_order(v, 3)) {
     Tensor p({d_in, d_out}, rand_values(gen, d_in * d_out));
     p.set_parameter(true).set_requires_grad(true);
-    return p;
-  };
-  SelfAttentionV1 m;
-  m.W_query = param();
-  m.W_key = param();
-  m.W_value = param();
+    *created[i] = p;
+  }
   return m;
 }
 
-Tensor SelfAttentionV1::forward(const Tensor& x) const {
-  Tensor keys = matmul(x, W_key);
-  Tensor queries = matmul(x, W_query);
-  Tensor values = matmul(x, W_value);
-  Tensor attn_scores = matmul(queries, T(keys));  // omega
-  Tensor attn_weights = softmax(div(attn_scores, sqrt_d_k(keys.size(-1))), -1);
-  return matmul(attn_weights, values);
+Tensor SelfAttentionV1::forward(const Tensor& x, SelfAttentionTrace* trace, const Variant& v) const {
+  return attend(x, matmul(x, W_key), matmul(x, W_query), matmul(x, W_value), v, "keys = x @ self.W_key",
+                "queries = x @ self.W_query", "values = x @ self.W_value", trace);
 }
 
-SelfAttentionV2 SelfAttentionV2::init(Generator& gen, int64_t d_in, int64_t d_out, bool qkv_bias) {
+SelfAttentionV2 SelfAttentionV2::init(Generator& gen, int64_t d_in, int64_t d_out, bool qkv_bias, const Variant& v) {
   SelfAttentionV2 m;
-  m.W_query = Linear::init(gen, d_in, d_out, qkv_bias);
-  m.W_key = Linear::init(gen, d_in, d_out, qkv_bias);
-  m.W_value = Linear::init(gen, d_in, d_out, qkv_bias);
+  Linear* created[] = {&m.W_query, &m.W_key, &m.W_value};
+  for (int i : creation_order(v, 3)) *created[i] = Linear::init(gen, d_in, d_out, qkv_bias);
   return m;
 }
 
-Tensor SelfAttentionV2::forward(const Tensor& x) const {
-  Tensor keys = W_key(x);
-  Tensor queries = W_query(x);
-  Tensor values = W_value(x);
-  Tensor attn_scores = matmul(queries, T(keys));
-  Tensor attn_weights = softmax(div(attn_scores, sqrt_d_k(keys.size(-1))), -1);
-  return matmul(attn_weights, values);
+Tensor SelfAttentionV2::forward(const Tensor& x, SelfAttentionTrace* trace, const Variant& v) const {
+  return attend(x, W_key(x), W_query(x), W_value(x), v, "keys = self.W_key(x)", "queries = self.W_query(x)",
+                "values = self.W_value(x)", trace);
 }
 
 }  // namespace attn

@@ -92,8 +92,48 @@ void Notebook::show(const std::string& label, const std::string& name, const Ten
 
 void Notebook::print(const std::string& text) { items_.push_back({NotebookItem::Kind::Output, text, cell_}); }
 
+namespace {
+
+bool same_tensor(const Tensor& a, const Tensor& b) {
+  if (a.shape() != b.shape()) return false;
+  const std::vector<float> x = a.values(), y = b.values();
+  for (size_t i = 0; i < x.size(); ++i)
+    if (!(x[i] == y[i] || (x[i] != x[i] && y[i] != y[i]))) return false;
+  return true;
+}
+
+}  // namespace
+
 void Notebook::record(const std::string& name, const Tensor& t) {
   tensors_.push_back({name, cell_, code_for(name), t});
+  for (size_t i = 0; i < timeline_.size(); ++i) {
+    if (!timeline_[i].traced || timeline_[i].name != name || !same_tensor(timeline_[i].tensor, t)) continue;
+    // A traced step shown here, with the steps right after it that leave the name's value as it is.
+    for (size_t j = i; j < timeline_.size(); ++j) {
+      Binding& b = timeline_[j];
+      if (b.name != name) continue;
+      if (!b.traced || !same_tensor(b.tensor, t)) break;
+      b.traced = false;
+      b.cell = cell_;
+    }
+    return;
+  }
+  for (auto b = timeline_.rbegin(); b != timeline_.rend(); ++b)
+    if (b->name == name) {
+      if (same_tensor(b->tensor, t)) return;  // its current value again
+      break;
+    }
+  timeline_.push_back({name, cell_, code_for(name), t, false, false});
+}
+
+void Notebook::trace(const Steps& steps) {
+  for (const Step& s : steps.list) timeline_.push_back({s.name, cell_, s.code, s.value, s.in_place, true});
+}
+
+std::string Notebook::cell_code(int n) const {
+  for (const NotebookItem& item : items_)
+    if (item.kind == NotebookItem::Kind::Code && item.cell == n) return item.text;
+  return "";
 }
 
 void Notebook::note(const std::string& key, std::vector<Prose> args) {
@@ -136,6 +176,10 @@ void Notebook::append(const Notebook& other) {
   for (NamedTensor t : other.tensors_) {
     t.cell += base;
     tensors_.push_back(t);
+  }
+  for (Binding b : other.timeline_) {
+    b.cell += base;
+    timeline_.push_back(b);
   }
   for (int c : other.noted_cells_) noted_cells_.push_back(c + base);
   for (int c : other.explained_cells_) explained_cells_.push_back(c + base);

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/steps.h"
 #include "core/tensor.h"
 #include "notebook/prose.h"
 
@@ -16,6 +17,17 @@ struct NamedTensor {
   int cell = 0;      // In [n]
   std::string code;  // the line that produced it
   Tensor tensor;
+};
+
+// One value a name takes in the lesson's program, in compute order: a binding (`x = ...`) or an
+// in-place change of the object the name holds (`x.masked_fill_(...)`).
+struct Binding {
+  std::string name;
+  int cell = 0;          // the cell that shows it (else the cell that computes it)
+  std::string code;      // the line that gives the value
+  Tensor tensor;
+  bool in_place = false;
+  bool traced = false;   // from a forward's steps, not yet claimed by a show() or record()
 };
 
 struct NotebookItem {
@@ -47,6 +59,9 @@ class Notebook {
   void show(const std::string& label, const std::string& name, const Tensor& t);
   void print(const std::string& text);  // any other line the code prints
   void record(const std::string& name, const Tensor& t);  // JSON only
+  // The steps of a forward the cell runs, in compute order. A later show() or record() of one of
+  // these values places it in its own cell.
+  void trace(const Steps& steps);
   // The annotation of the cell: a key of the lesson's text table and the values it quotes.
   void note(const std::string& key, std::vector<Prose> args = {});
   // The longer explanation of the cell (rendered with --explain only).
@@ -63,6 +78,11 @@ class Notebook {
   const std::vector<std::string>& tokens() const { return tokens_; }
   const std::vector<NotebookItem>& items() const { return items_; }
   const std::vector<NamedTensor>& tensors() const { return tensors_; }
+  // Every value each name takes, in compute order (show, record and trace; a re-show of a name's
+  // current value adds nothing).
+  const std::vector<Binding>& timeline() const { return timeline_; }
+  // The code of cell `n` (In [n]), its lines joined with newlines.
+  std::string cell_code(int n) const;
   // Appends another notebook's items and tensors (for `all`), renumbering its cells.
   void append(const Notebook& other);
 
@@ -76,6 +96,7 @@ class Notebook {
   std::vector<std::string> tokens_;
   std::vector<NotebookItem> items_;
   std::vector<NamedTensor> tensors_;
+  std::vector<Binding> timeline_;
   std::vector<std::string> cell_code_;
   int cell_ = 0;
   const TextTable* text_ = nullptr;

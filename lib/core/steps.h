@@ -1,0 +1,34 @@
+#pragma once
+// The values a forward gives its names, in the order it computes them: each binding (`x = ...`) and each
+// in-place change (`x.masked_fill_(...)`), with the book's line. Lessons hand them to their notebook, and
+// `attn-tutor check` compares a learner's tensor with the value its name has at the learner's point.
+#include <string>
+#include <vector>
+
+#include "core/tensor.h"
+
+namespace attn {
+
+struct Step {
+  std::string name;
+  std::string code;  // the line that gives the value
+  Tensor value;
+  bool in_place = false;
+};
+
+struct Steps {
+  std::vector<Step> list;
+  // `name = ...` gave t; returns t.
+  Tensor bind(const std::string& name, const std::string& code, const Tensor& t) {
+    list.push_back({name, code, t, false});
+    return t;
+  }
+  // `name` changed in place to t; returns t.
+  Tensor modify(const std::string& name, const std::string& code, const Tensor& t) {
+    list.push_back({name, code, t, true});
+    return t;
+  }
+  void append(const Steps& other) { list.insert(list.end(), other.list.begin(), other.list.end()); }
+};
+
+}  // namespace attn

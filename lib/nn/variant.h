@@ -1,0 +1,49 @@
+#pragma once
+// A variation of one step of the chapter's modules: the mistakes learners make, as switches of the one
+// forward each module has. The default is the book's code, bit for bit; `attn-tutor check` runs the
+// lessons with one switch set to see whether a known mistake gives a learner's numbers.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/tensor.h"
+
+namespace attn {
+
+struct Variant {
+  // __init__: the order the projections are created in, as indices of (W_query, W_key, W_value, out_proj)
+  // (the course's and d2l's: Wq, Wk, Wv, W_o); empty: the book's.
+  std::vector<int> linear_order;
+  // The scores' divisor: the book's (keys.shape[-1]**0.5), none, d_k itself, sqrt(d_in) of the input,
+  // or sqrt of the whole projection width (d_out, d_model) instead of one head's.
+  enum class Scale { Book, None, Dk, SqrtDin, SqrtWidth };
+  Scale scale = Scale::Book;
+  std::optional<int64_t> softmax_dim;  // softmax over this dim instead of the last (when it is not the last)
+  // The causal mask: the book's triu(diagonal=1); triu without diagonal=1; tril (the lower triangle filled);
+  // zeroing after softmax without renormalising; masked_fill's result dropped (no mask at all).
+  enum class Mask { Book, NoDiagonal, Tril, AfterSoftmax, Discarded };
+  Mask mask = Mask::Book;
+  // nn.Dropout on the scores (before or after the mask) instead of on the weights.
+  enum class DropoutOn { Weights, ScoresBeforeMask, ScoresAfterMask };
+  DropoutOn dropout_on = DropoutOn::Weights;
+  bool eval = false;                // module.eval() where the lesson trains: nn.Dropout is the identity
+  bool functional_dropout = false;  // F.dropout(x, p) with training left True: drops even in eval()
+  bool rand_mask = false;           // a hand-written dropout: (torch.rand(x.shape) > p) instead of nn.Dropout's draws
+  bool dropout_by_p = false;        // survivors * 1/p instead of 1/(1-p)
+  bool split_without_transpose = false;  // mha: x.view(b, num_heads, T, head_dim) straight away
+  bool merge_without_transpose = false;  // mha: (w @ v).contiguous().view(b, T, d_out), heads not moved back
+  bool no_out_proj = false;              // mha: out_proj never applied
+  std::vector<int> head_order;           // wrapper: torch.cat of the heads in this order (empty: list order)
+  std::optional<Tensor> stale_scores;    // every head masks and softmaxes this global instead of its own scores
+  bool repeat_heads = false;             // d2l: valid_lens.repeat(num_heads) instead of repeat_interleave
+  bool repeat_rows = false;              // d2l masked_softmax: valid_lens.repeat(shape[1]) likewise
+  // Lesson cells: the dropout cells' torch.manual_seed before dropout(attn_weights) (1) and before its
+  // .sum(dim=-1) (2) left out, as a bit set.
+  int missing_dropout_reseeds = 0;
+};
+
+// The order `n` projections are created in under `v` (0, 1, ..., n-1 for the book).
+std::vector<int> creation_order(const Variant& v, int n);
+
+}  // namespace attn
