@@ -1,13 +1,9 @@
 #include "nn/multihead_attention.h"
 
-#include <limits>
 #include <stdexcept>
 
 #include "nn/causal_attention.h"
-#include "core/dropout.h"
-#include "core/ops_math.h"
 #include "core/ops_shape.h"
-#include "nn/self_attention.h"
 
 namespace attn {
 
@@ -44,18 +40,9 @@ Tensor MultiHeadAttention::forward(const Tensor& x, Generator& gen, BernoulliPat
   t.keys_heads = transpose(t.keys_view, 1, 2);
   t.queries_heads = transpose(t.queries_view, 1, 2);
   t.values_heads = transpose(t.values_view, 1, 2);
-  // (b, num_heads, T, head_dim) @ (b, num_heads, head_dim, T) -> (b, num_heads, T, T)
-  t.attn_scores = matmul(t.queries_heads, transpose(t.keys_heads, 2, 3));
-  t.mask_bool = causal_mask_bool(mask, num_tokens);
-  t.masked_scores = masked_fill(t.attn_scores, t.mask_bool, -std::numeric_limits<float>::infinity());
-  t.attn_weights = softmax(div(t.masked_scores, sqrt_d_k(t.keys_heads.size(-1))), -1);
-  t.dropped_weights = attn::dropout(t.attn_weights, dropout, gen, path);
-  // (b, num_heads, T, head_dim) -> (b, T, num_heads, head_dim)
-  t.context_heads = matmul(t.dropped_weights, t.values_heads);
-  t.context_transposed = transpose(t.context_heads, 1, 2);
-  t.context_contiguous = contiguous(t.context_transposed);
-  t.context_merged = view(t.context_contiguous, {b, num_tokens, d_out});  // (b, T, d_out)
-  t.context_vec = out_proj(t.context_merged);
+  // scores, causal mask, softmax, dropout, @ values, heads merged, out_proj
+  attend_heads(t.queries_heads, t.keys_heads, t.values_heads, causal_mask_bool(mask, num_tokens), dropout, gen, path,
+               out_proj, t);
   Tensor out = t.context_vec;
   if (trace) *trace = std::move(t);
   return out;

@@ -1,26 +1,18 @@
 #pragma once
 // Listing 3.5 MultiHeadAttention: one projection for all heads, split by view + transpose.
 #include "core/generator.h"
+#include "nn/attention_core.h"
 #include "nn/linear.h"
 #include "core/random_ops.h"
 #include "core/tensor.h"
 
 namespace attn {
 
-struct MultiHeadAttentionTrace {
+// The heads part (scores ... out_proj) is nn/attention_core.h's, with T queries and T keys.
+struct MultiHeadAttentionTrace : HeadsAttentionTrace {
   Tensor keys, queries, values;                          // (b, T, d_out)
   Tensor keys_view, queries_view, values_view;           // (b, T, num_heads, head_dim)
   Tensor keys_heads, queries_heads, values_heads;        // (b, num_heads, T, head_dim)
-  Tensor attn_scores;                                    // (b, num_heads, T, T) before masking
-  Tensor mask_bool;                                      // (T, T)
-  Tensor masked_scores;                                  // after masked_fill_ with -inf
-  Tensor attn_weights;                                   // softmax, before dropout
-  Tensor dropped_weights;                                // after dropout
-  Tensor context_heads;                                  // attn_weights @ values: (b, num_heads, T, head_dim)
-  Tensor context_transposed;                             // (b, T, num_heads, head_dim), not contiguous
-  Tensor context_contiguous;                             // .contiguous()
-  Tensor context_merged;                                 // .view(b, T, d_out)
-  Tensor context_vec;                                    // out_proj(...)
 };
 
 struct MultiHeadAttention {
