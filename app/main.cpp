@@ -105,11 +105,27 @@ int run_check(const std::string& path, const std::string& color) {
   return report.ok() ? 0 : 1;
 }
 
+// The lessons after the chapter: the book's bonus material (rasbt/LLMs-from-scratch ch04/03-06).
+std::string after_chapter_list() {
+  std::string lines;
+  for (const LessonInfo& l : lessons()) {
+    if (!l.after_chapter()) continue;
+    char line[256];
+    std::snprintf(line, sizeof line, "  %-14s %-16s %s\n", l.name.c_str(), l.sections.front().c_str(),
+                  l.title(help_language()).c_str());
+    lines += line;
+  }
+  if (lines.empty()) return "";
+  return tr("\nAfter the chapter (the book's bonus material, ch04 of rasbt/LLMs-from-scratch):\n",
+            "\n本章之后（本书的附加材料，rasbt/LLMs-from-scratch 的 ch04）：\n") + lines;
+}
+
 std::string lesson_list() {
   std::string out = "attn-tutor " ATTN_TUTOR_VERSION +
                     tr(": Chapter 3 of \"Build a Large Language Model (From Scratch)\", cell by cell.\n\nLessons:\n",
                        "：逐个单元格重现《从零构建大模型》第 3 章。\n\n课程：\n");
   for (const LessonInfo& l : lessons()) {
+    if (l.after_chapter()) continue;  // listed below, after the commands
     std::string sections;
     for (const std::string& s : l.sections) sections += (sections.empty() ? "" : ", ") + s;
     char line[256];
@@ -126,6 +142,7 @@ std::string lesson_list() {
             "  check FILE     将你自己的 PyTorch 张量（tools/export_pytorch.py 导出）与课程逐一比对\n");
   out += tr("  bench          time the wrapper, MultiHeadAttention, fused qkv and flash attention at GPT-2 size\n",
             "  bench          在 GPT-2 规模上为封装类、MultiHeadAttention、合并 qkv 和 flash 注意力计时\n");
+  out += after_chapter_list();
   out += tr("\nRun 'attn-tutor LESSON' to replay one, 'attn-tutor LESSON --help' for its options.\n",
             "\n运行 'attn-tutor 课程名' 重现一节，'attn-tutor 课程名 --help' 查看其选项。\n");
   return out;
@@ -159,7 +176,10 @@ int main(int argc, char** argv) {
     const bool book = sections.rfind("3.", 0) == 0;
     CLI::App* sub = app.add_subcommand(
         lesson.name,
-        book ? tr("Replays \u00a7" + sections + " of the book: " + lesson.summary(Lang::En),
+        lesson.after_chapter()
+            ? tr("Replays the book's bonus material " + sections + " (after the chapter): " + lesson.summary(Lang::En),
+                 "重现本书的附加材料 " + sections + "（本章之后）：" + lesson.summary(Lang::Zh))
+        : book ? tr("Replays \u00a7" + sections + " of the book: " + lesson.summary(Lang::En),
                   "重现本书第 " + sections + " 节：" + lesson.summary(Lang::Zh))
              : tr("Replays shared/seeds/" + sections + "_*, beside the book: " + lesson.summary(Lang::En),
                   "重现 shared/seeds/" + sections + "_*（本书之外）：" + lesson.summary(Lang::Zh)));

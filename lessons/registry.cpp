@@ -13,6 +13,7 @@ Notebook wrapper_lesson(const LessonOptions& opt);  // lessons/wrapper/
 Notebook mha_lesson(const LessonOptions& opt);  // lessons/mha/
 Notebook course_mha_lesson(const LessonOptions& opt);  // lessons/course-mha/
 Notebook d2l_mha_lesson(const LessonOptions& opt);  // lessons/d2l-mha/
+Notebook kv_cache_lesson(const LessonOptions& opt);  // lessons/kv-cache/
 
 const std::vector<LessonInfo>& lessons() {
   static const std::vector<LessonInfo> all = {
@@ -26,6 +27,8 @@ const std::vector<LessonInfo>& lessons() {
       {"mha", {"3.6.2"}, {"--num-heads", "--dropout", "--context-length", "--bernoulli", "--gpt2"}, mha_lesson},
       {"course-mha", {"002"}, {"--num-heads", "--dropout", "--context-length", "--bernoulli", "--preset", "--d-model"}, course_mha_lesson},
       {"d2l-mha", {"004"}, {"--num-heads", "--dropout", "--bernoulli", "--num-hiddens", "--valid-lens"}, d2l_mha_lesson},
+      // After the chapter: the book's bonus material (rasbt/LLMs-from-scratch ch04), listed apart, not in `all`.
+      {"kv-cache", {"ch04/03_kv-cache"}, {"--num-heads", "--context-length"}, kv_cache_lesson},
   };
   return all;
 }

@@ -1,0 +1,74 @@
+#include "lessons/common/bonus_cells.h"
+
+#include <cmath>
+
+#include "core/ops_shape.h"
+#include "core/print.h"
+#include "core/tensor_print.h"
+#include "core/usage_error.h"
+#include "lessons/lesson_text.h"
+
+namespace attn {
+
+LessonOptions bonus_options(const LessonOptions& opt, int64_t d_out, int64_t num_heads) {
+  LessonOptions o = opt;
+  o.d_out = opt.d_out_or(d_out);
+  o.d_out_given = true;
+  o.num_heads = opt.heads_or(num_heads);
+  if (o.d_out % *o.num_heads != 0)
+    throw UsageError("d_out (" + std::to_string(o.d_out) + ") must be divisible by num_heads (" +
+                     std::to_string(*o.num_heads) + "), as the class's assert says: each head gets d_out / num_heads "
+                     "features; choose --d-out as a multiple of --num-heads");
+  return o;
+}
+
+Tensor bonus_inputs_cell(Notebook& nb, const LessonOptions& opt) {
+  std::vector<std::string> code = inputs_code(opt);
+  code.insert(code.end(), {"torch.set_grad_enabled(False)  # inference only, as when generating text",
+                           "x = inputs.unsqueeze(0)  # a batch of one text", "print(x.shape)"});
+  nb.cell(code);
+  const Tensor& e = opt.inputs.embeddings;
+  Tensor x = view(e, {1, e.size(0), e.size(1)});
+  nb.record("x", x);
+  nb.print(repr_size(x.shape()));
+  nb.note("bonus.inputs.note", {shape_text(x.shape()), std::to_string(e.size(0))});
+  nb.explain("bonus.inputs.explain");
+  return x;
+}
+
+Tensor max_abs_diff(const Tensor& a, const Tensor& b) {
+  const std::vector<float> x = a.values(), y = b.values();
+  float m = 0.0f;
+  for (size_t i = 0; i < x.size(); ++i) m = std::max(m, std::fabs(x[i] - y[i]));
+  return Tensor({}, {m});
+}
+
+void show_scalar(Notebook& nb, const std::string& name, const Tensor& t) {
+  nb.print(repr(t));
+  nb.record(name, t);
+}
+
+std::string shape_tuple(const Tensor& t) { return shape_text(t.shape()); }
+
+void cached_steps_cell(Notebook& nb, const std::string& module, const std::string& cache_name, const Tensor& x,
+                       const Tensor& full, const CachedStep& step) {
+  nb.cell({module + ".reset_cache()", "for i in range(x.shape[1]):",
+           "    out = " + module + "(x[:, i:i+1, :], use_cache=True)",
+           "    print(i, tuple(" + cache_name + ".shape), (out - full[:, i:i+1, :]).abs().max().item())"});
+  float worst = 0.0f;
+  std::string first_shape, last_shape;
+  for (int64_t i = 0; i < x.size(1); ++i) {
+    const auto [out, cache] = step(token_slice(x, i, 1));
+    nb.record("out", out);
+    nb.record(cache_name, cache);
+    const float diff = max_abs_diff(out, token_slice(full, i, 1)).item();
+    worst = std::max(worst, diff);
+    nb.print(std::to_string(i) + " " + shape_tuple(cache) + " " + fmt_double(diff));
+    (i == 0 ? first_shape : last_shape) = shape_tuple(cache);
+  }
+  nb.note("bonus.steps.note", {cache_name, first_shape, last_shape.empty() ? first_shape : last_shape,
+                               fmt_double(worst)});
+  nb.explain("bonus.steps.explain", {module});
+}
+
+}  // namespace attn
