@@ -85,6 +85,11 @@ const std::vector<OptionRow>& option_table() {
       {"--gpt2", OptionKind::Flag, "", {}, 0, 0, false,
        "mha: exercise 3.3, a GPT-2-small sized module (768 -> 768, 12 heads, context 1024)",
        "mha：练习 3.3，GPT-2 small 规模的模块（768 -> 768、12 个头、上下文 1024）"},
+      {"--num-kv-groups", OptionKind::Integer, "G", {}, 1, 64, false,
+       "gqa: key/value heads, each shared by num_heads / G query heads (default 2; G = --num-heads is "
+       "multi-head attention, G = 1 multi-query attention); must divide --num-heads",
+       "gqa：键/值头的数量，每个由 num_heads / G 个查询头共享（默认 2；G = --num-heads 即多头注意力，"
+       "G = 1 即多查询注意力）；必须整除 --num-heads"},
       {"--json", OptionKind::Text, "FILE|-", {}, 0, 0, true,
        "Write every intermediate tensor as JSON to FILE (atomically); '-' writes the JSON to stdout "
        "instead of the notebook text",

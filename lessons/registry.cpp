@@ -14,6 +14,7 @@ Notebook mha_lesson(const LessonOptions& opt);  // lessons/mha/
 Notebook course_mha_lesson(const LessonOptions& opt);  // lessons/course-mha/
 Notebook d2l_mha_lesson(const LessonOptions& opt);  // lessons/d2l-mha/
 Notebook kv_cache_lesson(const LessonOptions& opt);  // lessons/kv-cache/
+Notebook gqa_lesson(const LessonOptions& opt);  // lessons/gqa/
 
 const std::vector<LessonInfo>& lessons() {
   static const std::vector<LessonInfo> all = {
@@ -29,6 +30,7 @@ const std::vector<LessonInfo>& lessons() {
       {"d2l-mha", {"004"}, {"--num-heads", "--dropout", "--bernoulli", "--num-hiddens", "--valid-lens"}, d2l_mha_lesson},
       // After the chapter: the book's bonus material (rasbt/LLMs-from-scratch ch04), listed apart, not in `all`.
       {"kv-cache", {"ch04/03_kv-cache"}, {"--num-heads", "--context-length"}, kv_cache_lesson},
+      {"gqa", {"ch04/04_gqa"}, {"--num-heads", "--num-kv-groups"}, gqa_lesson},
   };
   return all;
 }

@@ -61,6 +61,10 @@ TEST_CASE("bonus fixture holds the four lessons") {
 
 TEST_CASE("kv-cache matches PyTorch 1.13 within 1e-6, every step and cache") { check_lesson("kv-cache"); }
 
+TEST_CASE("gqa matches PyTorch 1.13 within 1e-6: weights in the class's order, repeat_interleave, the cache") {
+  check_lesson("gqa");
+}
+
 TEST_CASE("bonus fixture comparison reports a value 2e-6 off and a flipped mask") {
   const json* found = nullptr;
   for (const auto& kase : bonus_fixture().at("cases"))

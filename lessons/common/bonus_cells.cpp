@@ -48,7 +48,18 @@ void show_scalar(Notebook& nb, const std::string& name, const Tensor& t) {
   nb.record(name, t);
 }
 
-std::string shape_tuple(const Tensor& t) { return shape_text(t.shape()); }
+std::string shape_tuple(const Tensor& t) {
+  return t.dim() == 1 ? "(" + std::to_string(t.size(0)) + ",)" : shape_text(t.shape());
+}
+
+void parameter_lines(Notebook& nb, const std::string& module,
+                     const std::vector<std::pair<std::string, const Linear*>>& layers) {
+  for (const auto& [name, layer] : layers) {
+    nb.record(module + "." + name + ".weight", layer->weight);
+    nb.print(name + ".weight " + shape_tuple(layer->weight));
+    if (layer->bias) nb.print(name + ".bias " + shape_tuple(*layer->bias));
+  }
+}
 
 void cached_steps_cell(Notebook& nb, const std::string& module, const std::string& cache_name, const Tensor& x,
                        const Tensor& full, const CachedStep& step) {

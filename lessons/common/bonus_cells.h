@@ -29,7 +29,11 @@ using CachedStep = std::function<std::pair<Tensor, Tensor>(const Tensor& token)>
 void cached_steps_cell(Notebook& nb, const std::string& module, const std::string& cache_name, const Tensor& x,
                        const Tensor& full, const CachedStep& step);
 
-// "(1, 2, 6, 2)" as Python prints tuple(t.shape).
+// "(1, 2, 6, 2)" as Python prints tuple(t.shape) ("(4,)" for one dimension).
 std::string shape_tuple(const Tensor& t);
+// `name weight_shape` lines as `for name, p in m.named_parameters(): print(name, tuple(p.shape))` prints,
+// for the layers in creation order; records each weight as "<module>.<layer>.weight".
+void parameter_lines(Notebook& nb, const std::string& module,
+                     const std::vector<std::pair<std::string, const Linear*>>& layers);
 
 }  // namespace attn
