@@ -90,6 +90,10 @@ const std::vector<OptionRow>& option_table() {
        "multi-head attention, G = 1 multi-query attention); must divide --num-heads",
        "gqa：键/值头的数量，每个由 num_heads / G 个查询头共享（默认 2；G = --num-heads 即多头注意力，"
        "G = 1 即多查询注意力）；必须整除 --num-heads"},
+      {"--latent-dim", OptionKind::Integer, "D", {}, 1, 4096, false,
+       "mla: the latent size that keys and values are compressed to and the cache holds (default 2; the "
+       "class's own default is max(16, d_out // 8))",
+       "mla：键和值被压缩到的潜在维度，也是缓存保存的内容（默认 2；类自身的默认值为 max(16, d_out // 8)）"},
       {"--json", OptionKind::Text, "FILE|-", {}, 0, 0, true,
        "Write every intermediate tensor as JSON to FILE (atomically); '-' writes the JSON to stdout "
        "instead of the notebook text",

@@ -15,6 +15,7 @@ Notebook course_mha_lesson(const LessonOptions& opt);  // lessons/course-mha/
 Notebook d2l_mha_lesson(const LessonOptions& opt);  // lessons/d2l-mha/
 Notebook kv_cache_lesson(const LessonOptions& opt);  // lessons/kv-cache/
 Notebook gqa_lesson(const LessonOptions& opt);  // lessons/gqa/
+Notebook mla_lesson(const LessonOptions& opt);  // lessons/mla/
 
 const std::vector<LessonInfo>& lessons() {
   static const std::vector<LessonInfo> all = {
@@ -31,6 +32,7 @@ const std::vector<LessonInfo>& lessons() {
       // After the chapter: the book's bonus material (rasbt/LLMs-from-scratch ch04), listed apart, not in `all`.
       {"kv-cache", {"ch04/03_kv-cache"}, {"--num-heads", "--context-length"}, kv_cache_lesson},
       {"gqa", {"ch04/04_gqa"}, {"--num-heads", "--num-kv-groups"}, gqa_lesson},
+      {"mla", {"ch04/05_mla"}, {"--num-heads", "--latent-dim"}, mla_lesson},
   };
   return all;
 }

@@ -65,6 +65,10 @@ TEST_CASE("gqa matches PyTorch 1.13 within 1e-6: weights in the class's order, r
   check_lesson("gqa");
 }
 
+TEST_CASE("mla matches PyTorch 1.13 within 1e-6: the latent, the up-projections, the latent cache") {
+  check_lesson("mla");
+}
+
 TEST_CASE("bonus fixture comparison reports a value 2e-6 off and a flipped mask") {
   const json* found = nullptr;
   for (const auto& kase : bonus_fixture().at("cases"))
