@@ -94,6 +94,10 @@ const std::vector<OptionRow>& option_table() {
        "mla: the latent size that keys and values are compressed to and the cache holds (default 2; the "
        "class's own default is max(16, d_out // 8))",
        "mla：键和值被压缩到的潜在维度，也是缓存保存的内容（默认 2；类自身的默认值为 max(16, d_out // 8)）"},
+      {"--window", OptionKind::Integer, "W", {}, 1, 4096, false,
+       "swa: the sliding window, W tokens including the query's own (default 3; W >= the number of tokens "
+       "is plain causal attention)",
+       "swa：滑动窗口大小，W 个词元（含查询自身）（默认 3；W 不小于词元数时即普通因果注意力）"},
       {"--json", OptionKind::Text, "FILE|-", {}, 0, 0, true,
        "Write every intermediate tensor as JSON to FILE (atomically); '-' writes the JSON to stdout "
        "instead of the notebook text",

@@ -16,6 +16,7 @@ Notebook d2l_mha_lesson(const LessonOptions& opt);  // lessons/d2l-mha/
 Notebook kv_cache_lesson(const LessonOptions& opt);  // lessons/kv-cache/
 Notebook gqa_lesson(const LessonOptions& opt);  // lessons/gqa/
 Notebook mla_lesson(const LessonOptions& opt);  // lessons/mla/
+Notebook swa_lesson(const LessonOptions& opt);  // lessons/swa/
 
 const std::vector<LessonInfo>& lessons() {
   static const std::vector<LessonInfo> all = {
@@ -33,6 +34,7 @@ const std::vector<LessonInfo>& lessons() {
       {"kv-cache", {"ch04/03_kv-cache"}, {"--num-heads", "--context-length"}, kv_cache_lesson},
       {"gqa", {"ch04/04_gqa"}, {"--num-heads", "--num-kv-groups"}, gqa_lesson},
       {"mla", {"ch04/05_mla"}, {"--num-heads", "--latent-dim"}, mla_lesson},
+      {"swa", {"ch04/06_swa"}, {"--num-heads", "--window"}, swa_lesson},
   };
   return all;
 }

@@ -69,6 +69,10 @@ TEST_CASE("mla matches PyTorch 1.13 within 1e-6: the latent, the up-projections,
   check_lesson("mla");
 }
 
+TEST_CASE("swa matches PyTorch 1.13 within 1e-6: the band mask, the positions, the bounded cache") {
+  check_lesson("swa");
+}
+
 TEST_CASE("bonus fixture comparison reports a value 2e-6 off and a flipped mask") {
   const json* found = nullptr;
   for (const auto& kase : bonus_fixture().at("cases"))

@@ -312,8 +312,10 @@ def run_swa(c, x, rec):
                                     sliding_window_size=c["window"])
     full = swa(x)
     s = swa.seen
-    for name in ("queries", "keys", "values", "diff", "mask_bool", "masked_scores", "attn_weights", "context_vec"):
-        rec(name, s[name])
+    for name, key in (("queries", "queries"), ("keys", "keys"), ("values", "values"), ("diff", "diff"),
+                      ("mask_bool", "mask_bool"), ("attn_scores", "masked_scores"), ("attn_weights", "attn_weights"),
+                      ("context_vec", "context_vec")):
+        rec(name, s[key])
     rec("full", full)
     torch.manual_seed(c["seed"])
     causal = MultiHeadAttentionWithSWA(x.shape[2], c["d_out"], 0.0, c["num_heads"], qkv_bias=c.get("qkv_bias", False))
