@@ -135,23 +135,27 @@ def case_text(i, case):
 
 # ---- verify's entries and check's correct exports -------------------------------------------------------
 
-REFERENCE = {  # lesson: [(name, occurrence from 1)] printed at the lesson's defaults
-    "kv-cache": [("attn_weights", 1), ("full", 1), ("cache_k", 6), ("out", 6), ("mask_bool", 7), ("rest", 1)],
-    "gqa": [("keys_new", 1), ("keys", 2), ("attn_weights", 1), ("full", 1)],
-    "mla": [("latent", 1), ("keys_all", 1), ("attn_weights", 1), ("full", 1)],
-    "swa": [("mask_bool", 1), ("attn_weights", 1), ("full", 1)],
-}
+REFERENCE = [  # (lesson, name, occurrence from 1, settings, the same as CLI words)
+    ("kv-cache", "attn_weights", 1, {}, "-"), ("kv-cache", "full", 1, {}, "-"), ("kv-cache", "cache_k", 6, {}, "-"),
+    ("kv-cache", "out", 6, {}, "-"), ("kv-cache", "mask_bool", 7, {}, "-"), ("kv-cache", "rest", 1, {}, "-"),
+    ("gqa", "keys_new", 1, {}, "-"), ("gqa", "keys", 2, {}, "-"), ("gqa", "attn_weights", 1, {}, "-"),
+    ("gqa", "full", 1, {}, "-"), ("gqa", "keys", 2, {"num_kv_groups": 1}, "--num-kv-groups 1"),
+    ("mla", "latent", 1, {}, "-"), ("mla", "keys_all", 1, {}, "-"), ("mla", "attn_weights", 1, {}, "-"),
+    ("mla", "full", 1, {}, "-"),
+    ("swa", "mask_bool", 1, {}, "-"), ("swa", "attn_weights", 1, {}, "-"), ("swa", "full", 1, {}, "-"),
+    ("swa", "full", 1, {"window": 6}, "--window 6"),
+]
 SOURCE = {"kv-cache": "ch04/03_kv-cache", "gqa": "ch04/04_gqa", "mla": "ch04/05_mla", "swa": "ch04/06_swa"}
 
 
 def print_reference():
-    for lesson in LESSONS:
-        got = tbn.run_lesson(lesson, {}, tb.BOOK_ROWS)
-        for name, k in REFERENCE[lesson]:
-            t = [v for n, v in got if n == name][k - 1]
-            print("=== %s | %s | - | the book's bonus material, %s (real PyTorch %s, the lesson's defaults)"
-                  % (lesson, name, SOURCE[lesson], torch.__version__))
-            print(t)
+    version = ".".join(torch.__version__.split(".")[:2])
+    for lesson, name, k, c, words in REFERENCE:
+        got = tbn.run_lesson(lesson, c, tb.BOOK_ROWS)
+        t = [v for n, v in got if n == name][k - 1]
+        print("=== %s | %s | %s | the book's bonus material, %s (real PyTorch %s)"
+              % (lesson, name, words, SOURCE[lesson], version))
+        print(t)
 
 
 CORRECT = {  # lesson: (settings, the tensors exported) -- some with the lesson's options
