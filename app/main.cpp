@@ -13,6 +13,7 @@
 
 #include "core/atomic_file.h"
 #include "bench_command.h"
+#include "kv_memory_command.h"
 #include "features/check/check_report.h"
 #include "did_you_mean.h"
 #include "notebook/html_report.h"
@@ -115,7 +116,8 @@ std::string after_chapter_list() {
                   l.title(help_language()).c_str());
     lines += line;
   }
-  if (lines.empty()) return "";
+  lines += tr("  kv-memory      ch04/04-06       KV-cache memory of MHA, GQA, SWA and MLA, by the estimators\n",
+              "  kv-memory      ch04/04-06       用估算脚本计算 MHA、GQA、SWA 和 MLA 的 KV 缓存内存\n");
   return tr("\nAfter the chapter (the book's bonus material, ch04 of rasbt/LLMs-from-scratch):\n",
             "\n本章之后（本书的附加材料，rasbt/LLMs-from-scratch 的 ch04）：\n") + lines;
 }
@@ -212,6 +214,15 @@ int main(int argc, char** argv) {
   BenchCli bench_cli;
   add_bench_options(bench, bench_cli);
 
+  CLI::App* kv_memory = app.add_subcommand(
+      "kv-memory", tr("After the chapter: the bonus material's KV-cache estimators (ch04/04_gqa, 05_mla, 06_swa) for "
+                      "MHA, GQA, SWA with a SWA:full layer ratio, GQA + SWA and MLA, with their conventions; a table "
+                      "and a plot against the context length",
+                      "本章之后：附加材料中的 KV 缓存估算脚本（ch04/04_gqa、05_mla、06_swa），计算 MHA、GQA、按 SWA:完整层比例"
+                      "混合的 SWA、GQA + SWA 和 MLA，沿用脚本的约定；并给出随上下文长度变化的表格和图"));
+  KvMemoryCli kv_memory_cli;
+  add_kv_memory_options(kv_memory, kv_memory_cli);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -238,6 +249,7 @@ int main(int argc, char** argv) {
     if (verify->parsed()) return run_verify(verify_lesson);
     if (check->parsed()) return run_check(check_path, check_color);
     if (bench->parsed()) return run_bench(bench_cli, lang);
+    if (kv_memory->parsed()) return run_kv_memory(kv_memory_cli, lang);
     if (all->parsed()) {
       const LessonOptions opt = to_lesson_options(cli, lang);
       return emit(run_all(opt), cli, opt);
