@@ -29,6 +29,15 @@ using CachedStep = std::function<std::pair<Tensor, Tensor>(const Tensor& token)>
 void cached_steps_cell(Notebook& nb, const std::string& module, const std::string& cache_name, const Tensor& x,
                        const Tensor& full, const CachedStep& step);
 
+// Chapter 3's MultiHeadAttention of the same sizes, for the "against MHA" cells: the line that builds it,
+// its parameter count (three projections with --qkv-bias's bias, out_proj with bias) and the numbers its
+// cache holds per token (keys and values: 2 x d_out).
+struct ChapterMha {
+  std::string code;
+  int64_t parameters = 0, cached_per_token = 0;
+};
+ChapterMha chapter_mha(const LessonOptions& opt);
+
 // "(1, 2, 6, 2)" as Python prints tuple(t.shape) ("(4,)" for one dimension).
 std::string shape_tuple(const Tensor& t);
 // `name weight_shape` lines as `for name, p in m.named_parameters(): print(name, tuple(p.shape))` prints,

@@ -116,13 +116,10 @@ Notebook gqa_lesson(const LessonOptions& given) {
   nb.explain("full.explain");
 
   nb.heading("ch04/04", "heading.cost");
-  const int64_t d_in = opt.d_in(), d = opt.d_out;
-  const int64_t mha_params = 3 * (d_in * d + (opt.qkv_bias ? d : 0)) + d * d + d;
-  nb.cell({"mha = MultiHeadAttention(" + str(d_in) + ", " + str(d) + ", " + str(opt.num_tokens()) + ", 0.0, num_heads=" + hs +
-               (opt.qkv_bias ? ", qkv_bias=True)" : ")") + "  # chapter 3's, to compare",
-           "print(sum(p.numel() for p in gqa.parameters()), sum(p.numel() for p in mha.parameters()))",
+  const ChapterMha mha = chapter_mha(opt);
+  nb.cell({mha.code, "print(sum(p.numel() for p in gqa.parameters()), sum(p.numel() for p in mha.parameters()))",
            "print(2 * gqa.num_kv_groups * gqa.head_dim, 2 * mha.d_out)  # numbers cached per token"});
-  const int64_t gqa_cached = 2 * g * gqa.head_dim, mha_cached = 2 * d;
+  const int64_t gqa_cached = 2 * g * gqa.head_dim, mha_cached = mha.cached_per_token, mha_params = mha.parameters;
   nb.print(str(gqa.parameter_count()) + " " + str(mha_params));
   nb.print(str(gqa_cached) + " " + str(mha_cached));
   nb.note("cost.note", {str(gqa.parameter_count()), str(mha_params), str(gqa_cached), str(mha_cached), gs});

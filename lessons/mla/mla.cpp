@@ -97,11 +97,9 @@ Notebook mla_lesson(const LessonOptions& given) {
   nb.explain("full.explain");
 
   nb.heading("ch04/05", "heading.cost");
-  const int64_t d_in = opt.d_in(), n = opt.d_out, b = opt.qkv_bias ? n : 0;
-  const int64_t mha_params = 3 * (d_in * n + b) + n * n + n, mha_cached = 2 * n;
-  nb.cell({"mha = MultiHeadAttention(" + str(d_in) + ", " + d + ", " + str(opt.num_tokens()) + ", 0.0, num_heads=" +
-               str(mla.num_heads) + (opt.qkv_bias ? ", qkv_bias=True)" : ")") + "  # chapter 3's, to compare",
-           "print(sum(p.numel() for p in mla.parameters()), sum(p.numel() for p in mha.parameters()))",
+  const ChapterMha mha = chapter_mha(opt);
+  const int64_t mha_params = mha.parameters, mha_cached = mha.cached_per_token;
+  nb.cell({mha.code, "print(sum(p.numel() for p in mla.parameters()), sum(p.numel() for p in mha.parameters()))",
            "print(mla.latent_dim, 2 * mha.d_out)  # numbers cached per token"});
   nb.print(str(mla.parameter_count()) + " " + str(mha_params));
   nb.print(L + " " + str(mha_cached));
