@@ -75,7 +75,10 @@ LessonOptions to_lesson_options(const CliOptions& o, Lang env_lang) {
     throw UsageError((!o.given("--inputs") ? std::string("--tokens: ") : "--inputs " + o.text("--inputs") + ": ") +
                      "at most 16 tokens of at most 16 numbers each, so every tensor stays readable; shorten the "
                      "sentence or the embeddings");
-  if (o.given("--d-out")) opt.d_out = integer_value(o, "--d-out");
+  if (o.given("--d-out")) {
+    opt.d_out = integer_value(o, "--d-out");
+    opt.d_out_given = true;
+  }
   opt.qkv_bias = o.given("--qkv-bias");
   opt.init = o.text("--init") == "randn" ? Init::Randn : Init::Rand;
   if (o.given("--num-heads")) {
@@ -110,6 +113,9 @@ LessonOptions to_lesson_options(const CliOptions& o, Lang env_lang) {
       throw UsageError("--context-length " + std::to_string(context_length) + ": at most 4096 here; use a smaller value");
     opt.context_length = context_length;
   }
+  if (o.given("--num-kv-groups")) opt.num_kv_groups = integer_value(o, "--num-kv-groups");
+  if (o.given("--latent-dim")) opt.latent_dim = integer_value(o, "--latent-dim");
+  if (o.given("--window")) opt.window = integer_value(o, "--window");
   opt.bernoulli = o.text("--bernoulli") == "mkl" ? BernoulliPath::Mkl : BernoulliPath::Default;
   opt.no_reseed = o.given("--no-reseed");
   opt.gpt2 = o.given("--gpt2");

@@ -16,6 +16,7 @@
 #include "core/output_file.h"
 #include "core/safe_text.h"
 #include "bench_command.h"
+#include "kv_memory_command.h"
 #include "features/check/check_report.h"
 #include "did_you_mean.h"
 #include "notebook/html_report.h"
@@ -88,13 +89,31 @@ int run_check(const std::string& path, const std::string& color) {
   return report.ok() ? 0 : 1;
 }
 
+// The lessons after the chapter: the book's bonus material (rasbt/LLMs-from-scratch ch04/03-06).
+std::string after_chapter_list() {
+  std::string lines;
+  for (const LessonInfo& l : lessons()) {
+    if (!l.after_chapter()) continue;
+    char line[256];
+    std::snprintf(line, sizeof line, "  %-14s %-16s %s\n", l.name.c_str(), l.sections.front().c_str(),
+                  l.title(help_language()).c_str());
+    lines += line;
+  }
+  lines += tr("  kv-memory      ch04/04-06       KV-cache memory of MHA, GQA, SWA and MLA, by the estimators\n",
+              "  kv-memory      ch04/04-06       用估算脚本计算 MHA、GQA、SWA 和 MLA 的 KV 缓存内存\n");
+  return tr("\nAfter the chapter (the book's bonus material, ch04 of rasbt/LLMs-from-scratch):\n",
+            "\n本章之后（本书的附加材料，rasbt/LLMs-from-scratch 的 ch04）：\n") + lines;
+}
+
 std::string lesson_list() {
   std::string out = "attn-tutor " ATTN_TUTOR_VERSION +
                     tr(": Chapter 3 of \"Build a Large Language Model (From Scratch)\", cell by cell.\n\nLessons:\n",
                        "：逐个单元格重现《从零构建大模型》第 3 章。\n\n课程：\n");
   size_t width = 16;  // the source column: "§3.3.1, 3.3.2", "d2l.ai §11.5"
-  for (const LessonInfo& l : lessons()) width = std::max(width, display_width(l.source(help_language())) + 1);
+  for (const LessonInfo& l : lessons())
+    if (!l.after_chapter()) width = std::max(width, display_width(l.source(help_language())) + 1);
   for (const LessonInfo& l : lessons()) {
+    if (l.after_chapter()) continue;  // listed below, after the commands
     const std::string where = l.source(help_language());
     out += "  " + l.name + std::string(15 - std::min<size_t>(14, l.name.size()), ' ') + where +
            std::string(width - display_width(where), ' ') + " " + l.title(help_language()) + "\n";
@@ -105,6 +124,7 @@ std::string lesson_list() {
             "  check FILE     将你自己的 PyTorch 张量（tools/export_pytorch.py 导出）与课程逐一比对\n");
   out += tr("  bench          time the wrapper, MultiHeadAttention, fused qkv and flash attention at GPT-2 size\n",
             "  bench          在 GPT-2 规模上为封装类、MultiHeadAttention、合并 qkv 和 flash 注意力计时\n");
+  out += after_chapter_list();
   out += tr("\nRun 'attn-tutor LESSON' to replay one, 'attn-tutor LESSON --help' for its options.\n",
             "\n运行 'attn-tutor 课程名' 重现一节，'attn-tutor 课程名 --help' 查看其选项。\n");
   return out;
@@ -136,7 +156,11 @@ int main(int argc, char** argv) {
   for (const LessonInfo& lesson : lessons()) {
     CLI::App* sub = app.add_subcommand(
         lesson.name,
-        lesson.in_chapter()
+        lesson.after_chapter()
+            ? tr("Replays the book's bonus material " + lesson.source(Lang::En) + " (after the chapter): " +
+                     lesson.summary(Lang::En),
+                 "重现本书的附加材料 " + lesson.source(Lang::Zh) + "（本章之后）：" + lesson.summary(Lang::Zh))
+        : lesson.in_chapter()
             ? tr("Replays " + lesson.source(Lang::En) + " of the book: " + lesson.summary(Lang::En),
                  "重现本书第 " + lesson.source(Lang::Zh).substr(2) + " 节：" + lesson.summary(Lang::Zh))
             : tr("Replays " + lesson.source(Lang::En) + ", beside the book: " + lesson.summary(Lang::En),
@@ -170,6 +194,15 @@ int main(int argc, char** argv) {
   BenchCli bench_cli;
   add_bench_options(bench, bench_cli);
 
+  CLI::App* kv_memory = app.add_subcommand(
+      "kv-memory", tr("After the chapter: the bonus material's KV-cache estimators (ch04/04_gqa, 05_mla, 06_swa) for "
+                      "MHA, GQA, SWA with a SWA:full layer ratio, GQA + SWA and MLA, with their conventions; a table "
+                      "and a plot against the context length",
+                      "本章之后：附加材料中的 KV 缓存估算脚本（ch04/04_gqa、05_mla、06_swa），计算 MHA、GQA、按 SWA:完整层比例"
+                      "混合的 SWA、GQA + SWA 和 MLA，沿用脚本的约定；并给出随上下文长度变化的表格和图"));
+  KvMemoryCli kv_memory_cli;
+  add_kv_memory_options(kv_memory, kv_memory_cli);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -201,6 +234,7 @@ int main(int argc, char** argv) {
         throw UsageError(empty_path_message("--json", true));
       return run_bench(bench_cli, lang);
     }
+    if (kv_memory->parsed()) return run_kv_memory(kv_memory_cli, lang);
     const bool exporting = cli.given("--json") || cli.given("--html");
     if (all->parsed()) {
       const LessonOptions opt = require_affordable("all", to_lesson_options(cli, lang), exporting);

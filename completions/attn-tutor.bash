@@ -2,9 +2,11 @@
 _attn_tutor() {
   local cur prev words cword
   _init_completion 2>/dev/null || { cur="${COMP_WORDS[COMP_CWORD]}"; prev="${COMP_WORDS[COMP_CWORD-1]}"; }
-  local lessons="naive-scores softmax trainable causal-mask dropout wrapper mha course-mha d2l-mha all verify check bench"
+  local lessons="naive-scores softmax trainable causal-mask dropout wrapper mha course-mha d2l-mha kv-cache gqa mla swa all verify check
+                 bench kv-memory"
   local options="--seed --inputs --tokens --d-in --d-out --qkv-bias --init --num-heads --dropout --context-length
-                 --bernoulli --no-reseed --gpt2 --preset --d-model --num-hiddens --valid-lens --json --color --help
+                 --bernoulli --no-reseed --gpt2 --preset --d-model --num-hiddens --valid-lens --num-kv-groups --latent-dim --window
+                 --json --color --help
                  --lang --explain --step --heatmap --html"
   case "$prev" in
     --inputs|--json|--html) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -13,11 +15,15 @@ _attn_tutor() {
     --bernoulli) COMPREPLY=($(compgen -W "default mkl" -- "$cur")); return ;;
     --color) COMPREPLY=($(compgen -W "auto always never" -- "$cur")); return ;;
     --preset) COMPREPLY=($(compgen -W "small post" -- "$cur")); return ;;
+    --dtype) COMPREPLY=($(compgen -W "fp32 bf16 fp16 fp8 int8" -- "$cur")); return ;;
   esac
   if [[ $COMP_CWORD -eq 1 ]]; then
     COMPREPLY=($(compgen -W "$lessons --help --version" -- "$cur"))
   elif [[ ${COMP_WORDS[1]} == bench ]]; then
     COMPREPLY=($(compgen -W "--batch --tokens --d-model --num-heads --threads --repeats --seed --json --lang --help" -- "$cur"))
+  elif [[ ${COMP_WORDS[1]} == kv-memory ]]; then
+    COMPREPLY=($(compgen -W "--emb-dim --num-heads --num-layers --context-length --num-kv-groups --batch-size --dtype
+                              --window --swa-ratio --latent-dim --json --lang --help" -- "$cur"))
   elif [[ ${COMP_WORDS[1]} == check ]]; then
     COMPREPLY=($(compgen -f -- "$cur"))
   elif [[ ${COMP_WORDS[1]} == verify ]]; then

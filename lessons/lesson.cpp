@@ -43,6 +43,10 @@ nlohmann::json LessonOptions::config_json() const {
   c["d_model"] = d_model ? nlohmann::json(*d_model) : nlohmann::json(nullptr);
   c["num_hiddens"] = num_hiddens ? nlohmann::json(*num_hiddens) : nlohmann::json(nullptr);
   c["valid_lens"] = valid_lens ? nlohmann::json(*valid_lens) : nlohmann::json(nullptr);
+  // Only the bonus lessons set these (so the chapter lessons' config keeps its keys).
+  if (num_kv_groups) c["num_kv_groups"] = *num_kv_groups;
+  if (latent_dim) c["latent_dim"] = *latent_dim;
+  if (window) c["window"] = *window;
   c["lang"] = lang == Lang::Zh ? "zh" : "en";
   c["explain"] = explain;
   return c;
@@ -96,6 +100,7 @@ std::string LessonInfo::title(Lang lang) const { return lesson_text(name).render
 std::string LessonInfo::summary(Lang lang) const { return lesson_text(name).render(text("lesson.summary"), lang); }
 
 std::string LessonInfo::source(Lang lang) const {
+  if (after_chapter()) return sections.front();  // "ch04/03_kv-cache"
   if (!in_chapter()) return lesson_text(name).render(text("lesson.source"), lang);
   std::string out = "\u00a7";
   for (size_t i = 0; i < sections.size(); ++i) out += (i ? ", " : "") + sections[i];
@@ -103,6 +108,8 @@ std::string LessonInfo::source(Lang lang) const {
 }
 
 bool LessonInfo::in_chapter() const { return sections.front().rfind("3.", 0) == 0; }
+
+bool LessonInfo::after_chapter() const { return sections.front().rfind("ch04/", 0) == 0; }
 
 bool LessonInfo::takes(const OptionRow& row) const {
   return row.common || std::find(options.begin(), options.end(), row.flag) != options.end();

@@ -24,6 +24,7 @@ struct LessonOptions {
   bool custom_inputs = false;
   std::string inputs_source;      // file name, or "book"
   int64_t d_out = 2;
+  bool d_out_given = false;       // --d-out given (the bonus lessons default to their own size otherwise)
   bool qkv_bias = false;
   Init init = Init::Rand;
   std::optional<int64_t> num_heads;  // the lesson's default when absent (book: 2)
@@ -37,12 +38,17 @@ struct LessonOptions {
   std::optional<int64_t> d_model;         // course-mha: model width
   std::optional<int64_t> num_hiddens;     // d2l-mha: model width
   std::optional<std::string> valid_lens;  // d2l-mha: "3,2" (one per sequence) or "[[..],[..]]" (one per query)
+  // After the chapter (the bonus lessons): absent unless given; each lesson writes its default into its config.
+  std::optional<int64_t> num_kv_groups;   // gqa: key/value heads
+  std::optional<int64_t> latent_dim;      // mla: the cached latent's size
+  std::optional<int64_t> window;          // swa: the sliding window
   Lang lang = Lang::En;                   // annotations and titles: English or Chinese (the Chinese edition's terms)
   bool explain = false;                   // the longer explanation of each cell
   Variant variant;                        // not an option: `check` runs the lesson with a learner's mistake
 
   uint64_t seed_or(uint64_t book_seed) const { return seed ? *seed : book_seed; }
   int64_t heads_or(int64_t lesson_default) const { return num_heads ? *num_heads : lesson_default; }
+  int64_t d_out_or(int64_t lesson_default) const { return d_out_given ? d_out : lesson_default; }
   int64_t num_tokens() const { return inputs.embeddings.size(0); }
   int64_t d_in() const { return inputs.embeddings.size(1); }
   int64_t context_length_or_tokens() const { return context_length ? *context_length : num_tokens(); }
@@ -70,6 +76,7 @@ struct LessonInfo {
   std::string summary(Lang lang) const;  // one line for --help
   std::string source(Lang lang) const;   // where it comes from: "§3.5.1", "d2l.ai §11.5"
   bool in_chapter() const;               // a section of chapter 3 (what `all` runs)
+  bool after_chapter() const;            // the book's bonus material after chapter 3 (sections "ch04/...")
   bool takes(const OptionRow& row) const;
 };
 

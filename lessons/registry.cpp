@@ -13,6 +13,10 @@ Notebook wrapper_lesson(const LessonOptions& opt);  // lessons/wrapper/
 Notebook mha_lesson(const LessonOptions& opt);  // lessons/mha/
 Notebook course_mha_lesson(const LessonOptions& opt);  // lessons/course-mha/
 Notebook d2l_mha_lesson(const LessonOptions& opt);  // lessons/d2l-mha/
+Notebook kv_cache_lesson(const LessonOptions& opt);  // lessons/kv-cache/
+Notebook gqa_lesson(const LessonOptions& opt);  // lessons/gqa/
+Notebook mla_lesson(const LessonOptions& opt);  // lessons/mla/
+Notebook swa_lesson(const LessonOptions& opt);  // lessons/swa/
 
 const std::vector<LessonInfo>& lessons() {
   static const std::vector<LessonInfo> all = {
@@ -26,6 +30,11 @@ const std::vector<LessonInfo>& lessons() {
       {"mha", {"3.6.2"}, {"--num-heads", "--dropout", "--context-length", "--bernoulli", "--gpt2"}, mha_lesson},
       {"course-mha", {"course"}, {"--num-heads", "--dropout", "--context-length", "--bernoulli", "--preset", "--d-model"}, course_mha_lesson},
       {"d2l-mha", {"d2l 11.5"}, {"--num-heads", "--dropout", "--bernoulli", "--num-hiddens", "--valid-lens"}, d2l_mha_lesson},
+      // After the chapter: the book's bonus material (rasbt/LLMs-from-scratch ch04), listed apart, not in `all`.
+      {"kv-cache", {"ch04/03_kv-cache"}, {"--num-heads", "--context-length"}, kv_cache_lesson},
+      {"gqa", {"ch04/04_gqa"}, {"--num-heads", "--num-kv-groups"}, gqa_lesson},
+      {"mla", {"ch04/05_mla"}, {"--num-heads", "--latent-dim"}, mla_lesson},
+      {"swa", {"ch04/06_swa"}, {"--num-heads", "--window"}, swa_lesson},
   };
   return all;
 }

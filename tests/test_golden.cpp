@@ -58,3 +58,16 @@ TEST_CASE("golden: a wrong digit in a reference text is caught") {
   CHECK(r.out.find("tensor([0.4306, 1.4551])") != std::string::npos);
   CHECK(r.out.find("tensor([0.4306, 1.4552])") == std::string::npos);
 }
+
+TEST_CASE("golden: verify covers the four lessons after the chapter with real PyTorch's text") {
+  std::map<std::string, int> entries;
+  for (const auto& e : reference()) ++entries[e.lesson];
+  for (const std::string lesson : {"kv-cache", "gqa", "mla", "swa"}) {
+    CAPTURE(lesson);
+    REQUIRE(entries[lesson] >= 3);
+    const CliResult r = run_cli("verify " + lesson);
+    CHECK(r.exit_code == 0);
+    CHECK(r.out.find(std::to_string(entries[lesson]) + " passed, 0 failed") != std::string::npos);
+    CHECK(r.out.find("the book's bonus material, ch04/0") != std::string::npos);
+  }
+}

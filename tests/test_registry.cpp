@@ -82,7 +82,9 @@ TEST_CASE("registry: every lesson has its folder's text in both languages, compl
                   "README.md: add a row | `" << lesson.name << "` | to the lessons table");
     for (const std::string& flag : lesson.options) CHECK_NOTHROW(option_row(flag));
   }
-  for (const std::string command : {"all", "verify", "check", "bench"}) CHECK(contains(words, command));
+  for (const std::string command : {"all", "verify", "check", "bench", "kv-memory"}) CHECK(contains(words, command));
+  CHECK(man_has_row(man, "kv-memory"));
+  CHECK(readme.find("| `kv-memory` |") != std::string::npos);
 }
 
 TEST_CASE("registry: every option has help in both languages, completion, man row and README row") {

@@ -22,7 +22,8 @@ Give the settings you ran with as keyword arguments, with the CLI's names: seed 
 one integer you passed to every torch.manual_seed, when it is not the book's), inputs (your embeddings,
 a tensor or nested list; the book's six when omitted), tokens (their words, a list or a sentence; alone,
 without inputs, they mean the lesson's --tokens embeddings), and any of d_in, d_out, num_heads, dropout,
-context_length, qkv_bias, init, bernoulli, no_reseed, gpt2, preset, d_model, num_hiddens, valid_lens.
+context_length, qkv_bias, init, bernoulli, no_reseed, gpt2, preset, d_model, num_hiddens, valid_lens,
+and for the lessons after the chapter num_kv_groups (gqa), latent_dim (mla) and window (swa).
 
 Standard library and torch only. Writes atomically; path "-" writes to stdout.
 """
@@ -37,7 +38,8 @@ import torch
 
 SCHEMA = "attn-tutor/1"
 CONFIG_KEYS = ("d_in", "d_out", "num_heads", "dropout", "context_length", "qkv_bias", "init", "bernoulli",
-               "no_reseed", "gpt2", "preset", "d_model", "num_hiddens", "valid_lens")
+               "no_reseed", "gpt2", "preset", "d_model", "num_hiddens", "valid_lens", "num_kv_groups", "latent_dim",
+               "window")
 
 
 def _f32(x):

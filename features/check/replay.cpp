@@ -105,7 +105,10 @@ LessonOptions replay_options(const LearnerExport& ex) {
   }
   if (r.given("d_in") && r.ranged("--d-in") != opt.d_in())
     r.fail("d_in", "but the embeddings have " + std::to_string(opt.d_in()) + " numbers per token");
-  if (r.given("d_out")) opt.d_out = r.ranged("--d-out");
+  if (r.given("d_out")) {
+    opt.d_out = r.ranged("--d-out");
+    opt.d_out_given = true;
+  }
   opt.qkv_bias = r.flag("qkv_bias");
   if (r.given("init")) opt.init = r.choice("init", option_row("--init").choices) == "randn" ? Init::Randn : Init::Rand;
   if (r.given("num_heads")) opt.num_heads = r.integer("num_heads", 1, 64);
@@ -126,6 +129,9 @@ LessonOptions replay_options(const LearnerExport& ex) {
   if (r.given("preset")) opt.preset = r.choice("preset", option_row("--preset").choices);
   if (r.given("d_model")) opt.d_model = r.ranged("--d-model");
   if (r.given("num_hiddens")) opt.num_hiddens = r.ranged("--num-hiddens");
+  if (r.given("num_kv_groups")) opt.num_kv_groups = r.ranged("--num-kv-groups");
+  if (r.given("latent_dim")) opt.latent_dim = r.ranged("--latent-dim");
+  if (r.given("window")) opt.window = r.ranged("--window");
   if (r.given("valid_lens")) {
     if (!ex.config["valid_lens"].is_string()) r.fail("valid_lens", "write it as the CLI takes it: \"3,2\" or \"[[1,2],[3,4]]\"");
     opt.valid_lens = ex.config["valid_lens"].get<std::string>();

@@ -187,6 +187,25 @@ Tensor cat(const std::vector<Tensor>& ts, int64_t dim) {
   return result;
 }
 
+Tensor repeat_interleave(const Tensor& t, int64_t repeats, int64_t dim) {
+  dim = wrap_dim(dim, t.dim());
+  if (repeats < 0) throw std::invalid_argument("repeat_interleave: repeats must be non-negative");
+  Shape shape = t.shape();
+  const int64_t n = shape[dim];
+  shape[dim] = n * repeats;
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < dim; ++d) outer *= shape[d];
+  for (int64_t d = dim + 1; d < t.dim(); ++d) inner *= shape[d];
+  const std::vector<float> v = t.values();
+  std::vector<float> out;
+  out.reserve(numel_of(shape));
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t r = 0; r < repeats; ++r)
+        out.insert(out.end(), v.begin() + (o * n + i) * inner, v.begin() + (o * n + i + 1) * inner);
+  return tracked(Tensor(shape, std::move(out), t.dtype()), t, "IndexSelectBackward0");
+}
+
 Tensor stack(const std::vector<Tensor>& ts, int64_t dim) {
   if (ts.empty()) throw std::invalid_argument("stack expects a non-empty list of tensors");
   dim = wrap_dim(dim, ts[0].dim() + 1);

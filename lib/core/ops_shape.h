@@ -21,6 +21,9 @@ Tensor contiguous(const Tensor& t);  // the same tensor if contiguous, else a co
 
 Tensor stack(const std::vector<Tensor>& ts, int64_t dim);  // StackBackward0
 Tensor cat(const std::vector<Tensor>& ts, int64_t dim);    // CatBackward0
+// t.repeat_interleave(repeats, dim): each index of `dim` `repeats` times in a row ([K1, K1, K2, K2]),
+// a copy (IndexSelectBackward0).
+Tensor repeat_interleave(const Tensor& t, int64_t repeats, int64_t dim);
 
 Tensor tril(const Tensor& t, int64_t diagonal = 0);  // keeps j <= i + diagonal
 Tensor triu(const Tensor& t, int64_t diagonal = 0);  // keeps j >= i + diagonal

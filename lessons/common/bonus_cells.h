@@ -1,0 +1,48 @@
+#pragma once
+// Cells the lessons after the chapter share (kv-cache, gqa, mla, swa): the settings they run with, the
+// input cell, max|diff| against the full forward, and the cell that feeds the tokens one at a time.
+#include <functional>
+#include <string>
+
+#include "lessons/lesson.h"
+#include "nn/bonus_attention.h"
+#include "notebook/notebook.h"
+
+namespace attn {
+
+// The options with the lesson's own d_out and head count where the learner gave none, validated
+// (d_out divisible by the heads: UsageError), so that the JSON config says what ran.
+LessonOptions bonus_options(const LessonOptions& opt, int64_t d_out, int64_t num_heads);
+
+// inputs, torch.set_grad_enabled(False) and x = inputs.unsqueeze(0), with its note; returns x (1, T, d_in).
+Tensor bonus_inputs_cell(Notebook& nb, const LessonOptions& opt);
+
+// max|a - b| as the 0-d tensor (a - b).abs().max().
+Tensor max_abs_diff(const Tensor& a, const Tensor& b);
+// print(t) of a 0-d tensor, recorded under `name` (no shape line).
+void show_scalar(Notebook& nb, const std::string& name, const Tensor& t);
+
+// `module`.reset_cache(), then x fed token by token with use_cache=True: one line per token with the
+// cache's shape and max|out - full[:, i:i+1, :]|; records each "out" and the cache (`cache_name`, e.g.
+// "gqa.cache_k"). `step` runs the module on one token and returns its output and the cache's tensor.
+using CachedStep = std::function<std::pair<Tensor, Tensor>(const Tensor& token)>;
+void cached_steps_cell(Notebook& nb, const std::string& module, const std::string& cache_name, const Tensor& x,
+                       const Tensor& full, const CachedStep& step);
+
+// Chapter 3's MultiHeadAttention of the same sizes, for the "against MHA" cells: the line that builds it,
+// its parameter count (three projections with --qkv-bias's bias, out_proj with bias) and the numbers its
+// cache holds per token (keys and values: 2 x d_out).
+struct ChapterMha {
+  std::string code;
+  int64_t parameters = 0, cached_per_token = 0;
+};
+ChapterMha chapter_mha(const LessonOptions& opt);
+
+// "(1, 2, 6, 2)" as Python prints tuple(t.shape) ("(4,)" for one dimension).
+std::string shape_tuple(const Tensor& t);
+// `name weight_shape` lines as `for name, p in m.named_parameters(): print(name, tuple(p.shape))` prints,
+// for the layers in creation order; records each weight as "<module>.<layer>.weight".
+void parameter_lines(Notebook& nb, const std::string& module,
+                     const std::vector<std::pair<std::string, const Linear*>>& layers);
+
+}  // namespace attn

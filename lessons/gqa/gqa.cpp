@@ -1,0 +1,136 @@
+// After the chapter, ch04/04_gqa: grouped-query attention. Keys and values are projected to
+// num_kv_groups heads only and repeat_interleave'd to the query heads; G = num_heads is multi-head
+// attention, G = 1 multi-query attention. Then the parameters and the cache against MultiHeadAttention,
+// and the tokens one at a time through the smaller cache.
+#include "core/ops_shape.h"
+#include "core/print.h"
+#include "core/usage_error.h"
+#include "lessons/common/bonus_cells.h"
+#include "lessons/lesson.h"
+#include "lessons/lesson_text.h"
+
+namespace attn {
+
+namespace {
+
+std::string str(int64_t v) { return std::to_string(v); }
+
+void class_cell(Notebook& nb, const LessonOptions& opt, const GroupedQueryAttention& gqa) {
+  nb.cell({"class GroupedQueryAttention(nn.Module):",
+           "    def __init__(self, d_in, d_out, dropout, num_heads, num_kv_groups, dtype=None, qkv_bias=False):",
+           "        super().__init__()  # asserts: num_heads divides d_out, num_kv_groups divides num_heads",
+           "        self.d_out, self.num_heads, self.head_dim = d_out, num_heads, d_out // num_heads",
+           "        self.W_key = nn.Linear(d_in, num_kv_groups * self.head_dim, bias=qkv_bias)",
+           "        self.W_value = nn.Linear(d_in, num_kv_groups * self.head_dim, bias=qkv_bias)",
+           "        self.num_kv_groups = num_kv_groups",
+           "        self.group_size = num_heads // num_kv_groups",
+           "        self.W_query = nn.Linear(d_in, d_out, bias=qkv_bias)",
+           "        self.out_proj = nn.Linear(d_out, d_out, bias=False)",
+           "        ...  # dropout, and cache_k, cache_v, ptr_current_pos as in the KV cache lesson",
+           "    # forward(x, use_cache=False): the cells below",
+           "",
+           "torch.manual_seed(" + fmt_seed(opt, 123) + ")",
+           "gqa = GroupedQueryAttention(d_in=" + str(opt.d_in()) + ", d_out=" + str(gqa.d_out) + ", dropout=0.0, num_heads=" +
+               str(gqa.num_heads) + ", num_kv_groups=" + str(gqa.num_kv_groups) + (opt.qkv_bias ? ", qkv_bias=True)" : ")"),
+           "for name, p in gqa.named_parameters():", "    print(name, tuple(p.shape))"});
+  parameter_lines(nb, "gqa", {{"W_key", &gqa.W_key}, {"W_value", &gqa.W_value}, {"W_query", &gqa.W_query},
+                              {"out_proj", &gqa.out_proj}});
+  const std::string kv = str(gqa.num_kv_groups * gqa.head_dim);
+  nb.note("class.note", {kv, str(gqa.num_kv_groups), str(gqa.head_dim), str(gqa.d_out)});
+  nb.explain("class.explain", {fmt_seed(opt, 123)});
+  nb.confusion("class.confusion");
+}
+
+}  // namespace
+
+Notebook gqa_lesson(const LessonOptions& given) {
+  LessonOptions opt = bonus_options(given, 8, 4);
+  const int64_t h = *opt.num_heads, g = opt.num_kv_groups.value_or(2);
+  if (h % g != 0) {
+    std::string divisors;
+    for (int64_t d = 1; d <= h; ++d)
+      if (h % d == 0) divisors += (divisors.empty() ? "" : ", ") + str(d);
+    throw UsageError("num_heads (" + str(h) + ") must be divisible by num_kv_groups (" + str(g) + (given.num_kv_groups ? "" : ", the default") +
+                     "), as the class's assert says: each key/value group serves num_heads / num_kv_groups query "
+                     "heads; choose --num-kv-groups from " + divisors);
+  }
+  opt.num_kv_groups = g;
+  Notebook nb = lesson_notebook("gqa", opt);
+  nb.heading("ch04/04", "heading.setup");
+  const Tensor x = bonus_inputs_cell(nb, opt);
+  Generator gen;
+  gen.manual_seed(opt.seed_or(123));
+  GroupedQueryAttention gqa = GroupedQueryAttention::init(gen, opt.d_in(), opt.d_out, 0.0, h, g, opt.qkv_bias);
+  class_cell(nb, opt, gqa);
+  BonusAttentionTrace t;
+  const Tensor full = gqa.forward(x, false, gen, BernoulliPath::Default, &t);
+  const std::string hd = str(gqa.head_dim), gs = str(gqa.group_size), hs = str(h), gstr = str(g);
+
+  nb.heading("ch04/04", "heading.forward");
+  nb.cell({"queries = gqa.W_query(x)", "keys = gqa.W_key(x)", "values = gqa.W_value(x)", "print(keys)", "print(values)"});
+  nb.record("queries", t.queries_proj);
+  nb.show("keys", t.keys_proj);
+  nb.show("values", t.values_proj);
+  nb.note("proj.note", {shape_text(t.queries_proj.shape()), shape_text(t.keys_proj.shape()), gstr, hd});
+  nb.explain("proj.explain");
+
+  nb.cell({"b, num_tokens, _ = x.shape",
+           "queries = queries.view(b, num_tokens, gqa.num_heads, gqa.head_dim).transpose(1, 2)",
+           "keys_new = keys.view(b, num_tokens, gqa.num_kv_groups, gqa.head_dim).transpose(1, 2)",
+           "values_new = values.view(b, num_tokens, gqa.num_kv_groups, gqa.head_dim).transpose(1, 2)",
+           "print(queries.shape, keys_new.shape)", "print(keys_new)"});
+  nb.record("queries", t.queries);
+  nb.print(repr_size(t.queries.shape()) + " " + repr_size(t.keys_new.shape()));
+  nb.show("keys_new", t.keys_new);
+  nb.record("values_new", t.values_new);
+  nb.note("heads.note", {shape_text(t.queries.shape()), shape_text(t.keys_new.shape())});
+  nb.explain("heads.explain", {hs, gstr});
+
+  nb.cell({"keys = keys_new.repeat_interleave(gqa.group_size, dim=1)",
+           "values = values_new.repeat_interleave(gqa.group_size, dim=1)", "print(keys)",
+           "for head in range(gqa.num_heads):", "    print(\"query head\", head, \"reads key/value group\", head // gqa.group_size)"});
+  nb.show("keys", t.keys);
+  nb.record("values", t.values);
+  for (int64_t head = 0; head < h; ++head)
+    nb.print("query head " + str(head) + " reads key/value group " + str(head / gqa.group_size));
+  nb.note(gqa.group_size == 1 ? "repeat.note_mha" : g == 1 ? "repeat.note_mqa" : "repeat.note",
+          {shape_text(t.keys.shape()), gs, gstr, hs});
+  nb.explain("repeat.explain", {gs});
+  nb.confusion("repeat.confusion");
+
+  nb.cell({"attn_scores = queries @ keys.transpose(2, 3)",
+           "mask = torch.arange(num_tokens).unsqueeze(-1) < torch.arange(num_tokens).unsqueeze(0)",
+           "attn_weights = torch.softmax(attn_scores.masked_fill(mask, -torch.inf) / keys.shape[-1]**0.5, dim=-1)",
+           "print(mask)", "print(attn_weights)"});
+  nb.record("attn_scores", t.attn_scores);
+  nb.show("mask", t.mask_bool);
+  nb.show("attn_weights", t.attn_weights);
+  nb.note("weights.note", {shape_text(t.attn_weights.shape()), gs});
+  nb.explain("weights.explain");
+
+  nb.cell({"context_vec = (attn_weights @ values).transpose(1, 2).contiguous().view(b, num_tokens, gqa.d_out)",
+           "full = gqa.out_proj(context_vec)  # = gqa(x)", "print(full)"});
+  nb.record("context_vec", t.context_merged);
+  nb.show("full", full);
+  nb.note("full.note", {shape_text(full.shape())});
+  nb.explain("full.explain");
+
+  nb.heading("ch04/04", "heading.cost");
+  const ChapterMha mha = chapter_mha(opt);
+  nb.cell({mha.code, "print(sum(p.numel() for p in gqa.parameters()), sum(p.numel() for p in mha.parameters()))",
+           "print(2 * gqa.num_kv_groups * gqa.head_dim, 2 * mha.d_out)  # numbers cached per token"});
+  const int64_t gqa_cached = 2 * g * gqa.head_dim, mha_cached = mha.cached_per_token, mha_params = mha.parameters;
+  nb.print(str(gqa.parameter_count()) + " " + str(mha_params));
+  nb.print(str(gqa_cached) + " " + str(mha_cached));
+  nb.note("cost.note", {str(gqa.parameter_count()), str(mha_params), str(gqa_cached), str(mha_cached), gs});
+  nb.explain("cost.explain", {gstr});
+
+  cached_steps_cell(nb, "gqa", "gqa.cache_k", x, full, [&](const Tensor& token) {
+    Generator none;
+    const Tensor out = gqa.forward(token, true, none, BernoulliPath::Default);
+    return std::make_pair(out, *gqa.cache_k);
+  });
+  return nb;
+}
+
+}  // namespace attn

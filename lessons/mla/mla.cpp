@@ -1,0 +1,118 @@
+// After the chapter, ch04/05_mla: multi-head latent attention. Each token is projected down to a latent
+// of latent_dim numbers, the only thing the cache keeps; keys and values are projected back up from it
+// for every cached token at every step. Then the parameters and the cache against MultiHeadAttention.
+#include "core/ops_shape.h"
+#include "core/print.h"
+#include "lessons/common/bonus_cells.h"
+#include "lessons/lesson.h"
+#include "lessons/lesson_text.h"
+
+namespace attn {
+
+namespace {
+
+std::string str(int64_t v) { return std::to_string(v); }
+
+void class_cell(Notebook& nb, const LessonOptions& opt, const MultiHeadLatentAttention& mla) {
+  nb.cell({"class MultiHeadLatentAttention(nn.Module):",
+           "    def __init__(self, d_in, d_out, dropout, num_heads, qkv_bias=False, latent_dim=None):",
+           "        super().__init__()  # assert: num_heads divides d_out",
+           "        self.d_out, self.num_heads, self.head_dim = d_out, num_heads, d_out // num_heads",
+           "        self.latent_dim = latent_dim if latent_dim is not None else max(16, d_out // 8)",
+           "        self.W_query = nn.Linear(d_in, d_out, bias=qkv_bias)",
+           "        self.W_DKV = nn.Linear(d_in, self.latent_dim, bias=qkv_bias)  # down to the latent",
+           "        self.W_UK = nn.Linear(self.latent_dim, d_out, bias=qkv_bias)  # latent -> keys",
+           "        self.W_UV = nn.Linear(self.latent_dim, d_out, bias=qkv_bias)  # latent -> values",
+           "        self.out_proj = nn.Linear(d_out, d_out)",
+           "        ...  # dropout, and cache_c_kv, ptr_current_pos: the cache holds the latents only",
+           "    # forward(x, use_cache=False): the cells below",
+           "",
+           "torch.manual_seed(" + fmt_seed(opt, 123) + ")",
+           "mla = MultiHeadLatentAttention(d_in=" + str(opt.d_in()) + ", d_out=" + str(mla.d_out) +
+               ", dropout=0.0, num_heads=" + str(mla.num_heads) + (opt.qkv_bias ? ", qkv_bias=True" : "") +
+               ", latent_dim=" + str(mla.latent_dim) + ")",
+           "for name, p in mla.named_parameters():", "    print(name, tuple(p.shape))"});
+  parameter_lines(nb, "mla", {{"W_query", &mla.W_query}, {"W_DKV", &mla.W_DKV}, {"W_UK", &mla.W_UK},
+                              {"W_UV", &mla.W_UV}, {"out_proj", &mla.out_proj}});
+  nb.note("class.note", {str(mla.latent_dim), str(mla.d_out)});
+  nb.explain("class.explain", {fmt_seed(opt, 123), str(std::max<int64_t>(16, mla.d_out / 8))});
+}
+
+}  // namespace
+
+Notebook mla_lesson(const LessonOptions& given) {
+  LessonOptions opt = bonus_options(given, 4, 2);
+  opt.latent_dim = given.latent_dim.value_or(2);
+  Notebook nb = lesson_notebook("mla", opt);
+  nb.heading("ch04/05", "heading.setup");
+  const Tensor x = bonus_inputs_cell(nb, opt);
+  Generator gen;
+  gen.manual_seed(opt.seed_or(123));
+  MultiHeadLatentAttention mla =
+      MultiHeadLatentAttention::init(gen, opt.d_in(), opt.d_out, 0.0, *opt.num_heads, opt.qkv_bias, *opt.latent_dim);
+  class_cell(nb, opt, mla);
+  BonusAttentionTrace t;
+  const Tensor full = mla.forward(x, false, gen, BernoulliPath::Default, &t);
+  const std::string L = str(mla.latent_dim), d = str(mla.d_out);
+
+  nb.heading("ch04/05", "heading.forward");
+  nb.cell({"queries_all = mla.W_query(x)", "latent = mla.W_DKV(x)  # what the cache will hold", "print(latent)"});
+  nb.record("queries_all", t.queries_proj);
+  nb.show("latent", t.latent_total);
+  nb.note("latent.note", {shape_text(t.latent_total.shape()), L, str(opt.d_in())});
+  nb.explain("latent.explain");
+
+  nb.cell({"keys_all = mla.W_UK(latent)", "values_all = mla.W_UV(latent)", "print(keys_all)"});
+  nb.show("keys_all", t.keys_proj);
+  nb.record("values_all", t.values_proj);
+  nb.note("up.note", {shape_text(t.keys_proj.shape()), L, d});
+  nb.explain("up.explain", {L, d});
+
+  nb.cell({"b, num_tokens, _ = x.shape",
+           "queries = queries_all.view(b, num_tokens, mla.num_heads, mla.head_dim).transpose(1, 2).contiguous()",
+           "keys = keys_all.view(b, num_tokens, mla.num_heads, mla.head_dim).transpose(1, 2).contiguous()",
+           "values = values_all.view(b, num_tokens, mla.num_heads, mla.head_dim).transpose(1, 2).contiguous()",
+           "print(keys)"});
+  nb.record("queries", t.queries);
+  nb.show("keys", t.keys);
+  nb.record("values", t.values);
+  nb.note("heads.note", {shape_text(t.keys.shape())});
+  nb.explain("heads.explain");
+
+  nb.cell({"attn_scores = queries @ keys.transpose(-2, -1)",
+           "mask_bool = torch.arange(num_tokens).unsqueeze(-1) < torch.arange(num_tokens).unsqueeze(0)",
+           "attn_weights = torch.softmax(attn_scores.masked_fill(mask_bool, -torch.inf) / keys.shape[-1]**0.5, dim=-1)",
+           "print(mask_bool)", "print(attn_weights)"});
+  nb.record("attn_scores", t.attn_scores);
+  nb.show("mask_bool", t.mask_bool);
+  nb.show("attn_weights", t.attn_weights);
+  nb.note("weights.note", {shape_text(t.attn_weights.shape())});
+  nb.explain("weights.explain");
+
+  nb.cell({"context_vec = (attn_weights @ values).transpose(1, 2).contiguous().view(b, num_tokens, mla.d_out)",
+           "full = mla.out_proj(context_vec)  # = mla(x)", "print(full)"});
+  nb.record("context_vec", t.context_merged);
+  nb.show("full", full);
+  nb.note("full.note", {shape_text(full.shape())});
+  nb.explain("full.explain");
+
+  nb.heading("ch04/05", "heading.cost");
+  const ChapterMha mha = chapter_mha(opt);
+  const int64_t mha_params = mha.parameters, mha_cached = mha.cached_per_token;
+  nb.cell({mha.code, "print(sum(p.numel() for p in mla.parameters()), sum(p.numel() for p in mha.parameters()))",
+           "print(mla.latent_dim, 2 * mha.d_out)  # numbers cached per token"});
+  nb.print(str(mla.parameter_count()) + " " + str(mha_params));
+  nb.print(L + " " + str(mha_cached));
+  nb.note(mla.latent_dim < mha_cached ? "cost.note" : "cost.note_none",
+          {str(mla.parameter_count()), str(mha_params), L, str(mha_cached)});
+  nb.explain("cost.explain");
+
+  cached_steps_cell(nb, "mla", "mla.cache_c_kv", x, full, [&](const Tensor& token) {
+    Generator none;
+    const Tensor out = mla.forward(token, true, none, BernoulliPath::Default);
+    return std::make_pair(out, *mla.cache_c_kv);
+  });
+  return nb;
+}
+
+}  // namespace attn

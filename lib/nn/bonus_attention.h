@@ -1,0 +1,99 @@
+#pragma once
+// The attention modules of the book's bonus material after chapter 3 (rasbt/LLMs-from-scratch, ch04/03_kv-cache,
+// 04_gqa, 05_mla, 06_swa), with their KV caches, as they run under torch.no_grad(): the chapter's
+// MultiHeadAttention with a cache, GroupedQueryAttention, MultiHeadLatentAttention and multi-head
+// attention with a sliding window. Each creates its nn.Linear layers in the bonus classes' order, so
+// the same torch.manual_seed gives the same weights. The heads part is nn/attention_core.h's.
+#include <optional>
+
+#include "nn/attention_core.h"
+#include "nn/multihead_attention.h"
+
+namespace attn {
+
+// What one forward call computed (the fields a module does not have stay empty).
+struct BonusAttentionTrace : HeadsAttentionTrace {
+  Tensor queries_proj, keys_proj, values_proj;  // W_query(x), W_key(x), W_value(x): (b, T, ·); MLA: W_UK/W_UV(latent_total)
+  Tensor latent_new, latent_total;              // MLA: W_DKV(x), and the cached latents with it: (b, ·, latent_dim)
+  Tensor queries;                               // (b, H, T, hd)
+  Tensor keys_new, values_new;                  // the new tokens' keys and values in heads (groups for GQA)
+  Tensor keys_base, values_base;                // GQA: the cached groups before repeat_interleave (b, G, K, hd)
+  Tensor keys, values;                          // what the scores use: (b, H, K, hd)
+  Tensor q_positions, k_positions, diff;        // int64 positions of the queries and keys, and q - k (SWA)
+  int64_t ptr_before = 0;                       // ptr_current_pos when the call started
+};
+
+// The chapter's MultiHeadAttention with cache_k/cache_v (b, K, H, hd) and ptr_current_pos (ch04/03_kv-cache).
+struct KVCacheMultiHeadAttention {
+  MultiHeadAttention mha;  // W_query, W_key, W_value, out_proj and the triu mask buffer, as in chapter 3
+  std::optional<Tensor> cache_k, cache_v;
+  int64_t ptr_current_pos = 0;
+
+  static KVCacheMultiHeadAttention init(Generator& gen, int64_t d_in, int64_t d_out, int64_t context_length,
+                                        double dropout, int64_t num_heads, bool qkv_bias);
+  // With the cache the mask rows are mask[ptr : ptr + T, :K]; past context_length this throws what
+  // PyTorch raises (std::invalid_argument).
+  Tensor forward(const Tensor& x, bool use_cache, Generator& gen, BernoulliPath path,
+                 BonusAttentionTrace* trace = nullptr);
+  void reset_cache();
+};
+
+// GroupedQueryAttention (ch04/04_gqa): W_key, W_value (d_in -> G * hd), W_query, out_proj without bias.
+struct GroupedQueryAttention {
+  int64_t d_out = 0, num_heads = 0, num_kv_groups = 0, head_dim = 0, group_size = 0;
+  Linear W_key, W_value, W_query, out_proj;
+  double dropout = 0.0;
+  std::optional<Tensor> cache_k, cache_v;  // (b, G, K, hd)
+  int64_t ptr_current_pos = 0;
+
+  // Throws std::invalid_argument unless num_heads divides d_out and num_kv_groups divides num_heads.
+  static GroupedQueryAttention init(Generator& gen, int64_t d_in, int64_t d_out, double dropout, int64_t num_heads,
+                                    int64_t num_kv_groups, bool qkv_bias);
+  Tensor forward(const Tensor& x, bool use_cache, Generator& gen, BernoulliPath path,
+                 BonusAttentionTrace* trace = nullptr);
+  void reset_cache();
+  int64_t parameter_count() const;
+};
+
+// MultiHeadLatentAttention (ch04/05_mla): W_query, W_DKV (d_in -> latent), W_UK, W_UV (latent -> d_out),
+// out_proj with bias; the cache holds the latents only.
+struct MultiHeadLatentAttention {
+  int64_t d_out = 0, num_heads = 0, head_dim = 0, latent_dim = 0;
+  Linear W_query, W_DKV, W_UK, W_UV, out_proj;
+  double dropout = 0.0;
+  std::optional<Tensor> cache_c_kv;  // (b, K, latent_dim)
+  int64_t ptr_current_pos = 0;
+
+  // latent_dim absent: max(16, d_out // 8), the class's default.
+  static MultiHeadLatentAttention init(Generator& gen, int64_t d_in, int64_t d_out, double dropout, int64_t num_heads,
+                                       bool qkv_bias, std::optional<int64_t> latent_dim);
+  Tensor forward(const Tensor& x, bool use_cache, Generator& gen, BernoulliPath path,
+                 BonusAttentionTrace* trace = nullptr);
+  void reset_cache();
+  int64_t parameter_count() const;
+};
+
+// MultiHeadAttentionWithSWA (ch04/06_swa): the chapter's layers; key j is visible to query i iff
+// 0 <= i - j < W (W tokens, the query's own included). No window: causal. The cache keeps the last W.
+struct SlidingWindowAttention {
+  int64_t d_out = 0, num_heads = 0, head_dim = 0;
+  Linear W_query, W_key, W_value, out_proj;
+  double dropout = 0.0;
+  std::optional<int64_t> window;
+  std::optional<Tensor> cache_k, cache_v;  // (b, <= W, H, hd)
+  int64_t ptr_current_pos = 0;
+
+  static SlidingWindowAttention init(Generator& gen, int64_t d_in, int64_t d_out, double dropout, int64_t num_heads,
+                                     bool qkv_bias, std::optional<int64_t> window);
+  Tensor forward(const Tensor& x, bool use_cache, Generator& gen, BernoulliPath path,
+                 BonusAttentionTrace* trace = nullptr);
+  void reset_cache();
+};
+
+// torch.arange(start, start + n) as int64, and q_positions.unsqueeze(-1) < k_positions.unsqueeze(0).
+Tensor arange_positions(int64_t start, int64_t n);
+Tensor future_mask(const Tensor& q_positions, const Tensor& k_positions);
+// x[:, start:start + length, ...] as a contiguous copy.
+Tensor token_slice(const Tensor& x, int64_t start, int64_t length);
+
+}  // namespace attn

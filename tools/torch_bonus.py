@@ -1,0 +1,356 @@
+"""The bonus material after chapter 3 (rasbt/LLMs-from-scratch ch04/03_kv-cache, 04_gqa, 05_mla, 06_swa),
+written out as a learner would from its description, in real PyTorch; and the cells of attn-tutor's
+lessons kv-cache, gqa, mla and swa, run with these modules in the order the lessons record their tensors.
+
+Shared by tools/gen_bonus_fixtures.py (fixtures, verify entries, correct exports). Each module keeps the
+bonus classes' layer creation order, so torch.manual_seed(s) gives the weights the bonus code would get:
+  MultiHeadAttention (KV cache) and MultiHeadAttentionWithSWA: W_query, W_key, W_value, out_proj (bias)
+  GroupedQueryAttention: W_key, W_value (d_in -> G * head_dim), W_query, out_proj (no bias)
+  MultiHeadLatentAttention: W_query, W_DKV (d_in -> latent), W_UK, W_UV (latent -> d_out), out_proj (bias)
+`self.seen` holds the intermediates of the last forward call.
+"""
+import torch
+import torch.nn as nn
+
+
+def heads(t, num_heads, head_dim):
+    """(b, T, num_heads * head_dim) -> (b, num_heads, T, head_dim)"""
+    b, n, _ = t.shape
+    return t.view(b, n, num_heads, head_dim).transpose(1, 2)
+
+
+def attend(module, queries, keys, values, mask_bool, seen):
+    """scores, -inf where mask_bool, softmax(scores / sqrt(head_dim)), dropout, @ values, heads merged, out_proj"""
+    b, _, n_q, _ = queries.shape
+    attn_scores = queries @ keys.transpose(2, 3)
+    seen["attn_scores"] = attn_scores.clone()
+    attn_scores = attn_scores.masked_fill(mask_bool, -torch.inf)
+    attn_weights = torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=-1)
+    attn_weights = module.dropout(attn_weights)
+    context_vec = (attn_weights @ values).transpose(1, 2).contiguous().view(b, n_q, module.d_out)
+    seen.update(mask_bool=mask_bool, masked_scores=attn_scores, attn_weights=attn_weights, context_vec=context_vec)
+    return module.out_proj(context_vec)
+
+
+class MultiHeadAttention(nn.Module):
+    """Chapter 3's class with cache_k, cache_v and ptr_current_pos (ch04/03_kv-cache)."""
+
+    def __init__(self, d_in, d_out, context_length, dropout, num_heads, qkv_bias=False):
+        super().__init__()
+        assert d_out % num_heads == 0
+        self.d_out, self.num_heads, self.head_dim = d_out, num_heads, d_out // num_heads
+        self.W_query = nn.Linear(d_in, d_out, bias=qkv_bias)
+        self.W_key = nn.Linear(d_in, d_out, bias=qkv_bias)
+        self.W_value = nn.Linear(d_in, d_out, bias=qkv_bias)
+        self.out_proj = nn.Linear(d_out, d_out)
+        self.dropout = nn.Dropout(dropout)
+        self.register_buffer("mask", torch.triu(torch.ones(context_length, context_length), diagonal=1),
+                             persistent=False)
+        self.register_buffer("cache_k", None, persistent=False)
+        self.register_buffer("cache_v", None, persistent=False)
+        self.ptr_current_pos = 0
+        self.seen = {}
+
+    def forward(self, x, use_cache=False):
+        b, n, _ = x.shape
+        seen = self.seen = {}
+        keys_new = self.W_key(x).view(b, n, self.num_heads, self.head_dim)
+        values_new = self.W_value(x).view(b, n, self.num_heads, self.head_dim)
+        queries = self.W_query(x).view(b, n, self.num_heads, self.head_dim)
+        if use_cache:
+            if self.cache_k is None:
+                self.cache_k, self.cache_v = keys_new, values_new
+            else:
+                self.cache_k = torch.cat([self.cache_k, keys_new], dim=1)
+                self.cache_v = torch.cat([self.cache_v, values_new], dim=1)
+            keys, values = self.cache_k, self.cache_v
+        else:
+            keys, values = keys_new, values_new
+        keys, queries, values = keys.transpose(1, 2), queries.transpose(1, 2), values.transpose(1, 2)
+        n_q, n_k = queries.shape[-2], keys.shape[-2]
+        if use_cache:
+            mask_bool = self.mask.bool()[self.ptr_current_pos:self.ptr_current_pos + n_q, :n_k]
+            self.ptr_current_pos += n_q
+        else:
+            mask_bool = self.mask.bool()[:n_q, :n_k]
+        seen.update(queries=queries, keys=keys, values=values)
+        return attend(self, queries, keys, values, mask_bool, seen)
+
+    def reset_cache(self):
+        self.cache_k, self.cache_v = None, None
+        self.ptr_current_pos = 0
+
+
+class GroupedQueryAttention(nn.Module):
+    """ch04/04_gqa: num_kv_groups key/value heads, each read by num_heads // num_kv_groups query heads."""
+
+    def __init__(self, d_in, d_out, dropout, num_heads, num_kv_groups, qkv_bias=False):
+        super().__init__()
+        assert d_out % num_heads == 0 and num_heads % num_kv_groups == 0
+        self.d_out, self.num_heads, self.head_dim = d_out, num_heads, d_out // num_heads
+        self.num_kv_groups, self.group_size = num_kv_groups, num_heads // num_kv_groups
+        self.W_key = nn.Linear(d_in, num_kv_groups * self.head_dim, bias=qkv_bias)
+        self.W_value = nn.Linear(d_in, num_kv_groups * self.head_dim, bias=qkv_bias)
+        self.W_query = nn.Linear(d_in, d_out, bias=qkv_bias)
+        self.out_proj = nn.Linear(d_out, d_out, bias=False)
+        self.dropout = nn.Dropout(dropout)
+        self.register_buffer("cache_k", None, persistent=False)
+        self.register_buffer("cache_v", None, persistent=False)
+        self.ptr_current_pos = 0
+        self.seen = {}
+
+    def forward(self, x, use_cache=False):
+        seen = self.seen = {}
+        queries_p, keys_p, values_p = self.W_query(x), self.W_key(x), self.W_value(x)
+        queries = heads(queries_p, self.num_heads, self.head_dim)
+        keys_new = heads(keys_p, self.num_kv_groups, self.head_dim)
+        values_new = heads(values_p, self.num_kv_groups, self.head_dim)
+        if use_cache:
+            if self.cache_k is None:
+                self.cache_k, self.cache_v = keys_new, values_new
+            else:
+                self.cache_k = torch.cat([self.cache_k, keys_new], dim=2)
+                self.cache_v = torch.cat([self.cache_v, values_new], dim=2)
+            keys_base, values_base = self.cache_k, self.cache_v
+        else:
+            keys_base, values_base = keys_new, values_new
+            if self.cache_k is not None or self.cache_v is not None:
+                self.reset_cache()
+        keys = keys_base.repeat_interleave(self.group_size, dim=1)
+        values = values_base.repeat_interleave(self.group_size, dim=1)
+        n_q, n_k = queries.shape[-2], keys.shape[-2]
+        start = self.ptr_current_pos if use_cache else 0
+        self.ptr_current_pos = start + n_q if use_cache else 0
+        mask = torch.arange(start, start + n_q).unsqueeze(-1) < torch.arange(n_k).unsqueeze(0)
+        seen.update(queries_p=queries_p, keys_p=keys_p, values_p=values_p, queries=queries, keys_new=keys_new,
+                    values_new=values_new, keys=keys, values=values)
+        return attend(self, queries, keys, values, mask, seen)
+
+    def reset_cache(self):
+        self.cache_k, self.cache_v = None, None
+        self.ptr_current_pos = 0
+
+
+class MultiHeadLatentAttention(nn.Module):
+    """ch04/05_mla: keys and values come from a latent of latent_dim numbers per token; the cache holds it."""
+
+    def __init__(self, d_in, d_out, dropout, num_heads, qkv_bias=False, latent_dim=None):
+        super().__init__()
+        assert d_out % num_heads == 0
+        self.d_out, self.num_heads, self.head_dim = d_out, num_heads, d_out // num_heads
+        self.latent_dim = latent_dim if latent_dim is not None else max(16, d_out // 8)
+        self.W_query = nn.Linear(d_in, d_out, bias=qkv_bias)
+        self.W_DKV = nn.Linear(d_in, self.latent_dim, bias=qkv_bias)
+        self.W_UK = nn.Linear(self.latent_dim, d_out, bias=qkv_bias)
+        self.W_UV = nn.Linear(self.latent_dim, d_out, bias=qkv_bias)
+        self.out_proj = nn.Linear(d_out, d_out)
+        self.dropout = nn.Dropout(dropout)
+        self.register_buffer("cache_c_kv", None, persistent=False)
+        self.ptr_current_pos = 0
+        self.seen = {}
+
+    def forward(self, x, use_cache=False):
+        seen = self.seen = {}
+        queries_all = self.W_query(x)
+        latent_new = self.W_DKV(x)
+        if use_cache:
+            latent_total = latent_new if self.cache_c_kv is None else torch.cat([self.cache_c_kv, latent_new], dim=1)
+            self.cache_c_kv = latent_total
+        else:
+            latent_total = latent_new
+        keys_all, values_all = self.W_UK(latent_total), self.W_UV(latent_total)
+        queries = heads(queries_all, self.num_heads, self.head_dim).contiguous()
+        keys = heads(keys_all, self.num_heads, self.head_dim).contiguous()
+        values = heads(values_all, self.num_heads, self.head_dim).contiguous()
+        n_q, n_k = queries.shape[-2], keys.shape[-2]
+        start = self.ptr_current_pos if use_cache else 0
+        self.ptr_current_pos = start + n_q if use_cache else 0
+        mask_bool = torch.arange(start, start + n_q).unsqueeze(-1) < torch.arange(n_k).unsqueeze(0)
+        seen.update(queries_all=queries_all, latent=latent_total, keys_all=keys_all, values_all=values_all,
+                    queries=queries, keys=keys, values=values)
+        return attend(self, queries, keys, values, mask_bool, seen)
+
+    def reset_cache(self):
+        self.cache_c_kv = None
+        self.ptr_current_pos = 0
+
+
+class MultiHeadAttentionWithSWA(nn.Module):
+    """ch04/06_swa: query i sees key j iff 0 <= i - j < W; the cache keeps the last W keys and values."""
+
+    def __init__(self, d_in, d_out, dropout, num_heads, qkv_bias=False, sliding_window_size=None):
+        super().__init__()
+        assert d_out % num_heads == 0
+        self.d_out, self.num_heads, self.head_dim = d_out, num_heads, d_out // num_heads
+        self.W_query = nn.Linear(d_in, d_out, bias=qkv_bias)
+        self.W_key = nn.Linear(d_in, d_out, bias=qkv_bias)
+        self.W_value = nn.Linear(d_in, d_out, bias=qkv_bias)
+        self.out_proj = nn.Linear(d_out, d_out)
+        self.dropout = nn.Dropout(dropout)
+        self.sliding_window_size = sliding_window_size
+        self.register_buffer("cache_k", None, persistent=False)
+        self.register_buffer("cache_v", None, persistent=False)
+        self.ptr_current_pos = 0
+        self.seen = {}
+
+    def forward(self, x, use_cache=False):
+        b, n, _ = x.shape
+        seen = self.seen = {}
+        keys_new = self.W_key(x).view(b, n, self.num_heads, self.head_dim)
+        values_new = self.W_value(x).view(b, n, self.num_heads, self.head_dim)
+        queries = self.W_query(x).view(b, n, self.num_heads, self.head_dim)
+        q_start = k_start = 0
+        if use_cache:
+            old = 0 if self.cache_k is None else self.cache_k.shape[1]
+            all_k = keys_new if self.cache_k is None else torch.cat([self.cache_k, keys_new], dim=1)
+            all_v = values_new if self.cache_v is None else torch.cat([self.cache_v, values_new], dim=1)
+            keys, values = all_k, all_v
+            if self.sliding_window_size is not None:
+                keep = min(all_k.shape[1], self.sliding_window_size + n - 1)  # W - 1 older ones and the new chunk
+                keys, values = all_k[:, -keep:], all_v[:, -keep:]
+                keep_cache = min(all_k.shape[1], self.sliding_window_size)
+                self.cache_k, self.cache_v = all_k[:, -keep_cache:], all_v[:, -keep_cache:]
+            else:
+                self.cache_k, self.cache_v = all_k, all_v
+            k_start = self.ptr_current_pos - old + (all_k.shape[1] - keys.shape[1])
+            q_start = self.ptr_current_pos
+        else:
+            keys, values = keys_new, values_new
+        keys, queries, values = keys.transpose(1, 2), queries.transpose(1, 2), values.transpose(1, 2)
+        n_q, n_k = queries.shape[-2], keys.shape[-2]
+        w = n_k + 1 if self.sliding_window_size is None else self.sliding_window_size
+        diff = torch.arange(q_start, q_start + n_q).unsqueeze(-1) - torch.arange(k_start, k_start + n_k).unsqueeze(0)
+        mask_bool = (diff < 0) | (diff >= w)
+        self.ptr_current_pos = self.ptr_current_pos + n_q if use_cache else 0
+        seen.update(queries=queries, keys=keys, values=values, diff=diff)
+        return attend(self, queries, keys, values, mask_bool, seen)
+
+    def reset_cache(self):
+        self.cache_k, self.cache_v = None, None
+        self.ptr_current_pos = 0
+
+
+# ---- the lessons' cells, in the order attn-tutor records the tensors ------------------------------------
+
+def max_diff(a, b):
+    return (a - b).abs().max()
+
+
+def steps(module, x, full, cache, rec):
+    """The shared cell: reset, then one token at a time with use_cache=True; records out and the cache."""
+    module.reset_cache()
+    for i in range(x.shape[1]):
+        out = module(x[:, i:i + 1, :], use_cache=True)
+        rec("out", out)
+        rec(cache[0], getattr(module, cache[1]))
+
+
+def run_kv_cache(c, x, rec):
+    torch.manual_seed(c["seed"])
+    ctx = c.get("context_length") or x.shape[1]
+    mha = MultiHeadAttention(x.shape[2], c["d_out"], ctx, 0.0, c["num_heads"], qkv_bias=c.get("qkv_bias", False))
+    full = mha(x)
+    rec("attn_weights", mha.seen["attn_weights"])
+    rec("full", full)
+    for i in range(x.shape[1]):
+        out = mha(x[:, i:i + 1, :], use_cache=True)
+        rec("cache_k", mha.cache_k)
+        rec("cache_v", mha.cache_v)
+        rec("mask_bool", mha.seen["mask_bool"])
+        rec("attn_weights", mha.seen["attn_weights"])
+        rec("out", out)
+        rec("(out - full[:, %d:%d, :]).abs().max()" % (i, i + 1), max_diff(out, full[:, i:i + 1, :]))
+    n = x.shape[1]
+    p = (n + 1) // 2
+    mha.reset_cache()
+    prompt = mha(x[:, :p, :], use_cache=True)
+    rest = mha(x[:, p:, :], use_cache=True)
+    rec("prompt", prompt)
+    rec("mask_bool", mha.seen["mask_bool"])
+    rec("rest", rest)
+    rec("(torch.cat([prompt, rest], dim=1) - full).abs().max()", max_diff(torch.cat([prompt, rest], dim=1), full))
+    return mha
+
+
+def run_gqa(c, x, rec):
+    torch.manual_seed(c["seed"])
+    gqa = GroupedQueryAttention(x.shape[2], c["d_out"], 0.0, c["num_heads"], c["num_kv_groups"],
+                                qkv_bias=c.get("qkv_bias", False))
+    for name in ("W_key", "W_value", "W_query", "out_proj"):
+        rec("gqa.%s.weight" % name, getattr(gqa, name).weight)
+    full = gqa(x)
+    s = gqa.seen
+    for name, key in (("queries", "queries_p"), ("keys", "keys_p"), ("values", "values_p"), ("queries", "queries"),
+                      ("keys_new", "keys_new"), ("values_new", "values_new"), ("keys", "keys"), ("values", "values"),
+                      ("attn_scores", "attn_scores"), ("mask", "mask_bool"), ("attn_weights", "attn_weights"),
+                      ("context_vec", "context_vec")):
+        rec(name, s[key])
+    rec("full", full)
+    steps(gqa, x, full, ("gqa.cache_k", "cache_k"), rec)
+    return gqa
+
+
+def run_mla(c, x, rec):
+    torch.manual_seed(c["seed"])
+    mla = MultiHeadLatentAttention(x.shape[2], c["d_out"], 0.0, c["num_heads"], qkv_bias=c.get("qkv_bias", False),
+                                   latent_dim=c["latent_dim"])
+    for name in ("W_query", "W_DKV", "W_UK", "W_UV", "out_proj"):
+        rec("mla.%s.weight" % name, getattr(mla, name).weight)
+    full = mla(x)
+    s = mla.seen
+    for name in ("queries_all", "latent", "keys_all", "values_all", "queries", "keys", "values", "attn_scores",
+                 "mask_bool", "attn_weights", "context_vec"):
+        rec(name, s[name])
+    rec("full", full)
+    steps(mla, x, full, ("mla.cache_c_kv", "cache_c_kv"), rec)
+    return mla
+
+
+def run_swa(c, x, rec):
+    torch.manual_seed(c["seed"])
+    swa = MultiHeadAttentionWithSWA(x.shape[2], c["d_out"], 0.0, c["num_heads"], qkv_bias=c.get("qkv_bias", False),
+                                    sliding_window_size=c["window"])
+    full = swa(x)
+    s = swa.seen
+    for name, key in (("queries", "queries"), ("keys", "keys"), ("values", "values"), ("diff", "diff"),
+                      ("mask_bool", "mask_bool"), ("attn_scores", "masked_scores"), ("attn_weights", "attn_weights"),
+                      ("context_vec", "context_vec")):
+        rec(name, s[key])
+    rec("full", full)
+    torch.manual_seed(c["seed"])
+    causal = MultiHeadAttentionWithSWA(x.shape[2], c["d_out"], 0.0, c["num_heads"], qkv_bias=c.get("qkv_bias", False))
+    causal_out = causal(x)
+    rec("causal", causal_out)
+    rec("(full - causal).abs().max(dim=-1).values", (full - causal_out).abs().max(dim=-1).values)
+    steps(swa, x, full, ("swa.cache_k", "cache_k"), rec)
+    return swa
+
+
+RUNNERS = {"kv-cache": run_kv_cache, "gqa": run_gqa, "mla": run_mla, "swa": run_swa}
+DEFAULTS = {  # the lessons' own sizes when an option is not given
+    "kv-cache": dict(d_out=4, num_heads=2),
+    "gqa": dict(d_out=8, num_heads=4, num_kv_groups=2),
+    "mla": dict(d_out=4, num_heads=2, latent_dim=2),
+    "swa": dict(d_out=4, num_heads=2, window=3),
+}
+
+
+def run_lesson(lesson, c, rows):
+    """The lesson's tensors for settings c (seed, d_out, num_heads, qkv_bias, context_length, num_kv_groups,
+    latent_dim, window; None: the lesson's default) on the embeddings rows: [(name, tensor)] in order."""
+    c = dict(c)
+    for k, v in DEFAULTS[lesson].items():
+        if c.get(k) is None:
+            c[k] = v
+    if c.get("seed") is None:
+        c["seed"] = 123
+    out = []
+
+    def rec(name, value):
+        out.append((name, value.detach().clone()))
+
+    with torch.no_grad():
+        x = torch.tensor(rows).unsqueeze(0)
+        rec("x", x)
+        RUNNERS[lesson](c, x, rec)
+    return out
