@@ -107,7 +107,7 @@ TEST_CASE("check: an earlier value with nothing after it is a difference that na
   const std::string dir = temp_dir();
   const CliResult r = check(write_file(dir, "alone.json", doc.dump()));
   CHECK(r.exit_code == 1);
-  CHECK(flat(r.out).find("Nothing you exported after it tells whether you took it there on purpose") != std::string::npos);
+  CHECK(flat(r.out).find("What you exported after it does not tell whether you took it there on purpose") != std::string::npos);
   CHECK(r.out.find("Diagnosis:") == std::string::npos);
   CHECK(r.out.find("the module run in eval() where the lesson trains") != std::string::npos);  // offered, not named
   // Saying where it was taken settles it.

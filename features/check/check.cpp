@@ -208,16 +208,22 @@ CheckReport check_export(const LearnerExport& ex, const Notebook& tool,
   for (size_t k = order.size(); k-- > 0;) {
     TensorCheck& c = r.checks[order[k]];
     if (c.verdict != V::Differs || c.other < 0) continue;
+    // The next tensor differing: stale. Every later one matching: taken there. Else (or nothing after): unsure.
     const TensorCheck* next = nullptr;
-    for (size_t j = k + 1; j < order.size() && !next; ++j)
-      if (r.checks[order[j]].expected > c.expected) next = &r.checks[order[j]];
-    if (!next) {
-      c.elsewhere = E::Unsure;
-    } else if (next->verdict == V::Match) {
+    bool all_match = true;
+    for (size_t j = k + 1; j < order.size(); ++j) {
+      const TensorCheck& later = r.checks[order[j]];
+      if (later.expected <= c.expected) continue;
+      if (!next) next = &later;
+      all_match = all_match && later.verdict == V::Match;
+    }
+    if (next && next->verdict != V::Match) {
+      c.elsewhere = E::Stale;
+    } else if (next && all_match) {
       c.elsewhere = E::Earlier;
       c.verdict = V::Match;
     } else {
-      c.elsewhere = E::Stale;
+      c.elsewhere = E::Unsure;
     }
   }
   for (size_t i : order)
@@ -266,6 +272,10 @@ CheckReport check_export(const LearnerExport& ex, const Notebook& tool,
     if (r.diagnoses.empty()) r.not_reproduced = missed[k];
     r.diagnoses.push_back(found[k].second);
   }
+  // An earlier value with later tensors that differ, all of them given by one known mistake: that
+  // mistake, not another export point, explains it.
+  if (r.checks[fd].elsewhere == E::Unsure && !after.empty() && r.diagnoses.size() == 1 && r.not_reproduced.empty())
+    r.checks[fd].elsewhere = E::Stale;
   return r;
 }
 

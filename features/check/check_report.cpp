@@ -237,9 +237,9 @@ std::string render_report(const CheckReport& r, bool color) {
     out += wrap("Your " + y.name + " is the value it has at " + in_cell(o.cell) + " (`" + o.code + "`), before `" + step +
                     "`. " +
                     (c.elsewhere == E::Stale
-                         ? "What you exported after it does not match either: that step never reached your " + y.name + "."
-                         : "Nothing you exported after it tells whether you took it there on purpose (then say so: "
-                           "export(..., cells={\"" + y.name + "\": " + std::to_string(o.cell) +
+                         ? "What you exported after it differs as well: that step never reached your " + y.name + "."
+                         : "What you exported after it does not tell whether you took it there on purpose (then say "
+                           "so: export(..., cells={\"" + y.name + "\": " + std::to_string(o.cell) +
                            "})) or that step never reached it."),
                 100, "") + "\n\n";
   }
