@@ -13,11 +13,12 @@ _attn_tutor() {
     --bernoulli) COMPREPLY=($(compgen -W "default mkl" -- "$cur")); return ;;
     --color) COMPREPLY=($(compgen -W "auto always never" -- "$cur")); return ;;
     --preset) COMPREPLY=($(compgen -W "small post" -- "$cur")); return ;;
+    --kernels) COMPREPLY=($(compgen -W "avx512 avx2 neon portable" -- "$cur")); return ;;
   esac
   if [[ $COMP_CWORD -eq 1 ]]; then
     COMPREPLY=($(compgen -W "$lessons --help --version" -- "$cur"))
   elif [[ ${COMP_WORDS[1]} == bench ]]; then
-    COMPREPLY=($(compgen -W "--batch --tokens --d-model --num-heads --threads --repeats --seed --json --lang --help" -- "$cur"))
+    COMPREPLY=($(compgen -W "--batch --tokens --d-model --num-heads --threads --repeats --seed --kernels --json --lang --help" -- "$cur"))
   elif [[ ${COMP_WORDS[1]} == check ]]; then
     COMPREPLY=($(compgen -f -- "$cur"))
   elif [[ ${COMP_WORDS[1]} == verify ]]; then
