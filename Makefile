@@ -1,5 +1,7 @@
 # make        install what is missing, build, list the lessons
-# make test   build and run every test (doctest via CTest, then `attn-tutor verify`)
+# make test   build and run every test (doctest via CTest, then `attn-tutor verify`), then the same
+#             tests built with clang++ without OpenMP and Google Benchmark, and cross-built for arm64
+#             and run under qemu-aarch64 (tools/ci-extra.sh; also `make test-clang`, `make test-arm64`)
 # make bench  time every lesson in one process, then the attention kernels (Google Benchmark);
 #             not part of the tests. `attn-tutor bench` is the annotated comparison of the four forms.
 # make install  the binary, man page and bash completion (PREFIX via cmake -DCMAKE_INSTALL_PREFIX)
@@ -15,7 +17,7 @@ SANITIZE_CMAKE_ARGS ?=
 FUZZ_SECONDS ?= 60
 FUZZ_BUILD ?= build-fuzz
 
-.PHONY: all deps build test bench install clean sanitize fuzz
+.PHONY: all deps build test test-clang test-arm64 bench install clean sanitize fuzz
 all: build
 	./$(BUILD)/attn-tutor
 
@@ -28,13 +30,21 @@ build: deps
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure --no-tests=error -j$(JOBS)
+	JOBS=$(JOBS) sh tools/ci-extra.sh clang arm64
+
+test-clang: deps
+	JOBS=$(JOBS) sh tools/ci-extra.sh clang
+
+test-arm64: deps
+	JOBS=$(JOBS) sh tools/ci-extra.sh arm64
 
 install: build
 	cmake --install $(BUILD)
 
 bench: build
 	./$(BUILD)/attn_bench_lessons
-	./$(BUILD)/attn_bench_kernels
+	@if [ -x ./$(BUILD)/attn_bench_kernels ]; then ./$(BUILD)/attn_bench_kernels; \
+	else echo "attn_bench_kernels not built: Google Benchmark (libbenchmark-dev) is not installed"; fi
 
 # Debug information and -O1 keep the reports readable; -ffp-contract=off still applies (CMakeLists.txt).
 sanitize: deps
@@ -48,4 +58,4 @@ fuzz:
 	@FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_BUILD=$(FUZZ_BUILD) sh tools/fuzz.sh
 
 clean:
-	rm -rf $(BUILD) $(SANITIZE_BUILD) $(FUZZ_BUILD)
+	rm -rf $(BUILD) $(SANITIZE_BUILD) $(FUZZ_BUILD) build-clang build-arm64

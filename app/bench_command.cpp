@@ -37,6 +37,12 @@ void add_bench_options(CLI::App* sub, BenchCli& b) {
                                        "of the text",
                                        "把表格以 JSON 写入 FILE（原子写入）；'-' 表示写到标准输出，代替文本"))
       ->type_name("FILE|-");
+  sub->add_option("--kernels", b.kernels,
+                  tr("Kernels to run: avx512, avx2, neon or portable (default: the widest this CPU has, " +
+                         std::string(isa_name(best_isa())) + " here)",
+                     "要运行的内核：avx512、avx2、neon 或 portable（默认：这台 CPU 支持的最宽的一种，这里是 " +
+                         std::string(isa_name(best_isa())) + "）"))
+      ->type_name("ISA");
   sub->add_option("--lang", b.lang, tr("Language of the annotations: en or zh", "注释的语言：en 或 zh"))
       ->check(CLI::IsMember({"en", "zh"}));
 }
@@ -55,6 +61,12 @@ int run_bench(BenchCli& b, Lang env_lang) {
                                     : "more threads than this machine's " + std::to_string(hardware_threads()) +
                                           " hardware threads only take turns") +
                      "; use 1 to " + std::to_string(hardware_threads()));
+  if (!b.kernels.empty()) {
+    Isa isa;
+    if (!isa_from_name(b.kernels, isa))
+      throw UsageError("--kernels " + b.kernels + ": not a kernel set; use avx512, avx2, neon or portable");
+    b.options.kernels = isa;
+  }
   b.options.threads = b.threads == kNotGiven ? hardware_threads() : static_cast<int>(b.threads);
   check_bench_options(b.options);
   if (!b.json.empty() && b.json != "-") check_output_path("--json", b.json);  // before minutes of timing

@@ -16,6 +16,7 @@ struct BenchCli {
   std::string seed;
   std::string json;
   std::string lang;
+  std::string kernels;  // avx512, avx2, neon or portable; default: the widest this CPU has
 };
 
 void add_bench_options(CLI::App* sub, BenchCli& b);

@@ -145,7 +145,7 @@ int main(int argc, char** argv) {
   set_help_language(lang);
   CLI::App app{"attn-tutor: Chapter 3 of \"Build a Large Language Model (From Scratch)\", step by step, "
                "with PyTorch's exact numbers", "attn-tutor"};
-  app.set_version_flag("--version", std::string("attn-tutor ") + ATTN_TUTOR_VERSION);
+  app.set_version_flag("--version", std::string("attn-tutor ") + ATTN_TUTOR_VERSION + "\n" + kernel_summary());
   app.require_subcommand(0, 1);
   std::string list_lang;  // `attn-tutor --lang zh` lists the lessons in Chinese
   app.add_option("--lang", list_lang, tr("Language of the lesson list: en or zh", "课程列表的语言：en 或 zh"))

@@ -21,16 +21,16 @@ using namespace attn;
 
 namespace {
 
-// Runs the body on the AVX2+FMA kernels (when the CPU has them) and on the portable ones.
+// Runs the body on every kernel set this CPU has (AVX-512, AVX2+FMA, NEON) and on the portable one.
 template <class F>
-void on_both_paths(F&& body) {
-  const KernelPath native = kernel_path();
-  for (KernelPath path : {KernelPath::Avx2Fma, KernelPath::Portable}) {
-    force_kernel_path(path);
-    CAPTURE(kernel_path_name(kernel_path()));
+void on_every_isa(F&& body) {
+  const Isa native = active_isa();
+  for (Isa isa : supported_isas()) {
+    force_isa(isa);
+    CAPTURE(isa_name(active_isa()));
     body();
   }
-  force_kernel_path(native);
+  force_isa(native);
 }
 
 double max_diff(const std::vector<float>& a, const std::vector<float>& b) {
@@ -50,10 +50,11 @@ TEST_CASE("bench: the fast GEMM equals a plain triple loop, edges, layouts, bias
   std::mt19937 rng(7);
   std::uniform_real_distribution<float> u(-1, 1);
   struct Case { int64_t m, n, k; };
-  // Edges of the 6x16 tile, of the 120-row and 384-deep blocks, the in-place narrow path, k = 0.
+  // Edges of the 6x16 and 8x32 tiles, of the 120/128-row and 256/384-deep blocks, the in-place
+  // narrow path, k = 0.
   const Case cases[] = {{1, 1, 1}, {5, 15, 3}, {6, 16, 8}, {7, 17, 385}, {121, 33, 70}, {250, 129, 400},
-                        {13, 64, 768}, {300, 130, 5}, {4, 20, 0}};
-  on_both_paths([&] {
+                        {13, 64, 768}, {300, 130, 5}, {4, 20, 0}, {8, 32, 257}, {9, 33, 256}, {129, 96, 64}};
+  on_every_isa([&] {
     for (const Case& c : cases)
       for (BLayout layout : {BLayout::KxN, BLayout::NxK})
         for (bool bias : {false, true})
@@ -100,9 +101,11 @@ TEST_CASE("bench: every form computes the chapter's MultiHeadAttention with the 
   CHECK(book.out_proj.bias->values() == w.b_out);
   CHECK(rand_values(gen, 2 * 13 * 12) == x);
   const std::vector<float> expected = book.forward(Tensor({2, 13, 12}, x), gen, BernoulliPath::Default).values();
-  on_both_paths([&] {
-    for (const auto& [name, forward] : kForms)
+  on_every_isa([&] {
+    for (const auto& form : kForms)
       for (int threads : {1, 2}) {
+        const char* name = form.first;
+        const Forward forward = form.second;  // not a structured binding: clang 14 cannot capture one
         CAPTURE(name); CAPTURE(threads);
         Workspace ws;
         std::vector<float> out(x.size());
@@ -117,7 +120,7 @@ TEST_CASE("bench: flash agrees with mha at sizes that are not whole tiles") {
   struct Case { int64_t batch, tokens, d_model, heads; };
   // One token; one key tile and a bit; head_dim 10 and 48 (not multiples of 16), 1 head, 7 heads.
   const Case cases[] = {{1, 1, 16, 2}, {2, 49, 30, 3}, {1, 100, 48, 1}, {3, 97, 70, 7}, {1, 144, 64, 4}};
-  on_both_paths([&] {
+  on_every_isa([&] {
     for (const Case& c : cases) {
       AttentionShape s;
       s.batch = c.batch, s.tokens = c.tokens, s.d_model = c.d_model, s.heads = c.heads;
@@ -136,18 +139,75 @@ TEST_CASE("bench: flash agrees with mha at sizes that are not whole tiles") {
 }
 
 TEST_CASE("bench: flash computes only the tiles on or below the diagonal") {
+  const Isa native = active_isa();
+  force_isa(Isa::Portable);  // tiles of 48 (as AVX2 and NEON)
   CHECK(flash_tiles(48).computed == 1);
   CHECK(flash_tiles(48).total == 1);
   CHECK(flash_tiles(96).computed == 3);
   CHECK(flash_tiles(1024).computed == 22 * 23 / 2);  // 22 tiles of 48 cover 1024
   CHECK(flash_tiles(1024).total == 22 * 22);
+  CHECK(flash_tiles(1024).query_tile == 48);
+  if (isa_supported(Isa::Avx512)) {
+    force_isa(Isa::Avx512);  // tiles of 64
+    CHECK(flash_tiles(1024).computed == 16 * 17 / 2);
+    CHECK(flash_tiles(1024).total == 16 * 16);
+    CHECK(flash_tiles(1024).key_tile == 64);
+  }
+  force_isa(native);
 }
 
-TEST_CASE("bench: the FMA loop measures a positive peak per thread") {
-  FmaPeak peak(2);
-  peak.measure(2, 2.0);
-  CHECK(peak.trials() == 2);
-  CHECK(peak.gflops() > 0);
+TEST_CASE("bench: the FMA loop measures a positive peak per thread, on every kernel set") {
+  on_every_isa([] {
+    FmaPeak peak(2);
+    peak.measure(2, 2.0);
+    CHECK(peak.trials() == 2);
+    CHECK(peak.gflops() > 0);
+    CHECK(peak.isa() == active_isa());
+    CHECK(peak.loop_text().find(isa_name(active_isa())) != std::string::npos);
+  });
+}
+
+TEST_CASE("bench: the kernels are the widest this CPU has, and portable C++ is always there") {
+  const std::vector<Isa> isas = supported_isas();
+  REQUIRE(!isas.empty());
+  CHECK(isas.back() == Isa::Portable);
+  CHECK(best_isa() == isas.front());
+  CHECK(active_isa() == best_isa());
+#if defined(__aarch64__)
+  CHECK(best_isa() == Isa::Neon);
+#endif
+#if defined(__x86_64__)
+  CHECK(isa_supported(Isa::Avx512) == (__builtin_cpu_supports("avx512f") != 0));
+  CHECK(!isa_supported(Isa::Neon));
+#endif
+  Isa isa = Isa::Portable;
+  CHECK(isa_from_name("avx512", isa));
+  CHECK(isa == Isa::Avx512);
+  CHECK(!isa_from_name("sse", isa));
+  const std::string summary = kernel_summary();
+  CHECK(summary.find(isa_name(best_isa())) != std::string::npos);
+  CHECK(summary.find("threads: ") != std::string::npos);
+}
+
+TEST_CASE("bench: --version and the table say which kernels run") {
+  const CliResult v = run_cli("--version");
+  REQUIRE(v.exit_code == 0);
+  CHECK(v.out.find(std::string("bench kernels: ") + isa_name(best_isa())) != std::string::npos);
+  const CliResult r = run_cli("bench --batch 1 --tokens 8 --d-model 16 --num-heads 2 --repeats 1 --threads 1");
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find(std::string("kernels: ") + isa_name(best_isa())) != std::string::npos);
+  const CliResult p = run_cli("bench --batch 1 --tokens 8 --d-model 16 --num-heads 2 --repeats 1 --kernels portable");
+  REQUIRE(p.exit_code == 0);
+  CHECK(p.out.find("kernels: portable C++ (GEMM micro-kernel 6×16, flash tiles of 48 queries × 48 keys)") !=
+        std::string::npos);
+  CHECK(p.out.find("a multiply and an add on 96 independent floats (portable C++)") != std::string::npos);
+  CHECK(p.out.find("peak is the portable loop's") != std::string::npos);
+  if (isa_supported(Isa::Avx512)) {
+    const CliResult a = run_cli("bench --batch 1 --tokens 8 --d-model 16 --num-heads 2 --repeats 1 --kernels avx512");
+    REQUIRE(a.exit_code == 0);
+    CHECK(a.out.find("16 independent 16-lane FMAs (AVX-512)") != std::string::npos);
+    CHECK(a.out.find("GEMM micro-kernel 8×32, flash tiles of 64 queries × 64 keys") != std::string::npos);
+  }
 }
 
 TEST_CASE("bench: the table at a tiny size") {
@@ -221,6 +281,12 @@ TEST_CASE("bench: bad sizes are one line on stderr and exit 2") {
   expect_usage_error("bench --repeats 0", "--repeats 0");
   expect_usage_error("bench --tokens many", "--tokens");
   expect_usage_error("bench --seed x", "--seed x");
+  expect_usage_error("bench --kernels sse", "--kernels sse: not a kernel set");
+#if defined(__x86_64__)
+  expect_usage_error("bench --kernels neon", "cannot run the NEON kernels");
+#else
+  expect_usage_error("bench --kernels avx2", "cannot run the AVX2+FMA kernels");
+#endif
   expect_usage_error("bench --batch 4096 --tokens 65536", "more than half of this machine's");
   expect_usage_error("bench --json /nonexistent-dir/x.json --batch 1 --tokens 4 --d-model 8 --num-heads 2 --repeats 1",
                      "--json");

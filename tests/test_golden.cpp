@@ -19,7 +19,9 @@ void check_lesson(const std::string& lesson) {
     if (e.lesson == lesson) by_options[e.options].push_back(e);
   REQUIRE_FALSE(by_options.empty());
   int checked = 0;
-  for (const auto& [options, entries] : by_options) {
+  for (const auto& kv : by_options) {
+    const std::string& options = kv.first;  // not a structured binding: clang 14 cannot capture one (CAPTURE)
+    const auto& entries = kv.second;
     const CliResult r = run_cli(lesson + " --color never " + options);
     REQUIRE(r.exit_code == 0);
     for (const auto& e : entries) {

@@ -1,6 +1,9 @@
 #include "features/bench/attention_bench.h"
 
 #include <unistd.h>
+#if defined(__APPLE__)
+#include <sys/sysctl.h>
+#endif
 
 #include <algorithm>
 #include <chrono>
@@ -13,6 +16,8 @@
 
 #include "fast/flash_attention.h"
 #include "fast/fma_peak.h"
+#include "fast/kernels.h"
+#include "fast/parallel.h"
 #include "core/usage_error.h"
 
 namespace attn {
@@ -49,6 +54,11 @@ std::string gb(double bytes) {
 int hardware_threads() { return std::max(1u, std::thread::hardware_concurrency()); }
 
 std::string cpu_model_name() {
+#if defined(__APPLE__)
+  char brand[256] = {};
+  size_t size = sizeof brand;
+  if (sysctlbyname("machdep.cpu.brand_string", brand, &size, nullptr, 0) == 0 && brand[0]) return brand;
+#endif
   std::ifstream in("/proc/cpuinfo");
   for (std::string line; std::getline(in, line);)
     if (line.rfind("model name", 0) == 0) {
@@ -98,6 +108,12 @@ void check_bench_options(const BenchOptions& opt) {
                      std::to_string(hardware_threads()));
   range("--threads", opt.threads, 1, hardware_threads(), "the bench runs on at least one thread");
   range("--repeats", opt.repeats, 1, 1000, "each form is timed at least once");
+  if (opt.kernels && !isa_supported(*opt.kernels)) {
+    std::string have;
+    for (Isa isa : supported_isas()) have += std::string(have.empty() ? "" : ", ") + isa_name(isa);
+    throw UsageError(std::string("--kernels: this CPU cannot run the ") + isa_name(*opt.kernels) +
+                     " kernels; choose one it has: " + have);
+  }
   if (s.heads > s.d_model)
     throw UsageError("--num-heads " + std::to_string(s.heads) + " is more than --d-model " + std::to_string(s.d_model) +
                      ": each head needs at least one of the d_model dimensions; use at most " +
@@ -148,18 +164,31 @@ BenchResult run_attention_bench(const BenchOptions& options, const BenchProgress
   check_bench_options(r.options);
   const AttentionShape& s = r.options.shape;
   const int threads = r.options.threads, repeats = static_cast<int>(r.options.repeats);
+  // The kernels for this run: the widest this CPU has, or those asked for; restored afterwards.
+  struct KernelChoice {
+    Isa before = active_isa();
+    explicit KernelChoice(const std::optional<Isa>& isa) {
+      if (isa) force_isa(*isa);
+    }
+    ~KernelChoice() { force_isa(before); }
+  } choice(r.options.kernels);
+  const KernelSet& k = active_kernels();
   r.cpu = cpu_model_name();
   r.hardware_threads = hardware_threads();
-  r.kernels = kernel_path_name(kernel_path());
+  r.kernels = isa_name(k.isa);
+  r.portable = k.isa == Isa::Portable;
+  r.threading = threading_name();
+  r.gemm_mr = k.mr, r.gemm_nr = k.nr;
   const double b = s.batch, T = s.tokens, d = s.d_model, h = s.heads, hd = s.head_dim();
   r.projection_flops = 8 * b * T * d * d;
   r.attention_flops = 4 * b * T * T * d;
   const FlashTileCount tiles = flash_tiles(s.tokens);
   r.flash_tiles_computed = tiles.computed;
   r.flash_tiles_total = tiles.total;
-  // Each computed tile: 48x48 scores (2·hd flops each) and 48 queries x 48 keys into hd outputs.
-  r.flash_flops_done = r.projection_flops + b * h * static_cast<double>(tiles.computed) * kFlashQueryTile *
-                                                kFlashKeyTile * 4 * hd;
+  r.flash_query_tile = tiles.query_tile, r.flash_key_tile = tiles.key_tile;
+  // Each computed tile: br x bc scores (2·hd flops each) and br queries x bc keys into hd outputs.
+  r.flash_flops_done = r.projection_flops + b * h * static_cast<double>(tiles.computed) * tiles.query_tile *
+                                                tiles.key_tile * 4 * hd;
 
   FmaPeak peak(threads);
   peak.measure(5);
@@ -194,6 +223,7 @@ BenchResult run_attention_bench(const BenchOptions& options, const BenchProgress
       if (i + 1 == forms) peak.measure(1);
     }
   peak.measure(5);
+  r.peak_loop = peak.loop_text();
   r.peak_gflops = peak.gflops();
   r.peak_trials = peak.trials();
   for (FormResult& f : r.forms) {
@@ -216,6 +246,8 @@ std::string bench_json(const BenchResult& r, const std::string& version) {
                  {"head_dim", s.head_dim()}, {"threads", r.options.threads}, {"repeats", r.options.repeats},
                  {"seed", r.options.seed}};
   j["machine"] = {{"cpu", r.cpu}, {"hardware_threads", r.hardware_threads}, {"kernels", r.kernels},
+                  {"threading", r.threading}, {"gemm_micro_kernel", {r.gemm_mr, r.gemm_nr}},
+                  {"flash_tile", {r.flash_query_tile, r.flash_key_tile}}, {"peak_loop", r.peak_loop},
                   {"peak_gflops", r.peak_gflops}, {"peak_trials", r.peak_trials}};
   j["flops"] = {{"formula", "8*b*T*d^2 + 4*b*T^2*d"}, {"projections", r.projection_flops},
                 {"attention", r.attention_flops}, {"total", r.flops()}, {"flash_done", r.flash_flops_done},

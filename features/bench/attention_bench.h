@@ -3,10 +3,12 @@
 // timed over repeats, against this machine's measured FP32 peak. Computes; prints nothing.
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "fast/bench_attention.h"
+#include "fast/cpu_features.h"
 
 namespace attn {
 
@@ -15,6 +17,7 @@ struct BenchOptions {
   int threads = 0;       // 0: every hardware thread
   int64_t repeats = 5;
   uint64_t seed = 123;
+  std::optional<Isa> kernels;  // run these kernels instead of the widest the CPU has (must be supported)
 };
 
 // Throws UsageError (one line: the problem and the fix) for sizes the bench cannot run.
@@ -44,13 +47,18 @@ struct BenchResult {
   BenchOptions options;  // threads resolved
   std::string cpu;       // /proc/cpuinfo's model name
   int hardware_threads = 0;
-  std::string kernels;   // AVX2+FMA or portable C++
+  std::string kernels;   // the instruction set that ran: AVX-512, AVX2+FMA, NEON or portable C++
+  bool portable = false;  // the portable C++ kernels ran
+  std::string threading;  // OpenMP or std::thread
+  int64_t gemm_mr = 0, gemm_nr = 0;  // the GEMM micro-kernel's tile
+  std::string peak_loop;   // the FMA loop that measured the peak, e.g. "16 independent 16-lane FMAs (AVX-512)"
   double peak_gflops = 0;  // FmaPeak over all its trials
   int peak_trials = 0;     // 5 before the forms, 1 after each round of timed runs, 5 after
   double projection_flops = 0;  // 8·b·T·d²
   double attention_flops = 0;   // 4·b·T²·d
   double flops() const { return projection_flops + attention_flops; }
   int64_t flash_tiles_computed = 0, flash_tiles_total = 0;  // per (batch, head)
+  int64_t flash_query_tile = 0, flash_key_tile = 0;         // the active kernels' tile sizes
   double flash_flops_done = 0;  // projections + the attention tiles flash really computes
   std::vector<FormResult> forms;
   const FormResult* form(const std::string& name) const;

@@ -72,15 +72,20 @@ std::string render_bench(const BenchResult& r, Lang lang) {
                 "次；种子 %llu\n",
                 (long long)b, (long long)T, (long long)d, (long long)h, (long long)hd, threads, (int)r.options.repeats,
                 (unsigned long long)r.options.seed));
-  out += tr(fmt("machine: %s, %d hardware threads; kernels: %s\n", r.cpu.c_str(), r.hardware_threads,
-                r.kernels.c_str()),
-            fmt("机器：%s，%d 个硬件线程；内核：%s\n", r.cpu.c_str(), r.hardware_threads, r.kernels.c_str()));
-  out += tr(fmt("FP32 peak on %d threads: %.1f GFLOP/s (every thread a loop of 12 independent 8-lane FMAs, all at "
-                "once; the best of %d trials spread over the run)\n",
-                threads, r.peak_gflops, r.peak_trials),
-            fmt("%d 个线程的 FP32 峰值：%.1f GFLOP/s（所有线程同时运行 12 个相互独立的 8 路 FMA 的循环；"
+  out += tr(fmt("machine: %s, %d hardware threads; kernels: %s (GEMM micro-kernel %lld×%lld, flash tiles of %lld "
+                "queries × %lld keys), threads: %s\n",
+                r.cpu.c_str(), r.hardware_threads, r.kernels.c_str(), (long long)r.gemm_mr, (long long)r.gemm_nr,
+                (long long)r.flash_query_tile, (long long)r.flash_key_tile, r.threading.c_str()),
+            fmt("机器：%s，%d 个硬件线程；内核：%s（矩阵乘法微内核 %lld×%lld，flash 块为 %lld 个查询 × %lld 个键），"
+                "线程：%s\n",
+                r.cpu.c_str(), r.hardware_threads, r.kernels.c_str(), (long long)r.gemm_mr, (long long)r.gemm_nr,
+                (long long)r.flash_query_tile, (long long)r.flash_key_tile, r.threading.c_str()));
+  out += tr(fmt("FP32 peak on %d threads: %.1f GFLOP/s (every thread a loop of %s, all at once; the best of %d "
+                "trials spread over the run)\n",
+                threads, r.peak_gflops, r.peak_loop.c_str(), r.peak_trials),
+            fmt("%d 个线程的 FP32 峰值：%.1f GFLOP/s（所有线程同时运行一个循环：%s；"
                 "取分布在整个运行过程中的 %d 次试验里最好的一次）\n",
-                threads, r.peak_gflops, r.peak_trials));
+                threads, r.peak_gflops, r.peak_loop.c_str(), r.peak_trials));
   out += tr(fmt("FLOPs per forward, counted in full for every form: 8·b·T·d² + 4·b·T²·d = %.2f + %.2f = %.2f GFLOP\n",
                 r.projection_flops / 1e9, r.attention_flops / 1e9, r.flops() / 1e9),
             fmt("每次前向计算的浮点运算数（每种写法都按全量计）：8·b·T·d² + 4·b·T²·d = %.2f + %.2f = %.2f GFLOP\n",
@@ -145,12 +150,12 @@ std::string render_bench(const BenchResult& r, Lang lang) {
                              "两者相差不到 5%，所以这里它并不明显更慢，与 3.6.2 节的说法不同。")
                         : tr("faster here, unlike what §3.6.2 says.", "这里它反而更快，与 3.6.2 节的说法不同。");
     n1 += tr(fmt(" The book's argument is the Python loop over heads and PyTorch's cost per call and per small "
-                 "kernel; compiled, a call costs microseconds, and a %lld-wide product still fills the 6×16 "
+                 "kernel; compiled, a call costs microseconds, and a %lld-wide product still fills the %lld×%lld "
                  "micro-kernel, so the gap mostly disappears.",
-                 (long long)hd),
+                 (long long)hd, (long long)r.gemm_mr, (long long)r.gemm_nr),
              fmt("书中的理由是 Python 中对各个头的循环，以及 PyTorch 每次调用、每个小内核的开销；编译后的代码每次调用只需几微秒，"
-                 "%lld 列宽的乘法也能填满 6×16 的微内核，所以这个差距基本消失了。",
-                 (long long)hd));
+                 "%lld 列宽的乘法也能填满 %lld×%lld 的微内核，所以这个差距基本消失了。",
+                 (long long)hd, (long long)r.gemm_mr, (long long)r.gemm_nr));
     if (att_ratio < 0.95)
       n1 += tr(fmt(" Its attention is even faster (%.2f× mha's time): each round's (b, T, T) scores and weights, %s, "
                    "are %lld times smaller than mha's %s, the likely reason (less memory touched per pass).",
@@ -209,7 +214,7 @@ std::string render_bench(const BenchResult& r, Lang lang) {
           "Its %.1f GFLOP/s is %.1f GFLOP/s (%.0f%% of peak) on the work it really does. Extra memory %s (one "
           "batch's qkv, the GEMM's panels, per-thread tiles): %.2f%% of mha's. Speed: %.2f× mha's, %.2f× the "
           "wrapper's.",
-          (long long)kFlashQueryTile, (long long)kFlashKeyTile, (long long)r.flash_tiles_computed,
+          (long long)r.flash_query_tile, (long long)r.flash_key_tile, (long long)r.flash_tiles_computed,
           (long long)r.flash_tiles_total, r.flash_flops_done / 1e9, r.flops() / 1e9, X.gflops, done_rate,
           100 * done_rate / r.peak_gflops, memory(X.extra_bytes).c_str(),
           100.0 * X.extra_bytes / std::max<double>(1, M.extra_bytes), M.median_ms / X.median_ms,
@@ -219,7 +224,7 @@ std::string render_bench(const BenchResult& r, Lang lang) {
           "完全位于对角线以上的块被跳过：每个头 %lld 块中只算 %lld 块，所以 flash 只做了公式所计 %.3g GFLOP 中的 %.3g。"
           "它的 %.1f GFLOP/s 折合到真正做的运算上是 %.1f GFLOP/s（峰值的 %.0f%%）。额外内存 %s（一个批次的 qkv、"
           "矩阵乘法的打包缓冲区、每个线程的块）：是 mha 的 %.2f%%。速度是 mha 的 %.2f 倍、封装类的 %.2f 倍。",
-          (long long)kFlashQueryTile, (long long)kFlashKeyTile, (long long)r.flash_tiles_total,
+          (long long)r.flash_query_tile, (long long)r.flash_key_tile, (long long)r.flash_tiles_total,
           (long long)r.flash_tiles_computed, r.flops() / 1e9, r.flash_flops_done / 1e9, X.gflops, done_rate,
           100 * done_rate / r.peak_gflops, memory(X.extra_bytes).c_str(),
           100.0 * X.extra_bytes / std::max<double>(1, M.extra_bytes), M.median_ms / X.median_ms,
@@ -233,15 +238,15 @@ std::string render_bench(const BenchResult& r, Lang lang) {
           "and adds goes faster than that loop, so the materialising forms show how close to the hardware they come; "
           "only flash, credited with the FLOPs it skips, can come near 100%% or pass it.%s",
           threads,
-          r.kernels == kernel_path_name(KernelPath::Portable)
-              ? " This CPU lacks AVX2 or FMA: the portable C++ kernels ran, and the peak is the portable loop's."
-              : ""),
+          r.portable ? " The portable C++ kernels ran (no SIMD kernels for this CPU, or --kernels portable), and the "
+                       "peak is the portable loop's."
+                     : ""),
       fmt("占峰值的比例是 GFLOP/s 除以同样 %d 个线程上 FMA 循环达到的速度。任何乘加运算都不会比这个循环更快，"
           "所以显式构造矩阵的几种写法显示它们离硬件极限有多近；只有 flash 因为跳过的运算也计在内，才可能接近甚至超过 100%%。%s",
           threads,
-          r.kernels == kernel_path_name(KernelPath::Portable)
-              ? "这台 CPU 没有 AVX2 或 FMA：运行的是可移植的 C++ 内核，峰值也是可移植循环的。"
-              : "")));
+          r.portable ? "运行的是可移植的 C++ 内核（这台 CPU 没有可用的 SIMD 内核，或指定了 --kernels portable），"
+                       "峰值也是可移植循环的。"
+                     : "")));
   out += note(tr(
       fmt("max|diff| vs mha: every form's output agrees with mha's to %s (float32 rounding: additions in another "
           "order, and flash's rescaled partial sums).",

@@ -35,7 +35,9 @@ float* AlignedFloats::reserve(std::size_t n) {
   const bool huge = bytes >= kHugePage;
   void* p = nullptr;
   if (posix_memalign(&p, huge ? kHugePage : 64, bytes) != 0) throw std::bad_alloc();
+#if defined(MADV_HUGEPAGE)
   if (huge) madvise(p, bytes / kHugePage * kHugePage, MADV_HUGEPAGE);  // fewer TLB misses on big buffers
+#endif
   data_ = static_cast<float*>(p);
   size_ = bytes / sizeof(float);
   return data_;

@@ -9,8 +9,6 @@
 // Dropout is 0.0 here, as in the book's GPT-2 exercise, so it is left out.
 #include "fast/bench_attention.h"
 
-#include <immintrin.h>
-#include <omp.h>
 
 #include <algorithm>
 #include <cmath>
@@ -19,7 +17,8 @@
 #include <limits>
 
 #include "core/random_ops.h"
-#include "fast/simd_exp.h"
+#include "fast/kernels.h"
+#include "fast/parallel.h"
 
 namespace attn {
 
@@ -34,15 +33,14 @@ void batched_gemm(int64_t count, const std::function<GemmArgs(int64_t)>& product
   const int64_t m = product(0).m;
   const int64_t chunks = std::max<int64_t>(1, (m + kRowChunk - 1) / kRowChunk);
   scratch.reserve_threads(threads);
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
-  for (int64_t task = 0; task < count * chunks; ++task) {
+  parallel_for(threads, count * chunks, [&](int64_t task, int t) {
     GemmArgs g = product(task / chunks);
     const int64_t r0 = (task % chunks) * kRowChunk, r1 = std::min(g.m, r0 + kRowChunk);
     g.a += r0 * g.lda;
     g.c += r0 * g.ldc;
     g.m = r1 - r0;
-    gemm(g, scratch.per_thread[omp_get_thread_num()]);
-  }
+    gemm(g, scratch.per_thread[t]);
+  });
 }
 
 // y (rows, n) = x (rows, k) · W^T (+ bias), W as nn.Linear stores it: (n, k).
@@ -60,58 +58,19 @@ void linear(const float* x, int64_t ldx, int64_t rows, int64_t k, const float* w
 // masked_fill_(mask_bool, -inf) on `count` (T, T) score matrices: row i keeps keys 0..i.
 void mask_future(float* scores, int64_t count, int64_t T, int threads) {
   const float minus_inf = -std::numeric_limits<float>::infinity();
-#pragma omp parallel for num_threads(threads) schedule(static)
-  for (int64_t row = 0; row < count * T; ++row) {
-    const int64_t i = row % T;
-    std::fill(scores + row * T + i + 1, scores + (row + 1) * T, minus_inf);
-  }
+  parallel_ranges(threads, count * T, [&](int64_t begin, int64_t end) {
+    for (int64_t row = begin; row < end; ++row) {
+      const int64_t i = row % T;
+      std::fill(scores + row * T + i + 1, scores + (row + 1) * T, minus_inf);
+    }
+  });
 }
 
 // attn_weights = softmax(attn_scores / sqrt(hd)), row by row, into a new buffer.
 void softmax_rows(const float* scores, float* weights, int64_t rows, int64_t T, float scale, int threads) {
-#pragma omp parallel for num_threads(threads) schedule(static)
-  for (int64_t row = 0; row < rows; ++row) softmax_row(scores + row * T, weights + row * T, T, scale);
-}
-
-__attribute__((target("avx2,fma"))) void softmax_row_avx2(const float* in, float* out, int64_t n, float scale) {
-  const float minus_inf = -std::numeric_limits<float>::infinity();
-  const int64_t full = n / 8 * 8;
-  __m256 mx = _mm256_set1_ps(minus_inf);
-  for (int64_t j = 0; j < full; j += 8) mx = _mm256_max_ps(mx, _mm256_loadu_ps(in + j));
-  float m = minus_inf;
-  alignas(32) float lanes[8];
-  _mm256_store_ps(lanes, mx);
-  for (float v : lanes) m = std::max(m, v);
-  for (int64_t j = full; j < n; ++j) m = std::max(m, in[j]);
-  const __m256 vs = _mm256_set1_ps(scale), vms = _mm256_set1_ps(m * scale);
-  __m256 sum = _mm256_setzero_ps();
-  for (int64_t j = 0; j < full; j += 8) {  // exp(x·scale − max·scale)
-    const __m256 e = exp256(_mm256_sub_ps(_mm256_mul_ps(_mm256_loadu_ps(in + j), vs), vms));
-    _mm256_storeu_ps(out + j, e);
-    sum = _mm256_add_ps(sum, e);
-  }
-  if (full < n) {  // the tail through one padded vector
-    alignas(32) float tail[8];
-    for (int64_t j = 0; j < 8; ++j) tail[j] = full + j < n ? in[full + j] : minus_inf;
-    const __m256 e = exp256(_mm256_sub_ps(_mm256_mul_ps(_mm256_load_ps(tail), vs), vms));
-    _mm256_store_ps(tail, e);
-    sum = _mm256_add_ps(sum, e);
-    std::memcpy(out + full, tail, sizeof(float) * (n - full));
-  }
-  _mm256_store_ps(lanes, sum);
-  float total = 0;
-  for (float v : lanes) total += v;
-  const __m256 inv = _mm256_set1_ps(1.0f / total);
-  for (int64_t j = 0; j < full; j += 8) _mm256_storeu_ps(out + j, _mm256_mul_ps(_mm256_loadu_ps(out + j), inv));
-  for (int64_t j = full; j < n; ++j) out[j] *= 1.0f / total;
-}
-
-void softmax_row_portable(const float* in, float* out, int64_t n, float scale) {
-  float m = -std::numeric_limits<float>::infinity();
-  for (int64_t j = 0; j < n; ++j) m = std::max(m, in[j]);
-  float total = 0;
-  for (int64_t j = 0; j < n; ++j) total += out[j] = std::exp(in[j] * scale - m * scale);
-  for (int64_t j = 0; j < n; ++j) out[j] *= 1.0f / total;
+  parallel_ranges(threads, rows, [&](int64_t begin, int64_t end) {
+    for (int64_t row = begin; row < end; ++row) softmax_row(scores + row * T, weights + row * T, T, scale);
+  });
 }
 
 // Everything after the projections, for both materialising forms: q, k, v are (b, T, heads·hd)
@@ -145,12 +104,13 @@ void materialised_attention(const AttentionShape& s, const float* q, const float
       g.c = ctx_heads + bh * T * hd, g.ldc = hd;
       return g;
     }, threads, ws.gemm());
-#pragma omp parallel for num_threads(threads) schedule(static)
-    for (int64_t row = 0; row < b * T; ++row) {
-      const int64_t bi = row / T, t = row % T;
-      for (int64_t hi = 0; hi < h; ++hi)
-        std::memcpy(ctx + row * d + hi * hd, ctx_heads + ((bi * h + hi) * T + t) * hd, sizeof(float) * hd);
-    }
+    parallel_ranges(threads, b * T, [&](int64_t begin, int64_t end) {
+      for (int64_t row = begin; row < end; ++row) {
+        const int64_t bi = row / T, t = row % T;
+        for (int64_t hi = 0; hi < h; ++hi)
+          std::memcpy(ctx + row * d + hi * hd, ctx_heads + ((bi * h + hi) * T + t) * hd, sizeof(float) * hd);
+      }
+    });
   });
   ws.timed(Workspace::kOutput,
            [&] { linear(ctx, d, b * T, d, w.w_out.data(), d, w.b_out.data(), out, d, threads, ws.gemm()); });
@@ -187,8 +147,7 @@ std::size_t Workspace::bytes() const {
 }
 
 void softmax_row(const float* in, float* out, int64_t n, float scale) {
-  if (kernel_path() == KernelPath::Avx2Fma) softmax_row_avx2(in, out, n, scale);
-  else softmax_row_portable(in, out, n, scale);
+  active_kernels().softmax_row(in, out, n, scale);
 }
 
 // MultiHeadAttentionWrapper: heads = [CausalAttention(d_in, hd) ...]; torch.cat([head(x) ...], -1),
@@ -233,10 +192,11 @@ void wrapper_forward(const MhaWeights& w, const AttentionShape& s, const float* 
   }
   float* ctx = ws.get(5, b * T * d);
   ws.timed(Workspace::kAttention, [&] {  // torch.cat(..., dim=-1)
-#pragma omp parallel for num_threads(threads) schedule(static)
-    for (int64_t row = 0; row < b * T; ++row)
-      for (int64_t hi = 0; hi < h; ++hi)
-        std::memcpy(ctx + row * d + hi * hd, head_out[hi] + row * hd, sizeof(float) * hd);
+    parallel_ranges(threads, b * T, [&](int64_t begin, int64_t end) {
+      for (int64_t row = begin; row < end; ++row)
+        for (int64_t hi = 0; hi < h; ++hi)
+          std::memcpy(ctx + row * d + hi * hd, head_out[hi] + row * hd, sizeof(float) * hd);
+    });
   });
   ws.timed(Workspace::kOutput,
            [&] { linear(ctx, d, b * T, d, w.w_out.data(), d, w.b_out.data(), out, d, threads, ws.gemm()); });

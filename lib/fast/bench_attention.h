@@ -61,7 +61,7 @@ void mha_forward(const MhaWeights& w, const AttentionShape& s, const float* x, f
 void fused_qkv_forward(const MhaWeights& w, const AttentionShape& s, const float* x, float* out, int threads,
                        Workspace& ws);
 
-// out = softmax(in * scale) over n values; -inf counts as weight 0 (AVX2 exp or std::exp).
+// out = softmax(in * scale) over n values; -inf counts as weight 0 (the active kernels' exp).
 void softmax_row(const float* in, float* out, int64_t n, float scale);
 
 }  // namespace attn

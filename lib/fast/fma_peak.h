@@ -1,8 +1,12 @@
 #pragma once
-// This machine's float32 peak, measured rather than looked up: every thread runs a loop of 12
-// independent 8-lane FMAs (more than FMA latency x FMA ports keep in flight), all at once; the
-// rate is all their FLOPs over the wall time, and the peak is the best trial. Trials can be spread
-// over a long run, so a moment when the system took a core away does not set the figure.
+// This machine's float32 peak, measured rather than looked up: every thread runs the widest FMA
+// loop the CPU has (the active kernel set's: AVX-512 16 independent 16-lane FMAs, AVX2 12 x 8
+// lanes, NEON 24 x 4 lanes), all at once; the rate is all their FLOPs over the wall time, and the
+// peak is the best trial. Trials can be spread over a long run, so a moment when the system took a
+// core away does not set the figure.
+#include <string>
+
+#include "fast/cpu_features.h"
 
 namespace attn {
 
@@ -13,9 +17,12 @@ class FmaPeak {
   double gflops() const;                             // 0 before the first trial
   int threads() const { return threads_; }
   int trials() const { return trials_; }
+  Isa isa() const { return isa_; }
+  std::string loop_text() const;  // e.g. "16 independent 16-lane FMAs (AVX-512)"
 
  private:
   int threads_;
+  Isa isa_;              // the kernel set active when the peak was made
   long iterations_ = 0;  // per trial and thread, calibrated on the first call
   double best_ = 0;      // GFLOP/s
   int trials_ = 0;

@@ -9,7 +9,13 @@
 
 namespace attn {
 
-double sqrt_d_k(int64_t d_k) { return std::pow(static_cast<double>(d_k), 0.5); }
+// Python's d_k ** 0.5 is pow, which is not always the correctly rounded sqrt (2921 ** 0.5 differs in
+// the last bit). Clang rewrites pow(x, 0.5) as sqrt(x) even without -ffast-math; an exponent it
+// cannot see keeps the call a call to pow. (g++ never rewrites it: the same result there.)
+double sqrt_d_k(int64_t d_k) {
+  static volatile double half = 0.5;
+  return std::pow(static_cast<double>(d_k), half);
+}
 
 namespace {
 

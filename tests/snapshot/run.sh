@@ -19,7 +19,7 @@ while IFS='	' read -r name args; do
   for f in out.html out.json; do
     if [ -f "$tmp/$f" ]; then printf -- '--- %s\n' "$f" >>"$got"; cat "$tmp/$f" >>"$got"; fi
   done
-  sed -i "s|$tmp|{TMP}|g; s|$fix|{FIX}|g" "$got"
+  sed "s|$tmp|{TMP}|g; s|$fix|{FIX}|g" "$got" >"$got.sed" && mv "$got.sed" "$got"  # no sed -i: BSD sed differs
   if [ "$update" = "--update" ]; then cp "$got" "$here/expected/$name.out"; passed=$((passed+1)); continue; fi
   if cmp -s "$got" "$here/expected/$name.out"; then passed=$((passed+1));
   else failed=$((failed+1)); echo "snapshot $name differs: attn-tutor $args"; diff "$here/expected/$name.out" "$got" | head -20; fi

@@ -1,0 +1,52 @@
+#pragma once
+// One set of bench kernels per instruction set (kernels_avx512.cpp, kernels_avx2.cpp,
+// kernels_neon.cpp, kernels_portable.cpp), each only compiled on its architecture: the GEMM
+// micro-kernel and its blocking, flash attention's tile sizes and online softmax, the softmax of
+// one row, and the FMA loop that measures the peak. Internal to lib/fast.
+#include <cstdint>
+
+#include "fast/cpu_features.h"
+
+namespace attn {
+
+// What the micro-kernel's accumulators hold before the k loop: zeros, the bias row v[j], C, or
+// C's rows times v[r] (flash attention's rescaling by exp(m_old - m_new)).
+enum class Start { Zero, Bias, C, ScaledC };
+
+// C (mr, nr) = start + A (mr, kc) · B (kc, nr), with A(r, p) at a[r*rs + p*ks] and B packed
+// [p][nr]. Kernels specialise rs == 1 (packed strips, flash's P^T) and ks == 1 (rows in place).
+using MicroKernelFn = void (*)(int64_t kc, const float* a, int64_t rs, int64_t ks, const float* b, float* c,
+                               int64_t ldc, Start start, const float* v);
+// St (bc keys, br queries): per query column, running max m, sum l; St becomes P = exp(St - m_new);
+// alpha = exp(m_old - m_new). br is a multiple of the vector width.
+using OnlineSoftmaxFn = void (*)(float* st, int64_t br, int64_t bc, float* m, float* l, float* alpha);
+using SoftmaxRowFn = void (*)(const float* in, float* out, int64_t n, float scale);
+using FmaLoopFn = float (*)(long iterations);
+
+struct KernelSet {
+  Isa isa;
+  int64_t mr, nr;          // micro-kernel tile: mr rows of A broadcast, nr columns of B in registers
+  int64_t kc, mc, nc;      // GEMM blocking: B strip (kc, nr) in L1, A block (mc, kc) in L2, B block in L3
+  MicroKernelFn micro_kernel;
+  int64_t flash_br, flash_bc;  // flash tiles: queries (a multiple of mr and nr), keys (of mr)
+  OnlineSoftmaxFn online_softmax;
+  SoftmaxRowFn softmax_row;
+  FmaLoopFn fma_loop;
+  double fma_flops_per_iteration;
+  const char* fma_loop_text;  // e.g. "16 independent 16-lane FMAs"
+};
+
+const KernelSet& kernel_set(Isa isa);  // isa must be supported
+const KernelSet& active_kernels();     // kernel_set(active_isa())
+
+// Defined only where compiled (kernels_*.cpp).
+const KernelSet& portable_kernels();
+#if defined(__x86_64__)
+const KernelSet& avx2_kernels();
+const KernelSet& avx512_kernels();
+#endif
+#if defined(__aarch64__)
+const KernelSet& neon_kernels();
+#endif
+
+}  // namespace attn
