@@ -84,7 +84,9 @@ TEST_CASE("hostile: device nodes given as outputs are written, never replaced") 
   const BoundedRun bench = run_bounded("bench --json /dev/null --batch 1 --tokens 4 --d-model 8 --num-heads 2 "
                                        "--repeats 1 --threads 1");
   CHECK(bench.exit_code == 0);
-  for (const auto& [path, before] : {std::pair{"/dev/full", full_before}, std::pair{"/dev/null", null_before}}) {
+  for (const auto& device : {std::pair{"/dev/full", full_before}, std::pair{"/dev/null", null_before}}) {
+    const char* path = device.first;  // not a structured binding: clang 14 cannot capture one in CAPTURE
+    const struct stat& before = device.second;
     CAPTURE(path);
     const struct stat after = lstat_of(path);
     CHECK(S_ISCHR(after.st_mode));
