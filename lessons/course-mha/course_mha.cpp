@@ -38,7 +38,7 @@ CourseConfig resolve(const LessonOptions& opt) {
   CourseConfig c;
   c.post = opt.preset == "post";
   if (opt.qkv_bias)
-    throw UsageError("--qkv-bias: the post's Wq, Wk and Wv are nn.Linear(..., bias=False) with no switch for a bias "
+    throw UsageError("--qkv-bias: the course's Wq, Wk and Wv are nn.Linear(..., bias=False) with no switch for a bias "
                      "(only projection_layer has one); drop --qkv-bias");
   if (c.post && opt.custom_inputs && opt.inputs_source != "tokens")
     throw UsageError("--inputs " + opt.inputs_source + ": --preset post draws its own input, x = torch.randn(2, T, "
@@ -49,7 +49,7 @@ CourseConfig resolve(const LessonOptions& opt) {
     c.d_model = opt.d_in();
     if (opt.d_model && *opt.d_model != c.d_model)
       throw UsageError("--d-model " + str(*opt.d_model) + ": with --preset small x is the token embeddings, " +
-                       str(c.d_model) + " numbers each, and the post feeds x straight into nn.Linear(d_model, ...), "
+                       str(c.d_model) + " numbers each, and the course feeds x straight into nn.Linear(d_model, ...), "
                        "so d_model is " + str(c.d_model) + "; drop --d-model, give --inputs with " +
                        str(*opt.d_model) + " numbers per token, or use --preset post --d-model " + str(*opt.d_model));
   }
@@ -57,7 +57,7 @@ CourseConfig resolve(const LessonOptions& opt) {
   if (c.d_model % c.num_heads != 0)
     throw UsageError("d_model (" + str(c.d_model) + ") must be divisible by num_heads (" + str(c.num_heads) +
                      "): each head gets d_model // num_heads features and torch.cat of the heads must give d_model "
-                     "back for projection_layer (the post has no assert; PyTorch fails there with 'mat1 and mat2 "
+                     "back for projection_layer (the course has no assert; PyTorch fails there with 'mat1 and mat2 "
                      "shapes cannot be multiplied'); choose --num-heads dividing " + str(c.d_model) +
                      (c.post ? " or another --d-model" : ""));
   c.T = opt.num_tokens();
@@ -67,11 +67,11 @@ CourseConfig resolve(const LessonOptions& opt) {
   return c;
 }
 
-// "d_model = 3  # comment", with the post's value when it differs.
+// "d_model = 3  # comment", with the course's value when it differs.
 std::string hyper_line(const std::string& name, const std::string& value, const std::string& post_value,
                        const std::string& comment) {
   std::string line = name + " = " + value + "  # " + comment;
-  if (value != post_value) line += " (the post: " + post_value + ")";
+  if (value != post_value) line += " (the course: " + post_value + ")";
   return line;
 }
 

@@ -188,7 +188,7 @@ Notebook d2l_mha_lesson(const LessonOptions& opt) {
     code.insert(code.end(), in.begin(), in.end());
     code.push_back("X = torch.stack((inputs, inputs), dim=0)  # (batch_size, num_tokens, d_in)");
   }
-  code.push_back("torch.manual_seed(" + seed + ")  # not in the post (its generator is unseeded); --seed");
+  code.push_back("torch.manual_seed(" + seed + ")  # not in d2l.ai (its generator is unseeded); --seed");
   code.push_back("num_hiddens, num_heads = " + std::to_string(num_hiddens) + ", " + h);
   const std::string bias = opt.qkv_bias ? ", bias=True" : "";
   if (own_inputs) {
@@ -199,7 +199,7 @@ Notebook d2l_mha_lesson(const LessonOptions& opt) {
     code.push_back("attention = MultiHeadAttention(num_hiddens, num_hiddens, num_hiddens,");
     code.push_back("                               num_hiddens, num_heads, " + py_float(p) + bias + ")");
   }
-  code.push_back(training ? "attention.train()  # --dropout > 0: dropout active (the post calls eval())"
+  code.push_back(training ? "attention.train()  # --dropout > 0: dropout active (d2l.ai calls eval())"
                           : "attention.eval()");
   nb.cell(code);
   Generator gen;
