@@ -226,7 +226,7 @@ int main(int argc, char** argv) {
   }
 
   try {
-    require_output_paths(cli);  // --json '' and --html '' are errors
+    require_output_paths(cli);  // --json '', --py '' ... and two outputs on stdout are errors
     if (verify->parsed()) return run_verify(verify_lesson);
     if (check->parsed()) return run_check(check_path, check_color);
     if (bench->parsed()) {
@@ -235,7 +235,7 @@ int main(int argc, char** argv) {
       return run_bench(bench_cli, lang);
     }
     if (kv_memory->parsed()) return run_kv_memory(kv_memory_cli, lang);
-    const bool exporting = cli.given("--json") || cli.given("--html");
+    const bool exporting = exports_anything(cli);
     if (all->parsed()) {
       const LessonOptions opt = require_affordable("all", to_lesson_options(cli, lang), exporting);
       return emit(run_all(opt), cli, opt);
