@@ -121,7 +121,7 @@ TEST_CASE("d2l MultiHeadAttention draws W_q W_k W_v W_o in that order") {
 TEST_CASE("d2l-mha runs the post and prints its shapes") {
   const CliResult r = run_cli("d2l-mha");
   REQUIRE(r.exit_code == 0);
-  CHECK(r.out.find(">>> attention(X, Y, Y, valid_lens).shape\ntorch.Size([2, 4, 100])") != std::string::npos);
+  CHECK(r.out.find(">>> print(attention(X, Y, Y, valid_lens).shape)\ntorch.Size([2, 4, 100])") != std::string::npos);
   CHECK(r.out.find("(dropout): Dropout(p=0.5, inplace=False)") != std::string::npos);
   CHECK(r.out.find(">>> attention.eval()") != std::string::npos);
   CHECK(r.out.find("tensor([3, 3, 3, 3, 3, 2, 2, 2, 2, 2])") != std::string::npos);

@@ -44,6 +44,7 @@ EXTRA = {
     "gqa": [["--num-kv-groups", "1"], ["--num-heads", "4", "--num-kv-groups", "4"]],
     "mla": [["--latent-dim", "3"], ["--num-heads", "1"]],
     "swa": [["--window", "2"], ["--window", "9"]],
+    "all": [["--d-out", "4"], ["--dropout", "0.5"]],  # the chapter's lessons in one script
 }
 LESSONS = list(EXTRA)
 NO_QKV_BIAS = {"course-mha"}  # the course's Wq, Wk, Wv have no bias switch (the tool refuses --qkv-bias)

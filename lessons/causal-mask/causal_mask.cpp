@@ -76,8 +76,9 @@ Notebook causal_mask_lesson(const LessonOptions& opt) {
   nb.cell({"print(masked_simple_norm)", "print(attn_weights)",
            "print((masked_simple_norm - attn_weights).abs().max())",
            "print(torch.allclose(masked_simple_norm, attn_weights))"});
-  nb.show("masked_simple_norm", masked_simple_norm);
-  nb.show("attn_weights", w.attn_weights);
+  // Both were shown (and recorded) above: printed again side by side in time, not recorded twice.
+  nb.print(repr(masked_simple_norm));
+  nb.print(repr(w.attn_weights));
   const float diff = max_abs_diff(masked_simple_norm, w.attn_weights);
   Tensor diff_t({}, {diff});
   // (a - b).abs().max() keeps the graph: PyTorch prints its grad_fn.

@@ -3,6 +3,7 @@
 // input cell, max|diff| against the full forward, and the cell that feeds the tokens one at a time.
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "lessons/lesson.h"
 #include "nn/bonus_attention.h"
@@ -33,6 +34,7 @@ void cached_steps_cell(Notebook& nb, const std::string& module, const std::strin
 // its parameter count (three projections with --qkv-bias's bias, out_proj with bias) and the numbers its
 // cache holds per token (keys and values: 2 x d_out).
 struct ChapterMha {
+  std::vector<std::string> listing;  // the chapter's class (3.6.2) and a blank line, to come before `code`
   std::string code;
   int64_t parameters = 0, cached_per_token = 0;
 };

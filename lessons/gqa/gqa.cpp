@@ -16,23 +16,13 @@ namespace {
 std::string str(int64_t v) { return std::to_string(v); }
 
 void class_cell(Notebook& nb, const LessonOptions& opt, const GroupedQueryAttention& gqa) {
-  nb.cell({"class GroupedQueryAttention(nn.Module):",
-           "    def __init__(self, d_in, d_out, dropout, num_heads, num_kv_groups, dtype=None, qkv_bias=False):",
-           "        super().__init__()  # asserts: num_heads divides d_out, num_kv_groups divides num_heads",
-           "        self.d_out, self.num_heads, self.head_dim = d_out, num_heads, d_out // num_heads",
-           "        self.W_key = nn.Linear(d_in, num_kv_groups * self.head_dim, bias=qkv_bias)",
-           "        self.W_value = nn.Linear(d_in, num_kv_groups * self.head_dim, bias=qkv_bias)",
-           "        self.num_kv_groups = num_kv_groups",
-           "        self.group_size = num_heads // num_kv_groups",
-           "        self.W_query = nn.Linear(d_in, d_out, bias=qkv_bias)",
-           "        self.out_proj = nn.Linear(d_out, d_out, bias=False)",
-           "        ...  # dropout, and cache_k, cache_v, ptr_current_pos as in the KV cache lesson",
-           "    # forward(x, use_cache=False): the cells below",
-           "",
+  std::vector<std::string> code = listing("gqa", "GroupedQueryAttention");
+  code.insert(code.end(), {"",
            "torch.manual_seed(" + fmt_seed(opt, 123) + ")",
            "gqa = GroupedQueryAttention(d_in=" + str(opt.d_in()) + ", d_out=" + str(gqa.d_out) + ", dropout=0.0, num_heads=" +
                str(gqa.num_heads) + ", num_kv_groups=" + str(gqa.num_kv_groups) + (opt.qkv_bias ? ", qkv_bias=True)" : ")"),
            "for name, p in gqa.named_parameters():", "    print(name, tuple(p.shape))"});
+  nb.cell(code);
   parameter_lines(nb, "gqa", {{"W_key", &gqa.W_key}, {"W_value", &gqa.W_value}, {"W_query", &gqa.W_query},
                               {"out_proj", &gqa.out_proj}});
   const std::string kv = str(gqa.num_kv_groups * gqa.head_dim);
@@ -117,8 +107,10 @@ Notebook gqa_lesson(const LessonOptions& given) {
 
   nb.heading("ch04/04", "heading.cost");
   const ChapterMha mha = chapter_mha(opt);
-  nb.cell({mha.code, "print(sum(p.numel() for p in gqa.parameters()), sum(p.numel() for p in mha.parameters()))",
+  std::vector<std::string> compare = mha.listing;
+  compare.insert(compare.end(), {mha.code, "print(sum(p.numel() for p in gqa.parameters()), sum(p.numel() for p in mha.parameters()))",
            "print(2 * gqa.num_kv_groups * gqa.head_dim, 2 * mha.d_out)  # numbers cached per token"});
+  nb.cell(compare);
   const int64_t gqa_cached = 2 * g * gqa.head_dim, mha_cached = mha.cached_per_token, mha_params = mha.parameters;
   nb.print(str(gqa.parameter_count()) + " " + str(mha_params));
   nb.print(str(gqa_cached) + " " + str(mha_cached));

@@ -14,24 +14,14 @@ namespace {
 std::string str(int64_t v) { return std::to_string(v); }
 
 void class_cell(Notebook& nb, const LessonOptions& opt, const MultiHeadLatentAttention& mla) {
-  nb.cell({"class MultiHeadLatentAttention(nn.Module):",
-           "    def __init__(self, d_in, d_out, dropout, num_heads, qkv_bias=False, latent_dim=None):",
-           "        super().__init__()  # assert: num_heads divides d_out",
-           "        self.d_out, self.num_heads, self.head_dim = d_out, num_heads, d_out // num_heads",
-           "        self.latent_dim = latent_dim if latent_dim is not None else max(16, d_out // 8)",
-           "        self.W_query = nn.Linear(d_in, d_out, bias=qkv_bias)",
-           "        self.W_DKV = nn.Linear(d_in, self.latent_dim, bias=qkv_bias)  # down to the latent",
-           "        self.W_UK = nn.Linear(self.latent_dim, d_out, bias=qkv_bias)  # latent -> keys",
-           "        self.W_UV = nn.Linear(self.latent_dim, d_out, bias=qkv_bias)  # latent -> values",
-           "        self.out_proj = nn.Linear(d_out, d_out)",
-           "        ...  # dropout, and cache_c_kv, ptr_current_pos: the cache holds the latents only",
-           "    # forward(x, use_cache=False): the cells below",
-           "",
+  std::vector<std::string> code = listing("mla", "MultiHeadLatentAttention");
+  code.insert(code.end(), {"",
            "torch.manual_seed(" + fmt_seed(opt, 123) + ")",
            "mla = MultiHeadLatentAttention(d_in=" + str(opt.d_in()) + ", d_out=" + str(mla.d_out) +
                ", dropout=0.0, num_heads=" + str(mla.num_heads) + (opt.qkv_bias ? ", qkv_bias=True" : "") +
                ", latent_dim=" + str(mla.latent_dim) + ")",
            "for name, p in mla.named_parameters():", "    print(name, tuple(p.shape))"});
+  nb.cell(code);
   parameter_lines(nb, "mla", {{"W_query", &mla.W_query}, {"W_DKV", &mla.W_DKV}, {"W_UK", &mla.W_UK},
                               {"W_UV", &mla.W_UV}, {"out_proj", &mla.out_proj}});
   nb.note("class.note", {str(mla.latent_dim), str(mla.d_out)});
@@ -99,8 +89,10 @@ Notebook mla_lesson(const LessonOptions& given) {
   nb.heading("ch04/05", "heading.cost");
   const ChapterMha mha = chapter_mha(opt);
   const int64_t mha_params = mha.parameters, mha_cached = mha.cached_per_token;
-  nb.cell({mha.code, "print(sum(p.numel() for p in mla.parameters()), sum(p.numel() for p in mha.parameters()))",
+  std::vector<std::string> compare = mha.listing;
+  compare.insert(compare.end(), {mha.code, "print(sum(p.numel() for p in mla.parameters()), sum(p.numel() for p in mha.parameters()))",
            "print(mla.latent_dim, 2 * mha.d_out)  # numbers cached per token"});
+  nb.cell(compare);
   nb.print(str(mla.parameter_count()) + " " + str(mha_params));
   nb.print(L + " " + str(mha_cached));
   nb.note(mla.latent_dim < mha_cached ? "cost.note" : "cost.note_none",

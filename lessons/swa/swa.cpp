@@ -34,15 +34,12 @@ Notebook swa_lesson(const LessonOptions& given) {
 
   nb.heading("ch04/06", "heading.setup");
   const Tensor x = bonus_inputs_cell(nb, opt);
-  nb.cell({"class MultiHeadAttentionWithSWA(nn.Module):",
-           "    def __init__(self, d_in, d_out, dropout, num_heads, qkv_bias=False, sliding_window_size=None):",
-           "        ...  # W_query, W_key, W_value, out_proj and dropout as in 3.6.2, but no mask buffer",
-           "        self.sliding_window_size = sliding_window_size",
-           "        ...  # cache_k, cache_v, ptr_current_pos as in the KV cache lesson",
-           "    # forward(x, use_cache=False): the cells below", "",
+  std::vector<std::string> code = listing("swa", "MultiHeadAttentionWithSWA");
+  code.insert(code.end(), {"",
            "torch.manual_seed(" + fmt_seed(opt, 123) + ")",
            "swa = MultiHeadAttentionWithSWA(" + args + ", sliding_window_size=" + ws + ")",
            "print(swa.sliding_window_size)"});
+  nb.cell(code);
   Generator gen;
   gen.manual_seed(opt.seed_or(123));
   SlidingWindowAttention swa = SlidingWindowAttention::init(gen, opt.d_in(), opt.d_out, 0.0, *opt.num_heads, opt.qkv_bias, w);
