@@ -12,6 +12,9 @@ show the same output lines in the same order. Shape notes ("# x.shape: torch.Siz
 annotations are comments on the screen, not output: they are not part of what the script prints
 (tests/test_py_export.cpp checks that every shape note parses as Python).
 
+Not covered: --bernoulli mkl reproduces the dropout masks of Intel CPUs with PyTorch <= 2.6, which a
+PyTorch on another path does not draw; those scripts print other dropout masks by design.
+
 Exit status: 0 when every lesson and option set matches, 1 otherwise (each mismatch shows a diff).
 """
 import difflib
@@ -23,8 +26,9 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOOL = os.path.join(HERE, "..", "build", "attn-tutor")
 
+INPUTS = os.path.join(HERE, "..", "tests", "fixtures", "snapshot_inputs.json")  # 4 tokens of 4 numbers
 COMMON = [[], ["--seed", "7"], ["--tokens", "the cat sat on mats"], ["--tokens", "one two three four", "--d-in", "5"],
-          ["--qkv-bias"]]
+          ["--qkv-bias"], ["--inputs", INPUTS]]
 CHAPTER_D_OUT = [["--d-out", "4"]]
 # Each lesson's option sets beyond the common ones (the lesson's own options, as in lessons/registry.cpp).
 EXTRA = {

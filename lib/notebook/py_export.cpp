@@ -37,7 +37,7 @@ std::string cell_stdout(const Notebook& nb, int cell) {
 }
 
 std::string export_python(const Notebook& nb, Lang lang) {
-  std::string out = "# attn-tutor " + nb.lesson() + ": run with PyTorch; it prints what the lesson prints.\n";
+  std::string out = "# attn-tutor " + nb.lesson() + "\n";
   out += kHeader;
   for (const NotebookItem& item : nb.items()) {
     if (item.kind == Kind::Heading) {
