@@ -7,8 +7,9 @@ tool prints, byte for byte. Needs torch: run it with the Python that has it (Deb
 
 What is compared: the tool's printed output. A code cell's output in the `--ipynb -` export is the
 text the tool shows after that cell, and the concatenation of those outputs (every code cell, in
-order) must equal the script's standard output exactly. The screen (`--color never`) is checked to
-show the same output lines in the same order. Shape notes ("# x.shape: torch.Size([...])") and the
+order) must equal the script's standard output exactly, and each code cell of the notebook, run in
+order in one namespace as Jupyter runs it, must print exactly its stored output. The screen
+(`--color never`) is checked to show the same output lines in the same order. Shape notes ("# x.shape: torch.Size([...])") and the
 annotations are comments on the screen, not output: they are not part of what the script prints
 (tests/test_py_export.cpp checks that every shape note parses as Python).
 
@@ -68,6 +69,20 @@ def screen_output_lines(text):
     return keep
 
 
+# Runs a notebook's code cells in order in one namespace, as Jupyter would, and prints what each printed.
+RUN_CELLS = r"""
+import contextlib, io, json, sys
+cells = [c for c in json.load(sys.stdin)["cells"] if c["cell_type"] == "code"]
+scope, printed = {"__name__": "__main__"}, []
+for cell in cells:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile("".join(cell["source"]), "<cell>", "exec"), scope)
+    printed.append(out.getvalue())
+json.dump(printed, sys.stdout)
+"""
+
+
 def check(tool, lesson, options):
     label = " ".join([lesson] + options)
     script = run([tool, lesson] + options + ["--py", "-"])
@@ -82,6 +97,14 @@ def check(tool, lesson, options):
     if shown != stored:
         diff = "\n".join(list(difflib.unified_diff(shown, stored, "screen", "ipynb outputs", lineterm="", n=1))[:30])
         return label, "the notebook's outputs are not the screen's:\n" + diff
+    cells = [c for c in json.loads(notebook.stdout)["cells"] if c["cell_type"] == "code"]
+    ran = run([sys.executable, "-c", RUN_CELLS], stdin=notebook.stdout)
+    if ran.returncode:
+        return label, "the notebook's cells failed in Python:\n" + ran.stderr.strip()[-2000:]
+    for cell, printed in zip(cells, json.loads(ran.stdout)):
+        stored = "".join(cell["outputs"][0]["text"]) if cell["outputs"] else ""
+        if printed != stored:
+            return label, f"In [{cell['execution_count']}] of the notebook prints something else than its stored output"
     got = run([sys.executable, "-"], stdin=script.stdout)
     if got.returncode:
         return label, "the script failed in Python:\n" + got.stderr.strip()[-2000:]
