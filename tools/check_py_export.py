@@ -6,12 +6,12 @@ tool prints, byte for byte. Needs torch: run it with the Python that has it (Deb
     /usr/bin/python3 tools/check_py_export.py [build/attn-tutor] [--lesson NAME] [--quick]
 
 What is compared: the tool's printed output. A code cell's output in the `--ipynb -` export is the
-text the tool shows after that cell, and the concatenation of those outputs (every code cell, in
-order) must equal the script's standard output exactly, and each code cell of the notebook, run in
-order in one namespace as Jupyter runs it, must print exactly its stored output. The screen
-(`--color never`) is checked to show the same output lines in the same order. Shape notes ("# x.shape: torch.Size([...])") and the
-annotations are comments on the screen, not output: they are not part of what the script prints
-(tests/test_py_export.cpp checks that every shape note parses as Python).
+text the tool shows after that cell. The concatenation of those outputs must equal the script's
+standard output exactly; each code cell of the notebook, run in order in one namespace as Jupyter
+runs it, must print exactly its stored output; and the screen (`--color never`) must show the same
+output lines in the same order. Shape notes ("# x.shape: torch.Size([...])") and the annotations
+are comments on the screen, not output: the script does not print them (tests/test_py_export.cpp
+checks that every shape note parses as the Python `.shape` of its expression).
 
 Not covered: --bernoulli mkl reproduces the dropout masks of Intel CPUs with PyTorch <= 2.6, which a
 PyTorch on another path does not draw; those scripts print other dropout masks by design.
