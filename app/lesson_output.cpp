@@ -27,8 +27,8 @@ struct FileOutput {
 const FileOutput kFileOutputs[] = {
     {"--html", [](const Notebook& nb, const LessonOptions& opt) { return html_report(nb, opt.lang, opt.explain); }},
     {"--json", [](const Notebook& nb, const LessonOptions&) { return export_json(nb, ATTN_TUTOR_VERSION); }},
-    {"--py", [](const Notebook& nb, const LessonOptions& opt) { return export_python(nb, opt.lang); }},
-    {"--ipynb", [](const Notebook& nb, const LessonOptions& opt) { return export_ipynb(nb, opt.lang); }},
+    {"--py", [](const Notebook& nb, const LessonOptions& opt) { return export_python(nb, opt.lang, opt.explain); }},
+    {"--ipynb", [](const Notebook& nb, const LessonOptions& opt) { return export_ipynb(nb, opt.lang, opt.explain); }},
 };
 
 bool dash_is_stdout(const std::string& option) { return option != "--html"; }

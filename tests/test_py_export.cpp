@@ -147,3 +147,26 @@ TEST_CASE("py export: --py and --ipynb write files all or none, '-' is standard 
   expect_usage_error("softmax --py " + dir + "/t.py --ipynb /nonexistent-attn-dir/t.ipynb", "--ipynb");
   CHECK(read_text_file(dir + "/t.py").empty());  // none written
 }
+
+TEST_CASE("py export: notes are Markdown that shows as written, explanations only with --explain") {
+  const attn::Notebook nb = attn::find_lesson("trainable")->run(attn::LessonOptions{});
+  auto markdown = [](const std::string& ipynb) {
+    const json doc = json::parse(ipynb);
+    std::string text;
+    for (const json& cell : doc["cells"])
+      if (cell["cell_type"] == "markdown")
+        for (const auto& s : cell["source"]) text += s.get<std::string>();
+    return text;
+  };
+  const std::string plain = markdown(attn::export_ipynb(nb, attn::Lang::En));
+  const std::string explained = markdown(attn::export_ipynb(nb, attn::Lang::En, true));
+  CHECK(explained.size() > plain.size());
+  CHECK(explained.find("More: ") != std::string::npos);
+  CHECK(plain.find("More: ") == std::string::npos);
+  // `__init__` and grad_fn=<MmBackward0> would be bold text and an HTML tag in Markdown.
+  CHECK(explained.find("\\_\\_init\\_\\_") != std::string::npos);
+  CHECK(explained.find("__init__") == std::string::npos);
+  CHECK(explained.find("\\<MmBackward0\\>") != std::string::npos);
+  CHECK(attn::export_python(nb, attn::Lang::En, true).find("# More: ") != std::string::npos);
+  CHECK(attn::export_python(nb, attn::Lang::En).find("# More: ") == std::string::npos);
+}

@@ -1,5 +1,7 @@
 #include "notebook/py_export.h"
 
+#include <cctype>
+
 #include "notebook/text_width.h"
 
 namespace attn {
@@ -7,7 +9,29 @@ namespace {
 
 using Kind = NotebookItem::Kind;
 
-bool is_prose(Kind k) { return k == Kind::Note || k == Kind::Confusion; }
+// The prose the reader sees: notes and confusions, and with --explain the explanations.
+bool is_prose(Kind k, bool explain) {
+  return k == Kind::Note || k == Kind::Confusion || (explain && k == Kind::Explanation);
+}
+
+bool word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; }
+
+// Prose as Markdown that shows as written: outside `code` spans, the characters Markdown would read as
+// emphasis, HTML or an escape (`__init__`, `grad_fn=<MulBackward0>`) are escaped; an underscore
+// inside a word (num_tokens) never starts emphasis and stays as it is.
+std::string markdown_text(const std::string& text) {
+  std::string out;
+  bool code = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '`') code = !code;
+    const bool inside_word = i > 0 && i + 1 < text.size() && word_char(text[i - 1]) && word_char(text[i + 1]);
+    const bool special = c == '\\' || c == '*' || c == '<' || c == '>' || c == '[' || c == ']' || (c == '_' && !inside_word);
+    if (!code && special) out += '\\';
+    out += c;
+  }
+  return out;
+}
 
 // `text` split after each '\n' (nbformat's multi-line strings), the last piece without one.
 nlohmann::json source_lines(const std::string& text) {
@@ -36,7 +60,7 @@ std::string cell_stdout(const Notebook& nb, int cell) {
   return out;
 }
 
-std::string export_python(const Notebook& nb, Lang lang) {
+std::string export_python(const Notebook& nb, Lang lang, bool explain) {
   std::string out = "# attn-tutor " + nb.lesson() + "\n";
   out += kHeader;
   for (const NotebookItem& item : nb.items()) {
@@ -44,14 +68,14 @@ std::string export_python(const Notebook& nb, Lang lang) {
       out += "\n# == " + item_text(item, lang) + "\n";
     } else if (item.kind == Kind::Code) {
       out += "\n# In [" + std::to_string(item.cell) + "]:\n" + item.text + "\n";
-    } else if (is_prose(item.kind)) {
+    } else if (is_prose(item.kind, explain)) {
       out += wrap_text(item_text(item, lang), "# ", 100);
     }
   }
   return out;
 }
 
-std::string export_ipynb(const Notebook& nb, Lang lang) {
+std::string export_ipynb(const Notebook& nb, Lang lang, bool explain) {
   nlohmann::json cells = nlohmann::json::array();
   auto markdown = [&](const std::string& text) {
     // Notes in a row share one markdown cell, one paragraph each.
@@ -71,7 +95,7 @@ std::string export_ipynb(const Notebook& nb, Lang lang) {
                    {"source", source_lines(std::string(kHeader).substr(0, std::string(kHeader).size() - 1))}});
   for (const NotebookItem& item : nb.items()) {
     if (item.kind == Kind::Heading) {
-      markdown("## " + item_text(item, lang));
+      markdown("## " + markdown_text(item_text(item, lang)));
     } else if (item.kind == Kind::Code) {
       nlohmann::json outputs = nlohmann::json::array();
       const std::string printed = cell_stdout(nb, item.cell);
@@ -82,8 +106,8 @@ std::string export_ipynb(const Notebook& nb, Lang lang) {
                        {"metadata", nlohmann::json::object()},
                        {"outputs", outputs},
                        {"source", source_lines(item.text)}});
-    } else if (is_prose(item.kind)) {
-      markdown(item_text(item, lang));
+    } else if (is_prose(item.kind, explain)) {
+      markdown(markdown_text(item_text(item, lang)));
       cells.back()["note"] = true;  // a marker while building, removed below
     }
   }

@@ -10,10 +10,11 @@
 
 namespace attn {
 
-// The script: `import torch`, `import torch.nn as nn`, then every cell under a `# In [n]:` line.
-std::string export_python(const Notebook& nb, Lang lang);
-// The .ipynb JSON (nbformat 4.4, Python 3 kernel), the prose in `lang`.
-std::string export_ipynb(const Notebook& nb, Lang lang);
+// The script: `import torch`, `import torch.nn as nn`, then every cell under a `# In [n]:` line, the
+// headings and notes as comments in `lang` (with `explain`, the longer explanations too).
+std::string export_python(const Notebook& nb, Lang lang, bool explain = false);
+// The .ipynb JSON (nbformat 4.4, Python 3 kernel), the headings and notes as Markdown in `lang`.
+std::string export_ipynb(const Notebook& nb, Lang lang, bool explain = false);
 // What cell `cell`'s code prints, as the tool shows it: its output lines, each ending in '\n'.
 std::string cell_stdout(const Notebook& nb, int cell);
 
