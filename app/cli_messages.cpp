@@ -23,6 +23,13 @@ std::string run_help(const std::string& command) {
   return tr("; run '" + lesson_help(command) + "'", "；运行 '" + lesson_help(command) + "' 查看选项");
 }
 
+std::string unknown_command_message(const std::string& word, const std::string& guess) {
+  return tr(word + ": no such lesson or command" + (guess.empty() ? "" : " (did you mean " + guess + "?)") +
+                "; run 'attn-tutor' to list them",
+            word + "：没有这个课程或命令" + (guess.empty() ? "" : "（是不是想写 " + guess + "？）") +
+                "；运行 'attn-tutor' 列出全部课程");
+}
+
 std::string unknown_option_message(const std::string& option, const std::string& command, const std::string& guess) {
   return tr(option + ": unknown option for " + command_name(command) +
                 (guess.empty() ? "" : " (did you mean " + guess + "?)"),

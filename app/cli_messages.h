@@ -10,6 +10,7 @@ namespace attn {
 // "; run 'attn-tutor mha --help'" (command "" : 'attn-tutor --help').
 std::string run_help(const std::string& command);
 
+std::string unknown_command_message(const std::string& word, const std::string& guess);
 std::string unknown_option_message(const std::string& option, const std::string& command, const std::string& guess);
 std::string option_not_taken_message(const std::string& option, const std::string& lesson,
                                      const std::vector<std::string>& takers);

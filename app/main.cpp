@@ -19,7 +19,6 @@
 #include "kv_memory_command.h"
 #include "features/check/check_report.h"
 #include "cli_messages.h"
-#include "did_you_mean.h"
 #include "notebook/html_report.h"
 #include "notebook/json_export.h"
 #include "language.h"
@@ -223,14 +222,6 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::vector<std::string> names;
-    for (const CLI::App* sub : app.get_subcommands({})) names.push_back(sub->get_name());
-    if (argc > 1 && argv[1][0] != '-' && std::find(names.begin(), names.end(), argv[1]) == names.end()) {
-      const std::string guess = nearest_name(argv[1], names);
-      return usage_error("unknown subcommand '" + std::string(argv[1]) + "'" +
-                         (guess.empty() ? "" : " (did you mean " + guess + "?)") +
-                         "; run 'attn-tutor' to list the lessons");
-    }
     return usage_error(parse_error_message(app, std::vector<std::string>(argv + 1, argv + argc), e));
   } catch (const std::exception& e) {  // what CLI11 lets through, e.g. a switch given "=value"
     return usage_error(parse_error_message(app, std::vector<std::string>(argv + 1, argv + argc), e));

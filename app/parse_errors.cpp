@@ -154,6 +154,11 @@ std::string parse_error_message(CLI::App& app, const std::vector<std::string>& a
     std::vector<std::string> wrong(args.begin(), args.end());
     return options_before_lesson_message(option, line(wrong), line(right));
   }
+  if (!sub && at < args.size()) {  // "msha": a mistyped lesson or command
+    std::vector<std::string> names;
+    for (const CLI::App* s : app.get_subcommands({})) names.push_back(s->get_name());
+    return unknown_command_message(args[at], nearest_name(args[at], names));
+  }
   if (!sub) return std::string(error.what()) + run_help("");
   const std::string command = sub->get_name();
 

@@ -40,6 +40,12 @@ TEST_CASE("cli messages: an unknown option comes first, with a suggestion from t
   CHECK(far.err.rfind("attn-tutor: error: --zzzzzzzz: unknown option for mha", 0) == 0);
 }
 
+TEST_CASE("cli messages: a mistyped lesson comes first, with the nearest lesson or command") {
+  expect_error_line("msha", "msha: no such lesson or command (did you mean mha?); run 'attn-tutor' to list them");
+  expect_error_line("--lang zh msha", "msha：没有这个课程或命令（是不是想写 mha？）");
+  expect_error_line("kv-memroy --window 3", "kv-memroy: no such lesson or command (did you mean kv-memory?)");
+}
+
 TEST_CASE("cli messages: an option of another lesson says which lessons take it") {
   expect_error_line("trainable --num-heads 4", "--num-heads: trainable does not take it, it would have no effect there",
                     "the lessons that take it: wrapper, mha, course-mha, d2l-mha");
