@@ -155,4 +155,11 @@ std::string from_with_json_message() {
             "（--json FILE），文本从 --from 开始");
 }
 
+std::string swa_ratio_without_window_message() {
+  return tr("--swa-ratio: no effect without --window, which adds the sliding-window rows the ratio divides among "
+            "the layers; add --window W, e.g. --window 1024",
+            "--swa-ratio：没有 --window 时不起作用，比例只在 --window 加上的滑动窗口各行中分配层数；请加上 --window W，"
+            "例如 --window 1024");
+}
+
 }  // namespace attn

@@ -236,7 +236,11 @@ int main(int argc, char** argv) {
         throw UsageError(empty_path_message("--json", true));
       return run_bench(bench_cli, lang);
     }
-    if (kv_memory->parsed()) return run_kv_memory(kv_memory_cli, lang);
+    if (kv_memory->parsed()) {
+      if (kv_memory->get_option("--swa-ratio")->count() > 0 && kv_memory_cli.window == kNotGiven)
+        throw UsageError(swa_ratio_without_window_message());  // the ratio splits the sliding-window layers
+      return run_kv_memory(kv_memory_cli, lang);
+    }
     const bool exporting = cli.given("--json") || cli.given("--html");
     if (all->parsed()) {
       const LessonOptions opt = require_affordable("all", checked_options("all", cli, lang), exporting);

@@ -119,6 +119,8 @@ TEST_CASE("cli messages: options with no effect in the combination given are err
   expect_error_line("all --dropout 0 --bernoulli mkl", "--bernoulli: no effect in all");
   expect_error_line("trainable --d-in 4", "--d-in 4: has no effect without --tokens");
   expect_error_line("mha --from 3 --json -", "--from: no effect with --json -");
+  expect_error_line("kv-memory --swa-ratio 5:1", "--swa-ratio: no effect without --window");
+  CHECK(run_cli("kv-memory --swa-ratio 5:1 --window 1024").exit_code == 0);
   // The same options where they change something run.
   for (const char* args : {"dropout --bernoulli mkl", "wrapper --bernoulli mkl --dropout 0.5", "mha --dropout 0.2 --bernoulli mkl",
                            "course-mha --bernoulli mkl", "d2l-mha --dropout 0.3 --bernoulli mkl", "all --bernoulli mkl",
