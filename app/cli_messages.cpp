@@ -119,7 +119,9 @@ std::string options_after_lesson_help() {
 }
 
 std::string from_not_found_message(const std::string& from, const std::string& lesson,
-                                   const std::vector<std::string>& sections, int cells) {
+                                   const std::vector<std::string>& headings, int cells) {
+  std::vector<std::string> sections;  // as a shell word: 'd2l 11.5'
+  for (const std::string& h : headings) sections.push_back(h.find(' ') == std::string::npos ? h : "'" + h + "'");
   const std::string range = "1-" + std::to_string(cells);
   const std::string first = sections.empty() ? "1" : sections.front();
   return tr("--from " + from + ": " + lesson + " has no such section or cell; its sections: " + joined(sections, ", ") +

@@ -79,6 +79,13 @@ TEST_CASE("from: an unknown section or cell names --from, lists the sections and
   }
 }
 
+TEST_CASE("from: a section with a space is listed as one shell word, and works as one") {
+  const CliResult r = run_cli("d2l-mha --from 0");
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("its sections: 'd2l 11.5'; its cells: 1-") != std::string::npos);
+  CHECK(run_cli("d2l-mha --from 'd2l 11.5' --color never").out == run_cli("d2l-mha --color never").out);
+}
+
 TEST_CASE("from: start_item finds headings and cells of a recorded notebook") {
   const attn::Notebook nb = attn::find_lesson("trainable")->run(attn::LessonOptions{});
   CHECK(attn::start_item(nb, "") == 0);
