@@ -228,6 +228,19 @@ def steps(module, x, full, cache, rec):
         rec(cache[0], getattr(module, cache[1]))
 
 
+def forward_cell(module, x, names, rec, weights=()):
+    """The layers' weights ("<module>.<layer>.weight" for each (module, layer) in weights), then
+    full = module(x): the intermediates `names` (a name, or (recorded name, key of module.seen)) and full."""
+    for prefix, layer in weights:
+        rec("%s.%s.weight" % (prefix, layer), getattr(module, layer).weight)
+    full = module(x)
+    for name in names:
+        shown, key = name if isinstance(name, tuple) else (name, name)
+        rec(shown, module.seen[key])
+    rec("full", full)
+    return full
+
+
 def run_kv_cache(c, x, rec):
     torch.manual_seed(c["seed"])
     ctx = c.get("context_length") or x.shape[1]
@@ -259,16 +272,10 @@ def run_gqa(c, x, rec):
     torch.manual_seed(c["seed"])
     gqa = GroupedQueryAttention(x.shape[2], c["d_out"], 0.0, c["num_heads"], c["num_kv_groups"],
                                 qkv_bias=c.get("qkv_bias", False))
-    for name in ("W_key", "W_value", "W_query", "out_proj"):
-        rec("gqa.%s.weight" % name, getattr(gqa, name).weight)
-    full = gqa(x)
-    s = gqa.seen
-    for name, key in (("queries", "queries_p"), ("keys", "keys_p"), ("values", "values_p"), ("queries", "queries"),
-                      ("keys_new", "keys_new"), ("values_new", "values_new"), ("keys", "keys"), ("values", "values"),
-                      ("attn_scores", "attn_scores"), ("mask", "mask_bool"), ("attn_weights", "attn_weights"),
-                      ("context_vec", "context_vec")):
-        rec(name, s[key])
-    rec("full", full)
+    full = forward_cell(gqa, x, (("queries", "queries_p"), ("keys", "keys_p"), ("values", "values_p"), "queries",
+                                 "keys_new", "values_new", "keys", "values", "attn_scores", ("mask", "mask_bool"),
+                                 "attn_weights", "context_vec"), rec,
+                        [("gqa", n) for n in ("W_key", "W_value", "W_query", "out_proj")])
     steps(gqa, x, full, ("gqa.cache_k", "cache_k"), rec)
     return gqa
 
@@ -277,14 +284,9 @@ def run_mla(c, x, rec):
     torch.manual_seed(c["seed"])
     mla = MultiHeadLatentAttention(x.shape[2], c["d_out"], 0.0, c["num_heads"], qkv_bias=c.get("qkv_bias", False),
                                    latent_dim=c["latent_dim"])
-    for name in ("W_query", "W_DKV", "W_UK", "W_UV", "out_proj"):
-        rec("mla.%s.weight" % name, getattr(mla, name).weight)
-    full = mla(x)
-    s = mla.seen
-    for name in ("queries_all", "latent", "keys_all", "values_all", "queries", "keys", "values", "attn_scores",
-                 "mask_bool", "attn_weights", "context_vec"):
-        rec(name, s[name])
-    rec("full", full)
+    full = forward_cell(mla, x, ("queries_all", "latent", "keys_all", "values_all", "queries", "keys", "values",
+                                 "attn_scores", "mask_bool", "attn_weights", "context_vec"), rec,
+                        [("mla", n) for n in ("W_query", "W_DKV", "W_UK", "W_UV", "out_proj")])
     steps(mla, x, full, ("mla.cache_c_kv", "cache_c_kv"), rec)
     return mla
 
@@ -293,13 +295,8 @@ def run_swa(c, x, rec):
     torch.manual_seed(c["seed"])
     swa = MultiHeadAttentionWithSWA(x.shape[2], c["d_out"], 0.0, c["num_heads"], qkv_bias=c.get("qkv_bias", False),
                                     sliding_window_size=c["window"])
-    full = swa(x)
-    s = swa.seen
-    for name, key in (("queries", "queries"), ("keys", "keys"), ("values", "values"), ("diff", "diff"),
-                      ("mask_bool", "mask_bool"), ("attn_scores", "masked_scores"), ("attn_weights", "attn_weights"),
-                      ("context_vec", "context_vec")):
-        rec(name, s[key])
-    rec("full", full)
+    full = forward_cell(swa, x, ("queries", "keys", "values", "diff", "mask_bool", ("attn_scores", "masked_scores"),
+                                 "attn_weights", "context_vec"), rec)
     torch.manual_seed(c["seed"])
     causal = MultiHeadAttentionWithSWA(x.shape[2], c["d_out"], 0.0, c["num_heads"], qkv_bias=c.get("qkv_bias", False))
     causal_out = causal(x)

@@ -1,5 +1,6 @@
 """The course's multi-head attention (the course's hyper-parameters as globals, `Attention`,
-`MultiHeadAttention`), verbatim but for `trace`, which only records; for tools/gen_course_fixtures.py.
+`MultiHeadAttention`), as the course writes them (but for `trace`, which only records, and one line
+for the three projections); for tools/gen_course_fixtures.py.
 """
 import math
 
@@ -22,9 +23,8 @@ def set_hyperparameters(cfg):
 class Attention(nn.Module):
     def __init__(self):
         super().__init__()
-        self.Wq = nn.Linear(d_model, d_model // num_heads, bias=False)
-        self.Wk = nn.Linear(d_model, d_model // num_heads, bias=False)
-        self.Wv = nn.Linear(d_model, d_model // num_heads, bias=False)
+        # the course's three lines, Wq, Wk and Wv in this order, each nn.Linear(d_model, d_model // num_heads, bias=False)
+        self.Wq, self.Wk, self.Wv = [nn.Linear(d_model, d_model // num_heads, bias=False) for _ in range(3)]
         self.register_buffer('mask', torch.tril(torch.ones(context_length, context_length)))
         self.dropout = nn.Dropout(dropout)
         self.trace = None
@@ -32,9 +32,7 @@ class Attention(nn.Module):
     def forward(self, x):
         t = self.trace if self.trace is not None else {}
         B, T, C = x.shape
-        q = self.Wq(x)
-        k = self.Wk(x)
-        v = self.Wv(x)
+        q, k, v = self.Wq(x), self.Wk(x), self.Wv(x)
         t["q"], t["k"], t["v"], t["scores"] = q, k, v, q @ k.transpose(-2, -1)
         weights = (q @ k.transpose(-2, -1)) / math.sqrt(d_model // num_heads)
         t["scaled"], t["mask"], t["mask_is_zero"] = weights, self.mask[:T, :T], self.mask[:T, :T] == 0
