@@ -241,6 +241,12 @@ def forward_cell(module, x, names, rec, weights=()):
     return full
 
 
+def seeded(cls, c, x, *args, **kw):
+    """torch.manual_seed(seed), then cls(d_in, d_out, dropout=0.0, num_heads, *args, qkv_bias, **kw)."""
+    torch.manual_seed(c["seed"])
+    return cls(x.shape[2], c["d_out"], 0.0, c["num_heads"], *args, qkv_bias=c.get("qkv_bias", False), **kw)
+
+
 def run_kv_cache(c, x, rec):
     torch.manual_seed(c["seed"])
     ctx = c.get("context_length") or x.shape[1]
@@ -269,9 +275,7 @@ def run_kv_cache(c, x, rec):
 
 
 def run_gqa(c, x, rec):
-    torch.manual_seed(c["seed"])
-    gqa = GroupedQueryAttention(x.shape[2], c["d_out"], 0.0, c["num_heads"], c["num_kv_groups"],
-                                qkv_bias=c.get("qkv_bias", False))
+    gqa = seeded(GroupedQueryAttention, c, x, c["num_kv_groups"])
     full = forward_cell(gqa, x, (("queries", "queries_p"), ("keys", "keys_p"), ("values", "values_p"), "queries",
                                  "keys_new", "values_new", "keys", "values", "attn_scores", ("mask", "mask_bool"),
                                  "attn_weights", "context_vec"), rec,
@@ -281,9 +285,7 @@ def run_gqa(c, x, rec):
 
 
 def run_mla(c, x, rec):
-    torch.manual_seed(c["seed"])
-    mla = MultiHeadLatentAttention(x.shape[2], c["d_out"], 0.0, c["num_heads"], qkv_bias=c.get("qkv_bias", False),
-                                   latent_dim=c["latent_dim"])
+    mla = seeded(MultiHeadLatentAttention, c, x, latent_dim=c["latent_dim"])
     full = forward_cell(mla, x, ("queries_all", "latent", "keys_all", "values_all", "queries", "keys", "values",
                                  "attn_scores", "mask_bool", "attn_weights", "context_vec"), rec,
                         [("mla", n) for n in ("W_query", "W_DKV", "W_UK", "W_UV", "out_proj")])
@@ -292,14 +294,10 @@ def run_mla(c, x, rec):
 
 
 def run_swa(c, x, rec):
-    torch.manual_seed(c["seed"])
-    swa = MultiHeadAttentionWithSWA(x.shape[2], c["d_out"], 0.0, c["num_heads"], qkv_bias=c.get("qkv_bias", False),
-                                    sliding_window_size=c["window"])
+    swa = seeded(MultiHeadAttentionWithSWA, c, x, sliding_window_size=c["window"])
     full = forward_cell(swa, x, ("queries", "keys", "values", "diff", "mask_bool", ("attn_scores", "masked_scores"),
                                  "attn_weights", "context_vec"), rec)
-    torch.manual_seed(c["seed"])
-    causal = MultiHeadAttentionWithSWA(x.shape[2], c["d_out"], 0.0, c["num_heads"], qkv_bias=c.get("qkv_bias", False))
-    causal_out = causal(x)
+    causal_out = seeded(MultiHeadAttentionWithSWA, c, x)(x)
     rec("causal", causal_out)
     rec("(full - causal).abs().max(dim=-1).values", (full - causal_out).abs().max(dim=-1).values)
     steps(swa, x, full, ("swa.cache_k", "cache_k"), rec)
