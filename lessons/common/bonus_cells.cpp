@@ -56,6 +56,19 @@ std::vector<std::string> class_code(const std::string& folder, const std::string
   return code;
 }
 
+std::string bonus_class_args(const LessonOptions& opt) {
+  return "d_in=" + std::to_string(opt.d_in()) + ", d_out=" + std::to_string(opt.d_out) +
+         ", dropout=0.0, num_heads=" + std::to_string(opt.heads_or(2));
+}
+
+void class_parameters_cell(Notebook& nb, const LessonOptions& opt, const std::string& cls, const std::string& module,
+                           const std::string& args, const std::vector<std::pair<std::string, const Linear*>>& layers) {
+  nb.cell(class_code(module, cls,
+                     {"torch.manual_seed(" + fmt_seed(opt, 123) + ")", module + " = " + cls + "(" + args + ")",
+                      "for name, p in " + module + ".named_parameters():", "    print(name, tuple(p.shape))"}));
+  parameter_lines(nb, module, layers);
+}
+
 void heads_cell(Notebook& nb, const std::vector<std::string>& code, const BonusAttentionTrace& t) {
   nb.cell(code);
   nb.record("queries", t.queries);

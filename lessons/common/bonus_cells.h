@@ -45,6 +45,14 @@ void module_steps_cell(Notebook& nb, const std::string& module, const std::strin
 std::vector<std::string> class_code(const std::string& folder, const std::string& name,
                                     const std::vector<std::string>& more);
 
+// "d_in=3, d_out=4, dropout=0.0, num_heads=2": the arguments the lesson's class is built with first.
+std::string bonus_class_args(const LessonOptions& opt);
+
+// The class's listing, then `torch.manual_seed(seed)`, `module = cls(args)` and its parameters as
+// `for name, p in module.named_parameters(): print(name, tuple(p.shape))` prints them (parameter_lines).
+void class_parameters_cell(Notebook& nb, const LessonOptions& opt, const std::string& cls, const std::string& module,
+                           const std::string& args, const std::vector<std::pair<std::string, const Linear*>>& layers);
+
 // `code`, then queries and values recorded, keys shown, with heads.note (the keys' shape) and heads.explain.
 void heads_cell(Notebook& nb, const std::vector<std::string>& code, const BonusAttentionTrace& t);
 // `code`, then attn_scores recorded, the mask (as `mask_name`) and attn_weights shown, with weights.note

@@ -16,13 +16,11 @@ namespace {
 std::string str(int64_t v) { return std::to_string(v); }
 
 void class_cell(Notebook& nb, const LessonOptions& opt, const GroupedQueryAttention& gqa) {
-  nb.cell(class_code("gqa", "GroupedQueryAttention", {
-           "torch.manual_seed(" + fmt_seed(opt, 123) + ")",
-           "gqa = GroupedQueryAttention(d_in=" + str(opt.d_in()) + ", d_out=" + str(gqa.d_out) + ", dropout=0.0, num_heads=" +
-               str(gqa.num_heads) + ", num_kv_groups=" + str(gqa.num_kv_groups) + (opt.qkv_bias ? ", qkv_bias=True)" : ")"),
-           "for name, p in gqa.named_parameters():", "    print(name, tuple(p.shape))"}));
-  parameter_lines(nb, "gqa", {{"W_key", &gqa.W_key}, {"W_value", &gqa.W_value}, {"W_query", &gqa.W_query},
-                              {"out_proj", &gqa.out_proj}});
+  class_parameters_cell(nb, opt, "GroupedQueryAttention", "gqa",
+                        bonus_class_args(opt) + ", num_kv_groups=" + str(gqa.num_kv_groups) +
+                            (opt.qkv_bias ? ", qkv_bias=True" : ""),
+                        {{"W_key", &gqa.W_key}, {"W_value", &gqa.W_value}, {"W_query", &gqa.W_query},
+                         {"out_proj", &gqa.out_proj}});
   const std::string kv = str(gqa.num_kv_groups * gqa.head_dim);
   nb.note("class.note", {kv, str(gqa.num_kv_groups), str(gqa.head_dim), str(gqa.d_out)});
   nb.explain("class.explain", {fmt_seed(opt, 123)});

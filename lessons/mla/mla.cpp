@@ -14,14 +14,11 @@ namespace {
 std::string str(int64_t v) { return std::to_string(v); }
 
 void class_cell(Notebook& nb, const LessonOptions& opt, const MultiHeadLatentAttention& mla) {
-  nb.cell(class_code("mla", "MultiHeadLatentAttention", {
-           "torch.manual_seed(" + fmt_seed(opt, 123) + ")",
-           "mla = MultiHeadLatentAttention(d_in=" + str(opt.d_in()) + ", d_out=" + str(mla.d_out) +
-               ", dropout=0.0, num_heads=" + str(mla.num_heads) + (opt.qkv_bias ? ", qkv_bias=True" : "") +
-               ", latent_dim=" + str(mla.latent_dim) + ")",
-           "for name, p in mla.named_parameters():", "    print(name, tuple(p.shape))"}));
-  parameter_lines(nb, "mla", {{"W_query", &mla.W_query}, {"W_DKV", &mla.W_DKV}, {"W_UK", &mla.W_UK},
-                              {"W_UV", &mla.W_UV}, {"out_proj", &mla.out_proj}});
+  class_parameters_cell(nb, opt, "MultiHeadLatentAttention", "mla",
+                        bonus_class_args(opt) + (opt.qkv_bias ? ", qkv_bias=True" : "") + ", latent_dim=" +
+                            str(mla.latent_dim),
+                        {{"W_query", &mla.W_query}, {"W_DKV", &mla.W_DKV}, {"W_UK", &mla.W_UK}, {"W_UV", &mla.W_UV},
+                         {"out_proj", &mla.out_proj}});
   nb.note("class.note", {str(mla.latent_dim), str(mla.d_out)});
   nb.explain("class.explain", {fmt_seed(opt, 123), str(std::max<int64_t>(16, mla.d_out / 8))});
 }

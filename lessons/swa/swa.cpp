@@ -29,8 +29,8 @@ Notebook swa_lesson(const LessonOptions& given) {
   const int64_t w = given.window.value_or(3), n = opt.num_tokens();
   opt.window = w;
   Notebook nb = lesson_notebook("swa", opt);
-  const std::string ws = str(w), h = str(*opt.num_heads), d = str(opt.d_out), d_in = str(opt.d_in());
-  const std::string args = "d_in=" + d_in + ", d_out=" + d + ", dropout=0.0, num_heads=" + h + (opt.qkv_bias ? ", qkv_bias=True" : "");
+  const std::string ws = str(w);
+  const std::string args = bonus_class_args(opt) + (opt.qkv_bias ? ", qkv_bias=True" : "");
 
   nb.heading("ch04/06", "heading.setup");
   const Tensor x = bonus_inputs_cell(nb, opt);

@@ -5,7 +5,6 @@
 #include <immintrin.h>
 
 #include <algorithm>
-#include <cstring>
 #include <limits>
 
 #define ATTN_AVX2 __attribute__((target("avx2,fma")))
@@ -24,43 +23,24 @@ struct Avx2 {
   using mask = __m256;
   static constexpr int lanes = 8;
   static ATTN_AVX2 reg set1(float x) { return _mm256_set1_ps(x); }
-  static ATTN_AVX2 reg load(const float* p) { return _mm256_loadu_ps(p); }
-  static ATTN_AVX2 void store(float* p, reg v) { _mm256_storeu_ps(p, v); }
-  static ATTN_AVX2 reg load_tail(const float* p, int64_t n, float fill) {
-    alignas(32) float lane[8];
-    for (int64_t j = 0; j < 8; ++j) lane[j] = j < n ? p[j] : fill;
-    return _mm256_load_ps(lane);
-  }
-  static ATTN_AVX2 void store_tail(float* p, int64_t n, reg v) {
-    alignas(32) float lane[8];
-    _mm256_store_ps(lane, v);
-    std::memcpy(p, lane, sizeof(float) * n);
-  }
-  static ATTN_AVX2 reg add(reg a, reg b) { return _mm256_add_ps(a, b); }
-  static ATTN_AVX2 reg sub(reg a, reg b) { return _mm256_sub_ps(a, b); }
-  static ATTN_AVX2 reg mul(reg a, reg b) { return _mm256_mul_ps(a, b); }
   static ATTN_AVX2 reg max(reg a, reg b) { return _mm256_max_ps(a, b); }
   static ATTN_AVX2 reg min(reg a, reg b) { return _mm256_min_ps(a, b); }
   static ATTN_AVX2 reg fmadd(reg a, reg b, reg c) { return _mm256_fmadd_ps(a, b, c); }
-  static ATTN_AVX2 reg fnmadd(reg a, reg b, reg c) { return _mm256_fnmadd_ps(a, b, c); }
   static ATTN_AVX2 reg round(reg v) { return _mm256_round_ps(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
   static ATTN_AVX2 reg pow2(reg n) {
     return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23));
   }
+  // NaN lanes are kept (and stay NaN), as _CMP_LT_OQ's complement does
   static ATTN_AVX2 mask at_least(reg x, reg lo) { return _mm256_cmp_ps(x, lo, _CMP_NLT_UQ); }
   static ATTN_AVX2 reg keep(mask m, reg v) { return _mm256_and_ps(m, v); }
-  static ATTN_AVX2 float reduce_add(reg v) {
-    alignas(32) float lane[8];
-    _mm256_store_ps(lane, v);
+  static ATTN_AVX2 float reduce_add(reg v) {  // lane 0 first, one after the other
     float total = 0;
-    for (float x : lane) total += x;
+    for (float x : lanes_of<Avx2>(v).v) total += x;
     return total;
   }
   static ATTN_AVX2 float reduce_max(reg v) {
-    alignas(32) float lane[8];
-    _mm256_store_ps(lane, v);
     float m = -std::numeric_limits<float>::infinity();
-    for (float x : lane) m = std::max(m, x);
+    for (float x : lanes_of<Avx2>(v).v) m = std::max(m, x);
     return m;
   }
 };
@@ -104,17 +84,13 @@ ATTN_AVX2 void micro_kernel(int64_t kc, const float* a, int64_t rs, int64_t ks, 
   }
 }
 
-// 12 independent 8-lane FMA chains: latency 4 x 2 FMA units = 8 in flight at least; 12 of the
-// 16 YMM registers, the rest for the constants.
-constexpr int kChains = 12;
-
 }  // namespace
 
+// The peak loop: 12 independent 8-lane FMA chains: latency 4 x 2 FMA units = 8 in flight at least; 12 of
+// the 16 YMM registers, the rest for the constants.
 const KernelSet& avx2_kernels() {
-  static const KernelSet k{Isa::Avx2Fma, MR, NR, 384, 120, 2304, micro_kernel, 48, 48, simd_online_softmax<Avx2, 1>,
-                           simd_softmax_row<Avx2>, simd_fma_loop<Avx2, kChains>, 2.0 * 8 * kChains,
-                           "12 independent 8-lane FMAs"};
-  return k;
+  return simd_kernel_set<Avx2, 1, 12>(Isa::Avx2Fma, MR, NR, {384, 120, 2304},
+                                      micro_kernel, 48, "12 independent 8-lane FMAs");
 }
 
 }  // namespace attn

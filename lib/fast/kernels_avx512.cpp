@@ -27,26 +27,15 @@ namespace {
 
 constexpr int MR = 8, NV = 2, NR = 16 * NV;
 
-// The vector traits of fast/simd_kernels.h: 16 lanes of __m512, tails through lane masks.
+// The vector traits of fast/simd_kernels.h: 16 lanes of __m512.
 struct Avx512 {
   using reg = __m512;
   using mask = __mmask16;
   static constexpr int lanes = 16;
-  static ATTN_AVX512 mask first(int64_t n) { return static_cast<__mmask16>((1u << n) - 1); }
   static ATTN_AVX512 reg set1(float x) { return _mm512_set1_ps(x); }
-  static ATTN_AVX512 reg load(const float* p) { return _mm512_loadu_ps(p); }
-  static ATTN_AVX512 void store(float* p, reg v) { _mm512_storeu_ps(p, v); }
-  static ATTN_AVX512 reg load_tail(const float* p, int64_t n, float fill) {
-    return _mm512_mask_loadu_ps(_mm512_set1_ps(fill), first(n), p);
-  }
-  static ATTN_AVX512 void store_tail(float* p, int64_t n, reg v) { _mm512_mask_storeu_ps(p, first(n), v); }
-  static ATTN_AVX512 reg add(reg a, reg b) { return _mm512_add_ps(a, b); }
-  static ATTN_AVX512 reg sub(reg a, reg b) { return _mm512_sub_ps(a, b); }
-  static ATTN_AVX512 reg mul(reg a, reg b) { return _mm512_mul_ps(a, b); }
   static ATTN_AVX512 reg max(reg a, reg b) { return _mm512_max_ps(a, b); }
   static ATTN_AVX512 reg min(reg a, reg b) { return _mm512_min_ps(a, b); }
   static ATTN_AVX512 reg fmadd(reg a, reg b, reg c) { return _mm512_fmadd_ps(a, b, c); }
-  static ATTN_AVX512 reg fnmadd(reg a, reg b, reg c) { return _mm512_fnmadd_ps(a, b, c); }
   static ATTN_AVX512 reg round(reg v) { return _mm512_roundscale_ps(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
   static ATTN_AVX512 reg pow2(reg n) {
     return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(_mm512_cvtps_epi32(n), _mm512_set1_epi32(127)), 23));
@@ -111,15 +100,11 @@ ATTN_AVX512 void micro_kernel(int64_t kc, const float* a, int64_t rs, int64_t ks
   else kernel<false>(kc, a, rs, ks, b, c, ldc, start, v);
 }
 
-constexpr int kChains = 16;
-
 }  // namespace
 
 const KernelSet& avx512_kernels() {
-  static const KernelSet k{Isa::Avx512, MR, NR, 256, 128, 2304, micro_kernel, 64, 64, simd_online_softmax<Avx512, 2>,
-                           simd_softmax_row<Avx512>, simd_fma_loop<Avx512, kChains>, 2.0 * 16 * kChains,
-                           "16 independent 16-lane FMAs"};
-  return k;
+  return simd_kernel_set<Avx512, 2, 16>(Isa::Avx512, MR, NR, {256, 128, 2304},
+                                        micro_kernel, 64, "16 independent 16-lane FMAs");
 }
 
 }  // namespace attn

@@ -25,25 +25,9 @@ struct Neon {
   using mask = uint32x4_t;
   static constexpr int lanes = 4;
   static reg set1(float x) { return vdupq_n_f32(x); }
-  static reg load(const float* p) { return vld1q_f32(p); }
-  static void store(float* p, reg v) { vst1q_f32(p, v); }
-  static reg load_tail(const float* p, int64_t n, float fill) {
-    float lane[4];
-    for (int64_t j = 0; j < 4; ++j) lane[j] = j < n ? p[j] : fill;
-    return vld1q_f32(lane);
-  }
-  static void store_tail(float* p, int64_t n, reg v) {
-    float lane[4];
-    vst1q_f32(lane, v);
-    for (int64_t j = 0; j < n; ++j) p[j] = lane[j];
-  }
-  static reg add(reg a, reg b) { return vaddq_f32(a, b); }
-  static reg sub(reg a, reg b) { return vsubq_f32(a, b); }
-  static reg mul(reg a, reg b) { return vmulq_f32(a, b); }
   static reg max(reg a, reg b) { return vmaxq_f32(a, b); }
   static reg min(reg a, reg b) { return vminq_f32(a, b); }
   static reg fmadd(reg a, reg b, reg c) { return vfmaq_f32(c, a, b); }
-  static reg fnmadd(reg a, reg b, reg c) { return vfmsq_f32(c, a, b); }
   static reg round(reg v) { return vrndnq_f32(v); }
   static reg pow2(reg n) { return vreinterpretq_f32_s32(vshlq_n_s32(vaddq_s32(vcvtnq_s32_f32(n), vdupq_n_s32(127)), 23)); }
   static mask at_least(reg x, reg lo) { return vcgeq_f32(x, lo); }
@@ -86,15 +70,11 @@ void micro_kernel(int64_t kc, const float* a, int64_t rs, int64_t ks, const floa
     for (int h = 0; h < NV; ++h) vst1q_f32(c + r * ldc + 4 * h, acc[r][h]);
 }
 
-constexpr int kChains = 24;
-
 }  // namespace
 
 const KernelSet& neon_kernels() {
-  static const KernelSet k{Isa::Neon, MR, NR, 384, 120, 2304, micro_kernel, 48, 48, simd_online_softmax<Neon, 1>,
-                           simd_softmax_row<Neon>, simd_fma_loop<Neon, kChains>, 2.0 * 4 * kChains,
-                           "24 independent 4-lane FMAs"};
-  return k;
+  return simd_kernel_set<Neon, 1, 24>(Isa::Neon, MR, NR, {384, 120, 2304},
+                                      micro_kernel, 48, "24 independent 4-lane FMAs");
 }
 
 }  // namespace attn

@@ -71,6 +71,19 @@ Tensor split_heads(const Tensor& projected, int64_t num_heads, int64_t head_dim)
   return view(projected, {projected.size(0), projected.size(1), num_heads, head_dim});
 }
 
+// The start of the chapter-shaped forwards: x's keys, values and queries (in that order), and the new
+// tokens' keys and values as (b, T, H, hd).
+BonusAttentionTrace project_new_tokens(const Tensor& x, const Linear& W_query, const Linear& W_key,
+                                       const Linear& W_value, int64_t num_heads, int64_t head_dim) {
+  BonusAttentionTrace t;
+  t.keys_proj = inference(W_key(x));
+  t.values_proj = inference(W_value(x));
+  t.queries_proj = inference(W_query(x));
+  t.keys_new = split_heads(t.keys_proj, num_heads, head_dim);
+  t.values_new = split_heads(t.values_proj, num_heads, head_dim);
+  return t;
+}
+
 }  // namespace
 
 KVCacheMultiHeadAttention KVCacheMultiHeadAttention::init(Generator& gen, int64_t d_in, int64_t d_out,
@@ -84,13 +97,8 @@ KVCacheMultiHeadAttention KVCacheMultiHeadAttention::init(Generator& gen, int64_
 Tensor KVCacheMultiHeadAttention::forward(const Tensor& x, bool use_cache, Generator& gen, BernoulliPath path,
                                           BonusAttentionTrace* trace) {
   const int64_t num_tokens = x.size(1);
-  BonusAttentionTrace t;
+  BonusAttentionTrace t = project_new_tokens(x, mha.W_query, mha.W_key, mha.W_value, mha.num_heads, mha.head_dim);
   t.ptr_before = ptr_current_pos;
-  t.keys_proj = inference(mha.W_key(x));
-  t.values_proj = inference(mha.W_value(x));
-  t.queries_proj = inference(mha.W_query(x));
-  t.keys_new = split_heads(t.keys_proj, mha.num_heads, mha.head_dim);
-  t.values_new = split_heads(t.values_proj, mha.num_heads, mha.head_dim);
   Tensor keys = t.keys_new, values = t.values_new;
   if (use_cache) {
     cache_k = cache_k ? cat({*cache_k, t.keys_new}, 1) : t.keys_new;
@@ -128,13 +136,8 @@ SlidingWindowAttention SlidingWindowAttention::init(Generator& gen, int64_t d_in
 Tensor SlidingWindowAttention::forward(const Tensor& x, bool use_cache, Generator& gen, BernoulliPath path,
                                        BonusAttentionTrace* trace) {
   const int64_t num_tokens = x.size(1);
-  BonusAttentionTrace t;
+  BonusAttentionTrace t = project_new_tokens(x, W_query, W_key, W_value, num_heads, head_dim);
   t.ptr_before = ptr_current_pos;
-  t.keys_proj = inference(W_key(x));
-  t.values_proj = inference(W_value(x));
-  t.queries_proj = inference(W_query(x));
-  t.keys_new = split_heads(t.keys_proj, num_heads, head_dim);
-  t.values_new = split_heads(t.values_proj, num_heads, head_dim);
   Tensor keys = t.keys_new, values = t.values_new;
   int64_t q_start = 0, k_start = 0;
   if (use_cache) {
