@@ -175,6 +175,7 @@ int main(int argc, char** argv) {
             : tr("Replays " + lesson.source(Lang::En) + ", beside the book: " + lesson.summary(Lang::En),
                  "重现" + lesson.source(Lang::Zh) + "（本书之外）：" + lesson.summary(Lang::Zh)));
     add_lesson_options(sub, cli, &lesson);
+    sub->footer(lesson.exports_help(help_language()));
     sub->callback([&chosen, &lesson] { chosen = &lesson; });
   }
   CLI::App* all = app.add_subcommand("all", "Replays every lesson in book order (§3.3-3.6), one after another");
