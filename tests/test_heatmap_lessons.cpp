@@ -121,6 +121,13 @@ TEST_CASE("heatmap for every lesson: every line fits 80 columns with 16 tokens, 
         if (has(line, "\x1b[48;")) CHECK(attn::visible_width(line) <= 80);
     }
   }
+  // Wide (CJK) tokens take two columns each.
+  for (const char* lesson : {"causal-mask", "d2l-mha", "trainable"}) {
+    CAPTURE(lesson);
+    for (const std::string& line : heatmap_lines(std::string(lesson) + " --color never --lang zh --tokens '你的 旅程 从 "
+                                                 "一步 开始 然后 又是 另一个 很长很长的 远足 穿过 注意力 矩阵 今天 朋友 再见'"))
+      CHECK(attn::visible_width(line) <= 80);
+  }
   // 16 tokens of 6-digit values: no values, numbered columns, and a legend that says so.
   const std::string r = run_cli(std::string("causal-mask --heatmap --color never") + tokens).out;
   CHECK(has(r, "# shading only, to fit 80 columns; columns are numbered like the rows\n"));
