@@ -95,6 +95,10 @@ TEST_CASE("heatmap scale: fixed 0-1 when weights spread, automatic when near uni
   CHECK(d.hi == 2.0f);
   CHECK(d.has_dropped);
   CHECK(d.position(1.0f) == 0.5);
+  // Every cell dropped (dropout 1.0): nothing to scale, the fixed 0…1 stays.
+  const attn::HeatScale none = attn::heat_scale({"dropout(attn_weights)", 1, "", Tensor({2, 2}, {0.0f, 0.0f, 0.0f, 0.0f})});
+  CHECK(none.kind == Kind::Fixed01);
+  CHECK(none.has_dropped);
 }
 
 TEST_CASE("heatmap marks: masked and dropped cells apart") {

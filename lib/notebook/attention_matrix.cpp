@@ -154,6 +154,7 @@ HeatScale heat_scale(const NamedTensor& t) {
     s.mask = true;
     return s;  // Fixed01
   }
+  if (!any) return s;  // every cell masked or dropped (dropout 1.0): nothing to scale
   bool filled = false;  // -inf or -1e6 in it: scores with a mask applied, never weights
   for (float v : t.tensor.values()) filled = filled || v <= kMaskedFill;
   const bool score = is_score_like(t) || filled;
