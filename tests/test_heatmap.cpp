@@ -114,6 +114,17 @@ TEST_CASE("heatmap marks: masked and dropped cells apart") {
         std::vector<M>{M::None, M::None, M::Masked, M::None, M::Masked, M::Masked});
   CHECK(attn::cell_marks({"mask_simple", 1, "", causal}, attn::attention_grids(causal).front()) ==
         std::vector<M>(9, M::None));
+  // With the weights before dropout: masked exactly where they were 0, whatever the shape of the mask.
+  const Tensor before({2, 3}, {0.5f, 0.5f, 0.0f, 0.25f, 0.75f, 0.0f});
+  const Tensor after({2, 3}, {1.0f, 0.0f, 0.0f, 0.0f, 1.5f, 0.0f});
+  const attn::NamedTensor a{"dropout(weights)", 1, "", after};
+  const std::optional<Tensor> w =
+      attn::find_undropped(a, {{"x", 1, "", before}, {"attn_weights", 1, "", after}, {"attn_weights", 1, "", before}});
+  REQUIRE(w.has_value());
+  CHECK(w->values() == before.values());
+  CHECK_FALSE(attn::find_undropped(a, {{"attn_weights", 1, "", Tensor({2, 3}, {0.5f, 0.2f, 0.3f, 0.25f, 0.7f, 0.05f})}}));
+  CHECK(attn::cell_marks(a, attn::attention_grids(after).front(), &attn::attention_grids(before).front()) ==
+        std::vector<M>{M::None, M::Dropped, M::Masked, M::Dropped, M::None, M::Masked});
   // -inf and d2l's -1e6 are masked.
   const Tensor filled({1, 3}, {0.5f, -INFINITY, -1e6f});
   CHECK(attn::cell_marks({"scores", 1, "", filled}, attn::attention_grids(filled).front()) ==

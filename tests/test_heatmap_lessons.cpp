@@ -167,6 +167,11 @@ TEST_CASE("heatmap marks: dropped and masked cells have their own glyph and lege
   const std::string out = run_cli("dropout --heatmap --color never --dropout 0.5").out;
   CHECK(has(out, "\u00b7 masked (never attended)  \u00d7 dropped by dropout\n"));
   CHECK(has(out, "journey \u00d7 0.0000 \u00d7 0.0000 \u00b7 0.0000"));  // dropped below the diagonal, masked above
+  // d2l's dropout of masked_softmax's weights (no causal triangle): masked where the weights were 0.
+  const std::string d2l = run_cli("d2l-mha --heatmap --color never --dropout 0.5").out;
+  CHECK(has(d2l, "# heatmap of self.dropout(self.attention_weights)"));
+  CHECK(has(d2l, "0 \u2591 0.6667 \u2591 0.6667 \u2591 0.6667 \u00b7 0.0000 \u00b7 0.0000 \u00b7 0.0000\n"));
+  CHECK(has(d2l, "1 \u00d7 0.0000 \u2591 0.6667 \u2591 0.6667 \u00b7 0.0000"));
   const std::string zh = run_cli("dropout --heatmap --color never --dropout 0.5 --lang zh").out;
   CHECK(has(zh, "\u00b7 已遮蔽（不参与注意力）  \u00d7 被 dropout 丢弃\n"));
 }

@@ -96,7 +96,7 @@ std::string grid_caption(const AttentionGrid& g, Lang lang) {
   return out.empty() ? "" : "[" + out + "]";
 }
 
-std::vector<CellMark> cell_marks(const NamedTensor& t, const AttentionGrid& g) {
+std::vector<CellMark> cell_marks(const NamedTensor& t, const AttentionGrid& g, const AttentionGrid* undropped) {
   std::vector<CellMark> marks(g.values.size(), CellMark::None);
   if (is_mask(t)) return marks;
   bool non_negative = true, causal_zeros = g.rows == g.cols && g.rows > 1;
@@ -112,6 +112,8 @@ std::vector<CellMark> cell_marks(const NamedTensor& t, const AttentionGrid& g) {
       const size_t k = static_cast<size_t>(i * g.cols + j);
       const float v = g.values[k];
       if (v <= kMaskedFill) marks[k] = CellMark::Masked;  // -inf, -1e6
+      else if (v == 0 && non_negative && !is_score_like(t) && undropped && dropout)
+        marks[k] = undropped->values[k] == 0 ? CellMark::Masked : CellMark::Dropped;
       else if (v == 0 && non_negative && !is_score_like(t))
         marks[k] = !dropout || (causal_zeros && j > i) ? CellMark::Masked : CellMark::Dropped;
     }
@@ -134,12 +136,38 @@ std::string HeatScale::describe(Lang lang) const {
   return picture_say("map.scale_minmax", lang, {l, h});
 }
 
-HeatScale heat_scale(const NamedTensor& t) {
+std::vector<AttentionGrid> undropped_grids(const Tensor& t, const Tensor* undropped) {
+  if (!undropped || undropped->shape() != t.shape()) return {};
+  return attention_grids(*undropped);
+}
+
+std::optional<Tensor> find_undropped(const NamedTensor& t, const std::vector<NamedTensor>& candidates) {
+  if (!is_dropout_result(t)) return std::nullopt;
+  const std::vector<float> v = t.tensor.values();
+  for (const NamedTensor& c : candidates) {
+    if (c.tensor.shape() != t.tensor.shape() || is_dropout_result(c) || !is_weight_name(c.name)) continue;
+    const std::vector<float> w = c.tensor.values();
+    double scale = 0;
+    bool fits = true;
+    for (size_t k = 0; k < v.size() && fits; ++k) {
+      if (v[k] == 0) continue;
+      if (w[k] == 0) fits = false;  // kept where the weights were 0: not these weights
+      else if (scale == 0) scale = static_cast<double>(v[k]) / w[k];
+      else fits = std::fabs(static_cast<double>(v[k]) / w[k] - scale) <= 1e-4 * scale;
+    }
+    if (fits && scale > 1 + 1e-6) return c.tensor;  // kept values grow by 1/(1-p): not t itself
+  }
+  return std::nullopt;
+}
+
+HeatScale heat_scale(const NamedTensor& t, const Tensor* undropped) {
   HeatScale s;
   bool any = false;
   float lo = 0, hi = 0;
+  const std::vector<AttentionGrid> before = undropped_grids(t.tensor, undropped);
+  size_t index = 0;
   for (const AttentionGrid& g : attention_grids(t.tensor)) {
-    const std::vector<CellMark> marks = cell_marks(t, g);
+    const std::vector<CellMark> marks = cell_marks(t, g, before.empty() ? nullptr : &before[index++]);
     for (size_t k = 0; k < g.values.size(); ++k) {
       const float v = g.values[k];
       if (marks[k] == CellMark::Masked) s.has_masked = true;

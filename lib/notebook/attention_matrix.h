@@ -9,6 +9,7 @@
 // name or by the line that assigns it (first_res = first_head @ first_head.T). Rows need not equal
 // columns (d2l's 4 queries over 6 keys). A 1-D tensor of 2..16 attention weights (attn_weights_2)
 // is drawn as bars, one per token.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,9 +35,10 @@ std::string grid_caption(const AttentionGrid& g, Lang lang);
 
 // Masked: never attended (-inf, d2l's -1e6, or a 0 of weights where the mask removed the key: every
 // 0 of weights that no dropout touched, the upper triangle of a causal dropout result). Dropped: a
-// 0 that dropout made. A mask itself has no marks: its 0s and 1s are its values.
+// 0 that dropout made. A mask itself has no marks: its 0s and 1s are its values. With the same grid
+// of the weights before dropout (`undropped`), a dropout result's 0 is masked exactly where that is 0.
 enum class CellMark { None, Masked, Dropped };
-std::vector<CellMark> cell_marks(const NamedTensor& t, const AttentionGrid& g);
+std::vector<CellMark> cell_marks(const NamedTensor& t, const AttentionGrid& g, const AttentionGrid* undropped = nullptr);
 
 // Where colours go, over the cells without a mark. Scores: min to max. Weights in [0, 1]: fixed 0…1
 // when they spread over half of it or more, else automatic (their own min to max, so near-uniform
@@ -50,7 +52,12 @@ struct HeatScale {
   double position(float v) const;      // 0..1 for a finite v
   std::string describe(Lang lang) const;  // the legend's words for the scale
 };
-HeatScale heat_scale(const NamedTensor& t);
+HeatScale heat_scale(const NamedTensor& t, const Tensor* undropped = nullptr);
+// The grids of `undropped` (none when it is null or of another shape), to pair with attention_grids(t).
+std::vector<AttentionGrid> undropped_grids(const Tensor& t, const Tensor* undropped);
+// The weights a dropout result `t` was made from, among `candidates`: same shape, not a dropout result,
+// a 0 wherever t has one that is not dropout's, and t = w / (1 - p) with one p > 0 elsewhere.
+std::optional<Tensor> find_undropped(const NamedTensor& t, const std::vector<NamedTensor>& candidates);
 
 // Token labels when there is one row per token, else the row numbers; control characters replaced.
 std::vector<std::string> axis_labels(int64_t side, const std::vector<std::string>& tokens);

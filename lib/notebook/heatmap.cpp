@@ -180,10 +180,11 @@ Palette palette_for(bool color, const char* colorterm) {
 }
 
 std::string heatmap_text(const NamedTensor& t, const std::vector<std::string>& tokens, Palette p, Lang lang,
-                         const std::string& given_title) {
+                         const std::string& given_title, const Tensor* undropped) {
   const std::string title = given_title.empty() ? map_title({t}, lang) : given_title;
   if (is_weight_vector(t)) return bars_text(t, tokens, p, lang, title);
-  const HeatScale scale = heat_scale(t);
+  const HeatScale scale = heat_scale(t, undropped);
+  const std::vector<AttentionGrid> before = undropped_grids(t.tensor, undropped);
   const DType dtype = t.tensor.dtype();
   const std::vector<AttentionGrid> grids = attention_grids(t.tensor);
   if (grids.empty()) return "";
@@ -208,14 +209,15 @@ std::string heatmap_text(const NamedTensor& t, const std::vector<std::string>& t
   }
 
   std::string out = legend(title, scale, p, lang, compact, false);
-  for (const AttentionGrid& g : grids) {
+  for (size_t gi = 0; gi < grids.size(); ++gi) {
+    const AttentionGrid& g = grids[gi];
     const std::string caption = grid_caption(g, lang);
     if (!caption.empty()) out += caption + ":\n";
     std::string head(label_w + 1, ' ');
     for (int64_t j = 0; j < cols; ++j)
       head += compact ? pad_left(std::to_string(j), 2) + " " : pad_left(truncate(col_labels[j], cell_w - 1), cell_w - 1) + " ";
     out += trimmed(head) + "\n";
-    const std::vector<CellMark> marks = cell_marks(t, g);
+    const std::vector<CellMark> marks = cell_marks(t, g, before.empty() ? nullptr : &before[gi]);
     for (int64_t i = 0; i < rows; ++i) {
       std::string row = pad_right(truncate(labels[i], label_w), label_w) + " ";
       for (int64_t j = 0; j < cols; ++j) {
@@ -232,7 +234,7 @@ std::string output_heatmaps(const Notebook& nb, const NotebookItem& item, Palett
   if (nb.items().empty() || &item < &nb.items().front() || &item > &nb.items().back()) return "";
   std::string out;
   for (const MapSource& m : maps_after(nb, static_cast<size_t>(&item - &nb.items().front())))
-    out += heatmap_text(m.tensor, nb.tokens(), palette, lang, map_title(m, lang));
+    out += heatmap_text(m.tensor, nb.tokens(), palette, lang, map_title(m, lang), m.undropped ? &*m.undropped : nullptr);
   return out;
 }
 

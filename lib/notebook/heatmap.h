@@ -18,8 +18,9 @@ Palette palette_for(bool color, const char* colorterm);
 
 // The legend, then each grid (caption first when there are leading dims); ends with "\n". `title`
 // replaces the legend's first line (notebook_maps.h's map_title; empty: the tensor's).
+// `undropped`: a dropout result's weights before dropout (attention_matrix.h's cell_marks).
 std::string heatmap_text(const NamedTensor& t, const std::vector<std::string>& tokens, Palette palette,
-                         Lang lang = Lang::En, const std::string& title = "");
+                         Lang lang = Lang::En, const std::string& title = "", const Tensor* undropped = nullptr);
 
 // The pictures that follow an output item of `nb` (notebook_maps.h), drawn; "" for none.
 std::string output_heatmaps(const Notebook& nb, const NotebookItem& item, Palette palette, Lang lang);

@@ -46,7 +46,7 @@ double left_margin(const std::vector<std::string>& labels) {
 }
 
 // One grid: rows*cols <rect>s (no other rect), the value in each, tokens left and on top.
-std::string grid_svg(const NamedTensor& t, const AttentionGrid& g, const HeatScale& scale,
+std::string grid_svg(const NamedTensor& t, const AttentionGrid& g, const AttentionGrid* before, const HeatScale& scale,
                      const std::vector<std::string>& row_labels, const std::vector<std::string>& col_labels,
                      const std::string& label) {
   const double cell_w = 62, cell_h = 26, left = left_margin(row_labels), top = 24;
@@ -55,7 +55,7 @@ std::string grid_svg(const NamedTensor& t, const AttentionGrid& g, const HeatSca
   for (int64_t j = 0; j < g.cols; ++j)
     out += "<text class=\"label col\" x=\"" + num(left + cell_w * (j + 0.5)) + "\" y=\"" + num(top - 8) +
            "\" text-anchor=\"middle\">" + html_escape(shorten(col_labels[j], 8)) + "</text>\n";
-  const std::vector<CellMark> marks = cell_marks(t, g);
+  const std::vector<CellMark> marks = cell_marks(t, g, before);
   for (int64_t i = 0; i < g.rows; ++i) {
     out += "<text class=\"label row\" x=\"" + num(left - 6) + "\" y=\"" + num(top + cell_h * (i + 0.5) + 4) +
            "\" text-anchor=\"end\">" + html_escape(shorten(row_labels[i], 12)) + "</text>\n";
@@ -140,17 +140,19 @@ std::string html_map_figure(const MapSource& m, const std::vector<std::string>& 
            html_escape(picture_say("map.bar_scale", lang, {cell_text(hi, DType::Float32)})) + "</figcaption>\n" +
            bars_svg(t, axis_labels(t.tensor.size(0), tokens), hi, title) + "\n</figure>\n";
   }
-  const HeatScale scale = heat_scale(t);
-  const std::vector<AttentionGrid> grids = attention_grids(t.tensor);
+  const Tensor* undropped = m.undropped ? &*m.undropped : nullptr;
+  const HeatScale scale = heat_scale(t, undropped);
+  const std::vector<AttentionGrid> grids = attention_grids(t.tensor), before = undropped_grids(t.tensor, undropped);
   if (grids.empty()) return "";
   const std::vector<std::string> rows = axis_labels(grids.front().rows, tokens), cols = axis_labels(grids.front().cols, tokens);
   std::string out = "<figure class=\"heatmap\">\n<figcaption>" + html_escape(title) + "<br>" +
                     html_escape(scale.describe(lang)) + "</figcaption>\n<div class=\"grids\">\n";
-  for (const AttentionGrid& g : grids) {
+  for (size_t gi = 0; gi < grids.size(); ++gi) {
+    const AttentionGrid& g = grids[gi];
     const std::string caption = grid_caption(g, lang);
     out += "<div class=\"grid\">";
     if (!caption.empty()) out += "<div class=\"grid-caption\">" + html_escape(caption) + "</div>";
-    out += grid_svg(t, g, scale, rows, cols, caption.empty() ? title : title + ", " + caption) + "</div>\n";
+    out += grid_svg(t, g, before.empty() ? nullptr : &before[gi], scale, rows, cols, caption.empty() ? title : title + ", " + caption) + "</div>\n";
   }
   return out + "</div>\n" + legend_html(scale, lang) + "</figure>\n";
 }

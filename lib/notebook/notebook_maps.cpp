@@ -58,6 +58,22 @@ std::vector<MapSource> inside_maps(const Notebook& nb, int cell) {
   return out;
 }
 
+// Every attention weights of the lesson of `cell` that is not a dropout result: shown, recorded, traced.
+std::vector<NamedTensor> weights_of_lesson(const Notebook& nb, int cell) {
+  std::vector<NamedTensor> out;
+  for (const NamedTensor& t : nb.tensors())
+    if (part_of(nb, t.cell) == part_of(nb, cell)) out.push_back(t);
+  for (const std::vector<Binding>* list : {&nb.timeline(), &nb.inside_values()})
+    for (const Binding& b : *list)
+      if (part_of(nb, b.cell) == part_of(nb, cell)) out.push_back({b.name, b.cell, b.code, b.tensor});
+  return out;
+}
+
+void link_undropped(const Notebook& nb, MapSource& m) {
+  if (!is_attention_matrix(m.tensor)) return;
+  m.undropped = find_undropped(m.tensor, weights_of_lesson(nb, m.tensor.cell));
+}
+
 }  // namespace
 
 std::vector<MapSource> maps_after(const Notebook& nb, size_t index) {
@@ -69,6 +85,7 @@ std::vector<MapSource> maps_after(const Notebook& nb, size_t index) {
     out.push_back({nb.tensors()[static_cast<size_t>(item.tensor)]});
   if (last_output(nb, item.cell) == static_cast<int>(index))
     for (MapSource& m : inside_maps(nb, item.cell)) out.push_back(std::move(m));
+  for (MapSource& m : out) link_undropped(nb, m);
   return out;
 }
 

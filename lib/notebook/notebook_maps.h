@@ -3,6 +3,7 @@
 // weights) gets its picture right after it, and the attention weights a cell's forwards compute
 // inside modules (its traced steps that no output claims, and Notebook::inside) get theirs after the
 // cell's last output, per head, each value once. Shared by the terminal text and the HTML report.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,7 @@ struct MapSource {
   NamedTensor tensor;
   bool inside = false;  // computed inside a module's forward
   int head = -1;        // ... of this head of a list of heads
+  std::optional<Tensor> undropped;  // a dropout result's weights before dropout (masked vs dropped 0s)
 };
 
 // The pictures that follow nb.items()[index].
