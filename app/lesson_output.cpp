@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "cli_messages.h"
 #include "core/output_file.h"
 #include "core/usage_error.h"
 #include "notebook/heatmap.h"
@@ -12,6 +13,7 @@
 #include "notebook/json_export.h"
 #include "notebook/notebook_text.h"
 #include "notebook/py_export.h"
+#include "page_command.h"
 #include "step_mode.h"
 
 namespace attn {
@@ -21,14 +23,19 @@ namespace {
 // The file outputs: each writes one rendering of the notebook; '-' puts it on standard output instead of the text.
 struct FileOutput {
   const char* option;
-  std::string (*render)(const Notebook&, const LessonOptions&);
+  std::string (*render)(const Notebook&, const CliOptions&, const LessonOptions&);
 };
 
 const FileOutput kFileOutputs[] = {
-    {"--html", [](const Notebook& nb, const LessonOptions& opt) { return html_report(nb, opt.lang, opt.explain); }},
-    {"--json", [](const Notebook& nb, const LessonOptions&) { return export_json(nb, ATTN_TUTOR_VERSION); }},
-    {"--py", [](const Notebook& nb, const LessonOptions& opt) { return export_python(nb, opt.lang, opt.explain); }},
-    {"--ipynb", [](const Notebook& nb, const LessonOptions& opt) { return export_ipynb(nb, opt.lang, opt.explain); }},
+    {"--html",
+     [](const Notebook& nb, const CliOptions& cli, const LessonOptions& opt) {
+       return html_report(nb, opt.lang, opt.explain, reproducing_command(nb.lesson(), cli, opt.lang));
+     }},
+    {"--json", [](const Notebook& nb, const CliOptions&, const LessonOptions&) { return export_json(nb, ATTN_TUTOR_VERSION); }},
+    {"--py",
+     [](const Notebook& nb, const CliOptions&, const LessonOptions& opt) { return export_python(nb, opt.lang, opt.explain); }},
+    {"--ipynb",
+     [](const Notebook& nb, const CliOptions&, const LessonOptions& opt) { return export_ipynb(nb, opt.lang, opt.explain); }},
 };
 
 bool dash_is_stdout(const std::string& option) { return option != "--html"; }
@@ -36,6 +43,8 @@ bool dash_is_stdout(const std::string& option) { return option != "--html"; }
 }  // namespace
 
 int write_lesson_outputs(const Notebook& nb, const CliOptions& cli, const LessonOptions& opt, bool color) {
+  if (cli.given("--from") && (cli.text("--from").empty() || start_item(nb, cli.text("--from")) < 0))  // before any file
+    throw UsageError(from_not_found_message(cli.text("--from"), nb.lesson(), start_sections(nb), cell_count(nb)));
   OutputSet outputs;
   // add_file refuses an empty path before anything is rendered.
   const FileOutput* to_stdout = nullptr;
@@ -45,10 +54,10 @@ int write_lesson_outputs(const Notebook& nb, const CliOptions& cli, const Lesson
       to_stdout = &out;
       continue;
     }
-    outputs.add_file(out.option, cli.text(out.option), out.render(nb, opt));
+    outputs.add_file(out.option, cli.text(out.option), out.render(nb, cli, opt));
   }
   if (to_stdout) {
-    outputs.set_stdout(to_stdout->render(nb, opt));
+    outputs.set_stdout(to_stdout->render(nb, cli, opt));
     outputs.commit();
     return 0;
   }
@@ -58,10 +67,11 @@ int write_lesson_outputs(const Notebook& nb, const CliOptions& cli, const Lesson
   options.palette = palette_for(options.color, std::getenv("COLORTERM"));
   options.lang = opt.lang;
   options.explain = opt.explain;
+  options.from = cli.text("--from");  // the text only: --json and --html keep the whole lesson
   const std::string text = render_text(nb, options);
   if (cli.given("--step") && isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1) {
     outputs.commit();  // the files first: the terminal session can end any time
-    step_through(split_cells(text), std::cin, std::cout);
+    step_through_terminal(split_cells(text), std::cout, opt.lang);
     return 0;
   }
   outputs.set_stdout(text);  // --step is ignored unless both ends are a terminal

@@ -156,13 +156,11 @@ Notebook kv_cache_lesson(const LessonOptions& given) {
   nb.heading("ch04/03", "heading.setup");
   const Tensor x = bonus_inputs_cell(nb, opt);
 
-  std::vector<std::string> code = listing("kv-cache", "MultiHeadAttention");
-  code.insert(code.end(), {"",
+  nb.cell(class_code("kv-cache", "MultiHeadAttention", {
            "torch.manual_seed(" + fmt_seed(opt, 123) + ")",
            "mha = MultiHeadAttention(d_in=" + str(opt.d_in()) + ", d_out=" + str(d_out) + ", context_length=" +
                str(context_length) + ", dropout=0.0, num_heads=" + str(h) + (opt.qkv_bias ? ", qkv_bias=True)" : ")"),
-           "print(mha.cache_k, mha.ptr_current_pos)"});
-  nb.cell(code);
+           "print(mha.cache_k, mha.ptr_current_pos)"}));
   Generator gen;
   gen.manual_seed(opt.seed_or(123));
   KVCacheMultiHeadAttention mha =

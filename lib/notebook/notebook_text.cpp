@@ -1,6 +1,7 @@
 #include "notebook/notebook_text.h"
 
 #include <sstream>
+#include <stdexcept>
 #include <vector>
 
 #include "notebook/text_width.h"
@@ -77,8 +78,11 @@ std::string code_block(const std::string& code, int cell) {
 
 std::string render_text(const Notebook& nb, const TextOptions& options) {
   const bool color = options.color;
+  const int start = start_item(nb, options.from);
+  if (start < 0) throw std::invalid_argument("no section or cell '" + options.from + "' in " + nb.lesson());
   std::string out;
-  for (const NotebookItem& item : nb.items()) {
+  for (size_t index = static_cast<size_t>(start); index < nb.items().size(); ++index) {
+    const NotebookItem& item = nb.items()[index];
     switch (item.kind) {
       case NotebookItem::Kind::Heading: {
         const std::string title = item_text(item, options.lang);
@@ -93,8 +97,7 @@ std::string render_text(const Notebook& nb, const TextOptions& options) {
         break;
       case NotebookItem::Kind::Output:
         out += item.text + "\n";
-        if (options.heatmap && item.tensor >= 0 && is_attention_matrix(nb.tensors()[item.tensor]))
-          out += heatmap_text(nb.tensors()[item.tensor], nb.tokens(), options.palette);
+        if (options.heatmap) out += output_heatmaps(nb, item, options.palette, options.lang);
         break;
       case NotebookItem::Kind::Shape:
         out += paint("# " + item.text, kShape, color) + "\n";
