@@ -18,7 +18,7 @@ void add_lesson_options(CLI::App* sub, CliOptions& o, const LessonInfo* lesson) 
     for (const LessonInfo& l : lessons())
       if (lesson ? &l == lesson && l.takes(row) : l.in_chapter() && l.takes(row)) takes = true;
     if (!takes) continue;
-    const std::string help = tr(row.help_en, row.help_zh);
+    const std::string help = in_help_language(row.help_en, row.help_zh);
     if (row.kind == OptionKind::Flag) {
       sub->add_flag_function(row.flag, [&o, flag = row.flag](int64_t) { o.values[flag] = "true"; }, help);
       continue;

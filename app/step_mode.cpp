@@ -1,5 +1,7 @@
 #include "step_mode.h"
 
+#include "language.h"
+
 #include <istream>
 #include <ostream>
 #include <sstream>
@@ -47,7 +49,7 @@ void step_through(const std::vector<std::string>& pages, std::istream& in, std::
   size_t k = 0;
   while (k < pages.size()) {
     out << pages[k];
-    out << "-- cell " << (k + 1) << "/" << pages.size() << " -- [Enter] next  b back  q quit > " << std::flush;
+    out << tr("app.step.prompt", {std::to_string(k + 1), std::to_string(pages.size())}) << std::flush;
     std::string answer;
     if (!std::getline(in, answer) || answer == "q") {
       out << "\n";
