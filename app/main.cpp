@@ -128,8 +128,9 @@ int main(int argc, char** argv) {
   const Lang lang = choose_language(argc, argv);
   set_help_language(lang);
   CLI::App app{tr("app.description"), "attn-tutor"};
-  app.set_help_flag("-h,--help", tr("app.help"));  // the subcommands copy it
-  for (const char* label : {"Usage", "OPTIONS", "SUBCOMMAND", "SUBCOMMANDS", "POSITIONALS", "REQUIRED"})
+  app.option_defaults()->group(tr("app.label.Options"));  // the subcommands copy both
+  app.set_help_flag("-h,--help", tr("app.help"));
+  for (const char* label : {"Usage", "OPTIONS", "SUBCOMMAND", "SUBCOMMANDS", "POSITIONALS", "Positionals", "REQUIRED"})
     app.get_formatter()->label(label, tr(std::string("app.label.") + label));
   app.set_version_flag("--version", std::string("attn-tutor ") + ATTN_TUTOR_VERSION + "\n" + kernel_summary(),
                        tr("app.version"));
@@ -177,6 +178,13 @@ int main(int argc, char** argv) {
       "kv-memory", tr("app.kv-memory"));
   KvMemoryCli kv_memory_cli;
   add_kv_memory_options(kv_memory, kv_memory_cli);
+
+  // Each subcommand made its own help flag in the default group: the one group of options, named in the language.
+  app.get_help_ptr()->group(tr("app.label.Options"));
+  for (CLI::App* sub : app.get_subcommands({})) {
+    sub->get_help_ptr()->group(tr("app.label.Options"));
+    sub->group(tr("app.label.Subcommands"));
+  }
 
   try {
     app.parse(argc, argv);
