@@ -20,7 +20,8 @@ void add_lesson_options(CLI::App* sub, CliOptions& o, const LessonInfo* lesson) 
     if (!takes) continue;
     const std::string help = in_help_language(row.help_en, row.help_zh);
     if (row.kind == OptionKind::Flag) {
-      sub->add_flag_function(row.flag, [&o, flag = row.flag](int64_t) { o.values[flag] = "true"; }, help);
+      sub->add_flag_function(row.flag, [&o, flag = row.flag](int64_t) { o.values[flag] = "true"; }, help)
+          ->disable_flag_override();  // --qkv-bias=false is an error, not a bias
       continue;
     }
     CLI::Option* opt = sub->add_option_function<std::string>(

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "cli_messages.h"
 #include "core/output_file.h"
 #include "core/usage_error.h"
 #include "notebook/heatmap.h"
@@ -16,6 +17,8 @@
 namespace attn {
 
 int write_lesson_outputs(const Notebook& nb, const CliOptions& cli, const LessonOptions& opt, bool color) {
+  if (cli.given("--from") && (cli.text("--from").empty() || start_item(nb, cli.text("--from")) < 0))  // before any file
+    throw UsageError(from_not_found_message(cli.text("--from"), nb.lesson(), start_sections(nb), cell_count(nb)));
   OutputSet outputs;
   // add_file refuses an empty path before anything is rendered.
   const std::string& json = cli.text("--json");
@@ -32,10 +35,11 @@ int write_lesson_outputs(const Notebook& nb, const CliOptions& cli, const Lesson
   options.palette = palette_for(options.color, std::getenv("COLORTERM"));
   options.lang = opt.lang;
   options.explain = opt.explain;
+  options.from = cli.text("--from");  // the text only: --json and --html keep the whole lesson
   const std::string text = render_text(nb, options);
   if (cli.given("--step") && isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1) {
     outputs.commit();  // the files first: the terminal session can end any time
-    step_through(split_cells(text), std::cin, std::cout);
+    step_through_terminal(split_cells(text), std::cout, opt.lang);
     return 0;
   }
   outputs.set_stdout(text);  // --step is ignored unless both ends are a terminal

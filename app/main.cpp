@@ -18,7 +18,7 @@
 #include "bench_command.h"
 #include "kv_memory_command.h"
 #include "features/check/check_report.h"
-#include "did_you_mean.h"
+#include "cli_messages.h"
 #include "notebook/html_report.h"
 #include "notebook/json_export.h"
 #include "language.h"
@@ -26,6 +26,8 @@
 #include "lessons/lesson.h"
 #include "lesson_command.h"
 #include "lesson_output.h"
+#include "option_rules.h"
+#include "parse_errors.h"
 #include "notebook/notebook_text.h"
 #include "notebook/text_width.h"
 #include "features/check/replay.h"
@@ -115,6 +117,13 @@ std::string lesson_list() {
 }
 
 
+// The options as the lesson takes them: each value valid, and none without effect (app/option_rules.h).
+LessonOptions checked_options(const std::string& lesson, const CliOptions& cli, Lang lang) {
+  LessonOptions opt = to_lesson_options(cli, lang);
+  reject_no_effect(lesson, cli);
+  return opt;
+}
+
 // One line for the learner: what is wrong and how to fix it.
 int usage_error(const std::string& message) {
   std::cerr << "attn-tutor: error: " << clean_message(message) << "\n";
@@ -186,6 +195,7 @@ int main(int argc, char** argv) {
     sub->group(tr("app.label.Subcommands"));
   }
 
+  app.footer(options_after_lesson_help());  // after the subcommands: theirs is their own
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -195,17 +205,9 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    if (argc > 1 && argv[1][0] != '-' && app.get_subcommands().empty()) {
-      std::vector<std::string> names;
-      for (const CLI::App* sub : app.get_subcommands({})) names.push_back(sub->get_name());
-      const std::string guess = nearest_name(argv[1], names);
-      return usage_error("unknown subcommand '" + std::string(argv[1]) + "'" +
-                         (guess.empty() ? "" : " (did you mean " + guess + "?)") +
-                         "; run 'attn-tutor' to list the lessons");
-    }
-    std::string what = e.what();
-    if (what.empty()) what = e.get_name();
-    return usage_error(what + "; run 'attn-tutor --help' or 'attn-tutor LESSON --help'");
+    return usage_error(parse_error_message(app, std::vector<std::string>(argv + 1, argv + argc), e));
+  } catch (const std::exception& e) {  // what CLI11 lets through, e.g. a switch given "=value"
+    return usage_error(parse_error_message(app, std::vector<std::string>(argv + 1, argv + argc), e));
   }
 
   try {
@@ -217,17 +219,21 @@ int main(int argc, char** argv) {
         throw UsageError(empty_path_message("--json", true));
       return run_bench(bench_cli, lang);
     }
-    if (kv_memory->parsed()) return run_kv_memory(kv_memory_cli, lang);
+    if (kv_memory->parsed()) {
+      if (kv_memory->get_option("--swa-ratio")->count() > 0 && kv_memory_cli.window == kNotGiven)
+        throw UsageError(swa_ratio_without_window_message());  // the ratio splits the sliding-window layers
+      return run_kv_memory(kv_memory_cli, lang);
+    }
     const bool exporting = cli.given("--json") || cli.given("--html");
     if (all->parsed()) {
-      const LessonOptions opt = require_affordable("all", to_lesson_options(cli, lang), exporting);
+      const LessonOptions opt = require_affordable("all", checked_options("all", cli, lang), exporting);
       return emit(run_all(opt), cli, opt);
     }
     if (!chosen) {
       std::cout << lesson_list();
       return 0;
     }
-    const LessonOptions opt = require_affordable(chosen->name, to_lesson_options(cli, lang), exporting);
+    const LessonOptions opt = require_affordable(chosen->name, checked_options(chosen->name, cli, lang), exporting);
     return emit(chosen->run(opt), cli, opt);
   } catch (const UsageError& e) {
     return usage_error(e.what());

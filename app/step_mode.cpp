@@ -1,10 +1,15 @@
 #include "step_mode.h"
 
-#include "language.h"
+#include <signal.h>
+#include <termios.h>
+#include <unistd.h>
 
-#include <istream>
-#include <ostream>
+#include <cerrno>
+#include <functional>
+#include <iostream>
 #include <sstream>
+
+#include "lessons/ui_text.h"
 
 namespace attn {
 namespace {
@@ -24,7 +29,116 @@ std::string strip_escapes(const std::string& line) {
 bool starts_cell(const std::string& plain) { return plain.rfind("In [", 0) == 0; }
 bool starts_heading(const std::string& plain) { return plain.rfind("== ", 0) == 0; }
 
+// The prompt under each page, in the lesson's language.
+std::string step_prompt(Lang lang, size_t page, size_t pages, bool clearing) {
+  return ui(clearing ? "app.step.prompt-clearing" : "app.step.prompt", lang,
+            {std::to_string(page) + "/" + std::to_string(pages)});
+}
+
+const char* kClearScreen = "\x1b[H\x1b[2J";
+
+// The loop both readers share: `read_key` gives the next byte, or -1 at the end of input.
+void step_loop(const std::vector<std::string>& pages, const std::function<int()>& read_key, std::ostream& out,
+               Lang lang, bool can_clear) {
+  size_t k = 0;
+  bool clearing = false;
+  bool draw = true;
+  while (k < pages.size()) {
+    if (draw) {
+      if (clearing) out << kClearScreen;
+      out << pages[k] << step_prompt(lang, k + 1, pages.size(), clearing) << std::flush;
+    }
+    draw = true;
+    switch (step_key(read_key())) {
+      case StepKey::Quit:
+        out << "\n" << std::flush;
+        return;
+      case StepKey::Back:
+        out << "\n";
+        k = k == 0 ? 0 : k - 1;
+        break;
+      case StepKey::Clear:
+        out << "\n";
+        clearing = can_clear && !clearing;
+        break;
+      case StepKey::Next:
+        out << "\n";
+        ++k;
+        break;
+      case StepKey::None:
+        draw = false;  // another key: wait for one that means something
+        break;
+    }
+  }
+  out << std::flush;
+}
+
+// The terminal's mode before raw mode, for the signal handler.
+struct termios saved_mode;
+volatile sig_atomic_t raw_mode_on = 0;
+
+void restore_mode() {
+  if (raw_mode_on) tcsetattr(STDIN_FILENO, TCSANOW, &saved_mode);
+  raw_mode_on = 0;
+}
+
+void on_signal(int sig) {
+  restore_mode();
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
+// Raw mode for the life of the object: keys arrive one by one, unechoed; Ctrl-C still signals.
+class RawMode {
+ public:
+  RawMode() {
+    if (tcgetattr(STDIN_FILENO, &saved_mode) != 0) return;
+    struct sigaction action {};
+    action.sa_handler = on_signal;
+    sigemptyset(&action.sa_mask);
+    for (size_t i = 0; i < kSignals; ++i) sigaction(signals_[i], &action, &previous_[i]);
+    struct termios raw = saved_mode;
+    raw.c_lflag &= static_cast<tcflag_t>(~(ICANON | ECHO));
+    raw.c_cc[VMIN] = 1;
+    raw.c_cc[VTIME] = 0;
+    raw_mode_on = 1;
+    if (tcsetattr(STDIN_FILENO, TCSANOW, &raw) != 0) {
+      raw_mode_on = 0;
+      restore_handlers();
+      return;
+    }
+    active_ = true;
+  }
+  ~RawMode() {
+    if (!active_) return;
+    restore_mode();
+    restore_handlers();
+  }
+  RawMode(const RawMode&) = delete;
+  RawMode& operator=(const RawMode&) = delete;
+  bool active() const { return active_; }
+
+ private:
+  static constexpr size_t kSignals = 3;
+  void restore_handlers() {
+    for (size_t i = 0; i < kSignals; ++i) sigaction(signals_[i], &previous_[i], nullptr);
+  }
+  const int signals_[kSignals] = {SIGINT, SIGTERM, SIGHUP};
+  struct sigaction previous_[kSignals] {};
+  bool active_ = false;
+};
+
 }  // namespace
+
+StepKey step_key(int c) {
+  switch (c) {
+    case 'n': case ' ': case '\n': case '\r': return StepKey::Next;
+    case 'b': return StepKey::Back;
+    case 'c': return StepKey::Clear;
+    case 'q': case -1: case 4: return StepKey::Quit;  // 4: Ctrl-D in raw mode
+    default: return StepKey::None;
+  }
+}
 
 std::vector<std::string> split_cells(const std::string& text) {
   std::vector<std::string> pages(1);
@@ -45,19 +159,33 @@ std::vector<std::string> split_cells(const std::string& text) {
   return kept;
 }
 
-void step_through(const std::vector<std::string>& pages, std::istream& in, std::ostream& out) {
-  size_t k = 0;
-  while (k < pages.size()) {
-    out << pages[k];
-    out << tr("app.step.prompt", {std::to_string(k + 1), std::to_string(pages.size())}) << std::flush;
+void step_through(const std::vector<std::string>& pages, std::istream& in, std::ostream& out, Lang lang,
+                  bool can_clear) {
+  const auto read_line_key = [&in]() -> int {
     std::string answer;
-    if (!std::getline(in, answer) || answer == "q") {
-      out << "\n";
-      return;
-    }
-    if (answer == "b") k = k == 0 ? 0 : k - 1;
-    else ++k;
+    if (!std::getline(in, answer)) return -1;
+    return answer.empty() ? '\n' : static_cast<unsigned char>(answer[0]);
+  };
+  step_loop(pages, read_line_key, out, lang, can_clear);
+}
+
+void step_through_terminal(const std::vector<std::string>& pages, std::ostream& out, Lang lang) {
+  const bool can_clear = isatty(STDOUT_FILENO) == 1;
+  RawMode raw;
+  if (!raw.active()) {
+    step_through(pages, std::cin, out, lang, can_clear);
+    return;
   }
+  const auto read_byte = []() -> int {
+    unsigned char c = 0;
+    for (;;) {
+      const ssize_t n = read(STDIN_FILENO, &c, 1);
+      if (n == 1) return c;
+      if (n < 0 && errno == EINTR) continue;
+      return -1;
+    }
+  };
+  step_loop(pages, read_byte, out, lang, can_clear);
 }
 
 }  // namespace attn

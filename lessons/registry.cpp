@@ -24,7 +24,7 @@ const std::vector<LessonInfo>& lessons() {
       {"naive-scores", {"3.3.1", "3.3.2"}, {}, naive_scores_lesson},
       {"softmax", {"3.3.1", "3.3.2"}, {}, softmax_lesson},
       {"trainable", {"3.4.1", "3.4.2"}, {"--init"}, trainable_lesson},
-      {"causal-mask", {"3.5.1"}, {"--context-length", "--bernoulli"}, causal_mask_lesson},
+      {"causal-mask", {"3.5.1"}, {}, causal_mask_lesson},  // its mask is the scores' size: no buffer, no dropout
       {"dropout", {"3.5.2", "3.5.3"}, {"--dropout", "--context-length", "--bernoulli"}, dropout_lesson},
       {"wrapper", {"3.6.1"}, {"--num-heads", "--dropout", "--context-length", "--bernoulli", "--no-reseed"}, wrapper_lesson},
       {"mha", {"3.6.2"}, {"--num-heads", "--dropout", "--context-length", "--bernoulli", "--gpt2"}, mha_lesson},

@@ -414,11 +414,14 @@ def case_argv(case):
         argv.append("--qkv-bias")
     if case["dropout"] is not None:
         argv += ["--dropout", repr(float(case["dropout"]))]
-    if case["context_length"] is not None:
+    # attn-tutor refuses an option with no effect: causal-mask's mask is the scores' size (no
+    # --context-length), and a dropout rate of 0 or 1 draws no mask (no --bernoulli).
+    if case["context_length"] is not None and case["lesson"] != "causal-mask":
         argv += ["--context-length", str(case["context_length"])]
     if case["no_reseed"]:
         argv.append("--no-reseed")
-    if case["bernoulli"] != "default":
+    rate = case["dropout"] if case["dropout"] is not None else {"dropout": 0.5}.get(case["lesson"], 0.0)
+    if case["bernoulli"] != "default" and 0 < rate < 1:
         argv += ["--bernoulli", case["bernoulli"]]
     if case.get("gpt2"):
         argv.append("--gpt2")

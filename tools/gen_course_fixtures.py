@@ -277,7 +277,8 @@ def case_argv(case):
         argv += ["--dropout", repr(float(case["dropout"]))]
     if case["context_length"] is not None:
         argv += ["--context-length", str(case["context_length"])]
-    if case["bernoulli"] != "default":
+    rate = 0.1 if case["dropout"] is None else case["dropout"]
+    if case["bernoulli"] != "default" and 0 < rate < 1:  # a rate of 0 or 1 draws no mask: attn-tutor refuses it
         argv += ["--bernoulli", case["bernoulli"]]
     return argv
 

@@ -6,19 +6,10 @@
 #include "lessons/lesson_text.h"
 #include "core/ops_math.h"
 #include "core/ops_shape.h"
+#include "core/tensor_print.h"
 #include "nn/attention_steps.h"
 
 namespace attn {
-
-namespace {
-
-std::string f4(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.4f", v);
-  return buf;
-}
-
-}  // namespace
 
 Notebook softmax_lesson(const LessonOptions& opt) {
   Notebook nb = lesson_notebook("softmax", opt);
@@ -61,8 +52,8 @@ Notebook softmax_lesson(const LessonOptions& opt) {
   nb.show("Attention weights:", "attn_weights_2_naive", attn_weights_2_naive);
   nb.show("Sum:", "attn_weights_2_naive.sum()", sum(attn_weights_2_naive));
   nb.note("sum_attn_weights_2_naive_sum.note");
-  const std::string w_tmp = f4(select(attn_weights_2_tmp, 0, 1).item());
-  const std::string w_soft = f4(select(attn_weights_2_naive, 0, 1).item());
+  const std::string w_tmp = element_text(attn_weights_2_tmp, 1);
+  const std::string w_soft = element_text(attn_weights_2_naive, 1);
   nb.explain("sum_attn_weights_2_naive_sum.explain", {journey, w_tmp, w_soft});
 
   nb.cell({"attn_weights_2 = torch.softmax(attn_scores_2, dim=0)", "print(\"Attention weights:\", attn_weights_2)",
@@ -82,7 +73,7 @@ Notebook softmax_lesson(const LessonOptions& opt) {
   nb.note("context_vec_2.note", {journey});
   const std::vector<float> w2 = attn_weights_2.values();
   const int64_t most = argmax(w2), least = argmin(w2);
-  nb.explain("context_vec_2.explain", {D, quoted_token(opt, most), f4(w2[static_cast<size_t>(most)]), quoted_token(opt, least), f4(w2[static_cast<size_t>(least)]), journey});
+  nb.explain("context_vec_2.explain", {D, quoted_token(opt, most), element_text(attn_weights_2, most), quoted_token(opt, least), element_text(attn_weights_2, least), journey});
 
   nb.heading("3.3.2", "heading.3.3.2");
   nb.cell({"attn_scores = inputs @ inputs.T", "attn_weights = torch.softmax(attn_scores, dim=-1)",
@@ -98,11 +89,10 @@ Notebook softmax_lesson(const LessonOptions& opt) {
   // The book types row 2's printed digits back in; we do the same with the digits printed above.
   std::vector<double> row2;
   std::string literal;
-  for (float w : select(attn_weights, 0, 1).values()) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.4f", static_cast<double>(w));
-    literal += (literal.empty() ? "" : ", ") + std::string(buf);
-    row2.push_back(std::strtod(buf, nullptr));
+  for (int64_t j = 0; j < n; ++j) {
+    const std::string digits = element_text(attn_weights, n + j);  // row 2 as printed above
+    literal += (literal.empty() ? "" : ", ") + digits;
+    row2.push_back(std::strtod(digits.c_str(), nullptr));
   }
   double row_2_sum = 0.0;
   for (double w : row2) row_2_sum += w;
@@ -145,7 +135,7 @@ Notebook softmax_lesson(const LessonOptions& opt) {
   nb.note("torch_softmax_big_scores_dim_0.note");
   const std::vector<float> bw = big_weights.values();
   const int64_t top = argmax(bw);
-  nb.explain("torch_softmax_big_scores_dim_0.explain", {quoted_token(opt, top), f4(bw[static_cast<size_t>(top)])});
+  nb.explain("torch_softmax_big_scores_dim_0.explain", {quoted_token(opt, top), element_text(big_weights, top)});
   return nb;
 }
 

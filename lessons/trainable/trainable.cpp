@@ -7,6 +7,7 @@
 #include "core/ops_math.h"
 #include "core/ops_shape.h"
 #include "core/print.h"
+#include "core/tensor_print.h"
 #include "nn/attention_steps.h"
 #include "nn/self_attention.h"
 
@@ -117,9 +118,7 @@ Notebook trainable_lesson(const LessonOptions& opt) {
   nb.note("context_vec_2.note", {journey, DO});
   const std::vector<float> w2 = attn_weights_2.values();
   const int64_t top = argmax(w2);
-  char top_w[32];
-  std::snprintf(top_w, sizeof top_w, "%.4f", static_cast<double>(w2[static_cast<size_t>(top)]));
-  nb.explain("context_vec_2.explain", {N, DO, journey, top_w, quoted_token(opt, top)});
+  nb.explain("context_vec_2.explain", {N, DO, journey, element_text(attn_weights_2, top), quoted_token(opt, top)});
 
   nb.heading("3.4.2", "heading.3.4.2");
   const uint64_t seed_v1 = opt.seed_or(123);
@@ -175,7 +174,7 @@ Notebook trainable_lesson(const LessonOptions& opt) {
   nb.show("sa_v2.W_value.weight", sa_v2.W_value.weight);
   const std::string shape = shape_text({d_out, d_in});
   char bound[32];
-  std::snprintf(bound, sizeof bound, "%.4f", 1.0 / std::sqrt(static_cast<double>(d_in)));
+  std::snprintf(bound, sizeof bound, "%.3f", 1.0 / std::sqrt(static_cast<double>(d_in)));
   nb.note("sa_v2_w_value_weight.note", {shape});
   nb.explain("sa_v2_w_value_weight.explain", {DO, D, std::string(bound)});
   if (opt.qkv_bias) {

@@ -209,6 +209,12 @@ std::vector<std::string> dtype_suffixes(const PrintSpec& spec) {
   return {std::string("dtype=torch.") + dtype_name(spec.dtype)};
 }
 
+// The formatter print(t) uses for every cell of `spec` (non-empty).
+Formatter formatter_for(const PrintSpec& spec, const View& view) {
+  const std::vector<double> visible = visible_values(view);
+  return is_float(spec.dtype) ? float_formatter(visible) : plain_formatter(spec.dtype, visible);
+}
+
 }  // namespace
 
 std::string repr(const PrintSpec& spec) {
@@ -221,14 +227,21 @@ std::string repr(const PrintSpec& spec) {
     suffixes = empty_suffixes(spec);
   } else {
     const View view = make_view(spec);
-    const std::vector<double> visible = visible_values(view);
-    const Formatter f = is_float(spec.dtype) ? float_formatter(visible) : plain_formatter(spec.dtype, visible);
+    const Formatter f = formatter_for(spec, view);
     text += spec.shape.empty() ? f.cell(spec.values.at(0)) : render_block(view, f, 0, 0);
     suffixes = dtype_suffixes(spec);
   }
   if (spec.autograd) suffixes.push_back(*spec.autograd);
   const std::string body = join_suffixes(std::move(text), suffixes);
   return spec.parameter ? "Parameter containing:\n" + body : body;
+}
+
+std::string element_text(const PrintSpec& spec, int64_t index) {
+  if (static_cast<int64_t>(spec.values.size()) != numel(spec.shape))
+    throw std::invalid_argument("attn::element_text: values.size() does not match the shape");
+  if (index < 0 || index >= numel(spec.shape)) throw std::out_of_range("attn::element_text: index out of range");
+  const View view = make_view(spec);
+  return formatter_for(spec, view).text(spec.values[static_cast<size_t>(index)]);
 }
 
 std::string repr_size(const std::vector<int64_t>& shape) {

@@ -21,6 +21,11 @@ struct PrintSpec {
 // The text of print(t): "tensor(...)" with suffixes, no trailing newline.
 std::string repr(const PrintSpec& spec);
 
+// Element `index` (row-major) as print(t) writes it, without the alignment padding: "0.2098",
+// "1.2346e+02", "-inf", "True". A note that quotes a value of a printed tensor uses this, so the note
+// and the tensor above it cannot disagree.
+std::string element_text(const PrintSpec& spec, int64_t index);
+
 // "torch.Size([2, 6, 3])"
 std::string repr_size(const std::vector<int64_t>& shape);
 

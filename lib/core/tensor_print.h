@@ -9,5 +9,7 @@ namespace attn {
 
 PrintSpec print_spec(const Tensor& t);
 std::string repr(const Tensor& t);
+// Element `index` (row-major) of `t` as print(t) writes it (see print.h).
+std::string element_text(const Tensor& t, int64_t index);
 
 }  // namespace attn

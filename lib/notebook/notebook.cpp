@@ -25,7 +25,7 @@ std::string item_text(const NotebookItem& item, Lang lang) {
   const bool zh = lang == Lang::Zh;
   switch (item.kind) {
     case Kind::Heading:
-      if (item.text.empty() && item.table) return item.table->render(item.source, lang) + "  " + prose;
+      if (!item.source.key.empty() && item.table) return item.table->render(item.source, lang) + "  " + prose;
       return item.text + "  " + prose;
     case Kind::Explanation: return (zh ? "详解：" : "More: ") + prose;
     case Kind::Confusion: return (zh ? "⚠ 常见误区：" : "⚠ Common confusion: ") + prose;
@@ -45,8 +45,9 @@ void Notebook::heading(const std::string& section, const std::string& key, std::
   items_.back().text = section;
 }
 
-void Notebook::source_heading(const std::string& source_key, const std::string& key, std::vector<Prose> args) {
-  prose(NotebookItem::Kind::Heading, key, std::move(args));
+void Notebook::source_heading(const std::string& section, const std::string& source_key, const std::string& key,
+                              std::vector<Prose> args) {
+  heading(section, key, std::move(args));
   items_.back().source = text(source_key);
 }
 

@@ -1,6 +1,7 @@
 #include "notebook/notebook_text.h"
 
 #include <sstream>
+#include <stdexcept>
 
 #include "notebook/text_width.h"
 
@@ -40,8 +41,11 @@ std::string code_block(const std::string& code, int cell) {
 
 std::string render_text(const Notebook& nb, const TextOptions& options) {
   const bool color = options.color;
+  const int start = start_item(nb, options.from);
+  if (start < 0) throw std::invalid_argument("no section or cell '" + options.from + "' in " + nb.lesson());
   std::string out;
-  for (const NotebookItem& item : nb.items()) {
+  for (size_t index = static_cast<size_t>(start); index < nb.items().size(); ++index) {
+    const NotebookItem& item = nb.items()[index];
     switch (item.kind) {
       case NotebookItem::Kind::Heading: {
         const std::string title = item_text(item, options.lang);
