@@ -159,6 +159,7 @@ int main(int argc, char** argv) {
             ? tr("app.lesson.chapter", {lesson.source(help_language()).substr(2), lesson.summary(help_language())})
             : tr("app.lesson.beside", {lesson.source(help_language()), lesson.summary(help_language())}));
     add_lesson_options(sub, cli, &lesson);
+    sub->footer(lesson.exports_help(help_language()));
     sub->callback([&chosen, &lesson] { chosen = &lesson; });
   }
   CLI::App* all = app.add_subcommand("all", tr("app.all"));

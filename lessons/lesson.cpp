@@ -115,6 +115,12 @@ bool LessonInfo::takes(const OptionRow& row) const {
   return row.common || std::find(options.begin(), options.end(), row.flag) != options.end();
 }
 
+std::string LessonInfo::exports_help(Lang lang) const {
+  std::string names;
+  for (const std::string& n : exports) names += (names.empty() ? "" : ", ") + n;
+  return lesson_text(name).render(text("help.exports", {names}), lang);
+}
+
 const LessonInfo* find_lesson(const std::string& name) {
   for (const LessonInfo& l : lessons())
     if (l.name == name) return &l;

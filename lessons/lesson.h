@@ -71,6 +71,9 @@ struct LessonInfo {
   std::vector<std::string> sections;  // the book sections it replays, else its source ("d2l 11.5")
   std::vector<std::string> options;   // the options it takes beyond the common ones (lessons/options.h)
   Notebook (*run)(const LessonOptions&) = nullptr;
+  // The tensors its --json export holds with the default options: each name once, in order of first
+  // appearance (tests/test_registry.cpp runs the lesson and compares).
+  std::vector<std::string> exports;
 
   std::string title(Lang lang) const;
   std::string summary(Lang lang) const;  // one line for --help
@@ -78,6 +81,7 @@ struct LessonInfo {
   bool in_chapter() const;               // a section of chapter 3 (what `all` runs)
   bool after_chapter() const;            // the book's bonus material after chapter 3 (sections "ch04/...")
   bool takes(const OptionRow& row) const;
+  std::string exports_help(Lang lang) const;  // "Exports (--json, default options): x, queries, ..." for --help
 };
 
 const std::vector<LessonInfo>& lessons();

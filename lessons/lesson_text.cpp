@@ -12,6 +12,15 @@ std::string quoted_token(const LessonOptions& opt, int64_t i) {
   return "\"" + tokens[static_cast<size_t>(i)] + "\"";
 }
 
+void tensor_cell(Notebook& nb, const std::vector<std::string>& code, const std::string& name, const Tensor& t,
+                 const std::string& note, const std::string& explain, const std::string& confusion) {
+  nb.cell(code);
+  nb.show(name, t);
+  nb.note(note);
+  nb.explain(explain);
+  if (!confusion.empty()) nb.confusion(confusion);
+}
+
 std::string fmt_seed(const LessonOptions& opt, uint64_t book_seed) {
   return opt.seed ? opt.seed_text : std::to_string(book_seed);
 }

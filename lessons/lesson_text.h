@@ -14,6 +14,10 @@ std::string fmt_seed(const LessonOptions& opt, uint64_t book_seed);  // the seed
 std::vector<std::string> inputs_code(const LessonOptions& opt);
 // Two multi-line texts in two columns, the left one padded to its widest line.
 std::string side_by_side(const std::string& left, const std::string& right);
+// A cell that prints one tensor: `code`, `t` shown as `name`, then the prose keys `note` and `explain`
+// (and `confusion` unless empty), none of them quoting values.
+void tensor_cell(Notebook& nb, const std::vector<std::string>& code, const std::string& name, const Tensor& t,
+                 const std::string& note, const std::string& explain, const std::string& confusion = "");
 // The index of the largest (smallest) value, the first on a tie: the token a note names.
 int64_t argmax(const std::vector<float>& v);
 int64_t argmin(const std::vector<float>& v);

@@ -78,6 +78,7 @@ std::vector<std::string> english_prose_lines(const std::string& text, bool lesso
     for (std::string w; words >> w;) {
       const Word kind = word_kind(w);
       run = kind == Word::None ? 0 : run + (kind == Word::Prose);
+      if (run < 3 && w.back() == ',') run = 0;  // a list of names (keys, queries, values) is not a sentence
       if (run >= 3) {
         found.push_back(line);
         break;

@@ -2,7 +2,8 @@
 // Finds English prose in output that should be Chinese (tests only).
 //
 // The rule: a line is English prose when it holds a run of three or more consecutive *prose words*
-// (whitespace-separated). A prose word is two or more letters, all lower case after an optional
+// (whitespace-separated; a comma ends a run, so a list of names such as "keys, queries, values" is
+// none). A prose word is two or more letters, all lower case after an optional
 // capital ("the", "Diagnosis:", "reader's"), with at most an opening bracket before it and closing
 // punctuation after it. Not words, so never part of a run: anything with a digit, '_', '.', '/', '-',
 // '=', '|' or a bracket inside (attn_weights, torch.Size, --init, 0.4419, Intel/Windows, max|diff|),

@@ -156,6 +156,20 @@ json run_case(const std::string& lesson, const json& kase, const std::string& di
   return doc;
 }
 
+void compare_cases(const std::string& lesson, const json& cases, const Rules& rules, size_t shown,
+                   const std::function<void(const json& kase, const Comparison& c)>& each) {
+  const std::string dir = temp_dir();
+  for (const auto& kase : cases) {
+    CAPTURE(kase.at("id").get<int>());
+    CAPTURE(kase.at("argv").dump());
+    const json doc = run_case(lesson, kase, dir);
+    if (doc.is_null()) continue;
+    const Comparison c = compare_tensors(kase.at("expected"), doc.at("tensors"), rules);
+    CHECK_MESSAGE(c.mismatches.empty(), c.mismatches.size() << " mismatch(es) with PyTorch:" << first_mismatches(c, shown));
+    each(kase, c);
+  }
+}
+
 std::string first_mismatches(const Comparison& c, size_t n) {
   std::string s;
   for (size_t i = 0; i < c.mismatches.size() && i < n; ++i) s += "\n  " + c.mismatches[i];

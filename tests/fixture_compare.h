@@ -2,6 +2,8 @@
 // The PyTorch fixture tests' shared pieces (tests only): loading a fixture of tests/fixtures, running one
 // of its cases through the CLI, and comparing the CLI's recorded tensors with the case's "expected" ones.
 #include <nlohmann/json.hpp>
+
+#include <functional>
 #include <set>
 #include <string>
 #include <vector>
@@ -56,6 +58,12 @@ Comparison compare_tensors(const json& expected, const json& actual, const Rules
 // from the case's "inputs_file" unless it is null); returns the parsed JSON document, null on failure
 // (reported: exit status, invalid JSON, no "tensors").
 json run_case(const std::string& lesson, const json& kase, const std::string& dir);
+
+// Every case of `cases` through run_case(lesson, ...) (CAPTUREd by id and argv), its "expected" compared
+// with the CLI's tensors under `rules` and CHECKed to match (naming the first `shown` mismatches); `each`
+// then sees the case and its comparison. A case the CLI could not run is skipped (run_case reported it).
+void compare_cases(const std::string& lesson, const json& cases, const Rules& rules, size_t shown,
+                   const std::function<void(const json& kase, const Comparison& c)>& each);
 
 // The first `n` mismatches, one per line, for a failure message.
 std::string first_mismatches(const Comparison& c, size_t n = 8);

@@ -73,3 +73,7 @@ void expect_usage_error(const std::string& args, const std::string& mentions) {
   CHECK(r.err.find(mentions) != std::string::npos);
   CHECK(r.out.empty());
 }
+
+void check_contains(const std::string& text, const std::vector<std::string>& pieces) {
+  for (const std::string& piece : pieces) CHECK_MESSAGE(text.find(piece) != std::string::npos, "missing: " << piece);
+}

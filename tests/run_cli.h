@@ -1,6 +1,7 @@
 #pragma once
 // Runs the built attn-tutor and captures what it prints (tests only).
 #include <string>
+#include <vector>
 
 struct CliResult {
   int exit_code = -1;
@@ -19,3 +20,5 @@ int count_lines(const std::string& s);
 
 // Runs args, expects exit 2, an empty stdout and exactly one stderr line containing `mentions`.
 void expect_usage_error(const std::string& args, const std::string& mentions);
+// CHECKs that `text` holds every one of `pieces`, naming each one it lacks.
+void check_contains(const std::string& text, const std::vector<std::string>& pieces);

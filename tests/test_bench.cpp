@@ -198,15 +198,12 @@ TEST_CASE("bench: --version and the table say which kernels run") {
   CHECK(r.out.find(std::string("kernels: ") + isa_name(best_isa())) != std::string::npos);
   const CliResult p = run_cli("bench --batch 1 --tokens 8 --d-model 16 --num-heads 2 --repeats 1 --kernels portable");
   REQUIRE(p.exit_code == 0);
-  CHECK(p.out.find("kernels: portable C++ (GEMM micro-kernel 6×16, flash tiles of 48 queries × 48 keys)") !=
-        std::string::npos);
-  CHECK(p.out.find("a multiply and an add on 96 independent floats (portable C++)") != std::string::npos);
-  CHECK(p.out.find("peak is the portable loop's") != std::string::npos);
+  check_contains(p.out, {"kernels: portable C++ (GEMM micro-kernel 6×16, flash tiles of 48 queries × 48 keys)",
+                         "a multiply and an add on 96 independent floats (portable C++)", "peak is the portable loop's"});
   if (isa_supported(Isa::Avx512)) {
     const CliResult a = run_cli("bench --batch 1 --tokens 8 --d-model 16 --num-heads 2 --repeats 1 --kernels avx512");
     REQUIRE(a.exit_code == 0);
-    CHECK(a.out.find("16 independent 16-lane FMAs (AVX-512)") != std::string::npos);
-    CHECK(a.out.find("GEMM micro-kernel 8×32, flash tiles of 64 queries × 64 keys") != std::string::npos);
+    check_contains(a.out, {"16 independent 16-lane FMAs (AVX-512)", "GEMM micro-kernel 8×32, flash tiles of 64 queries × 64 keys"});
   }
 }
 
@@ -215,9 +212,8 @@ TEST_CASE("bench: the table at a tiny size") {
   CAPTURE(r.err);
   REQUIRE(r.exit_code == 0);
   const std::string& out = r.out;
-  CHECK(out.find("batch 2, 40 tokens, d_model 48, 4 heads of 12; 2 threads") != std::string::npos);
-  CHECK(out.find("8·b·T·d² + 4·b·T²·d") != std::string::npos);
-  CHECK(out.find("FP32 peak on 2 threads") != std::string::npos);
+  check_contains(out, {"batch 2, 40 tokens, d_model 48, 4 heads of 12; 2 threads", "8·b·T·d² + 4·b·T²·d",
+                       "FP32 peak on 2 threads"});
   for (const char* column : {"form", "median ms", "min–max ms", "GFLOP/s", "of peak", "extra memory", "max|diff| vs mha"})
     CHECK(out.find(column) != std::string::npos);
   for (const char* form : {"\nwrapper ", "\nmha ", "\nfused-qkv ", "\nflash "}) {

@@ -50,9 +50,7 @@ TEST_CASE("check: each mistake's export gets its diagnosis") {
     const CliResult r = check(kMistakes + m.id + ".json");
     CHECK(r.exit_code == 1);
     CHECK(r.err.empty());
-    CHECK(r.out.find("First difference: ") != std::string::npos);
-    CHECK(r.out.find("Diagnosis: " + m.title(attn::Lang::En) + "\n") != std::string::npos);
-    CHECK(r.out.find("Fix: ") != std::string::npos);
+    check_contains(r.out, {"First difference: ", "Diagnosis: " + m.title(attn::Lang::En) + "\n", "Fix: "});
     // Exactly one diagnosis, and not another mistake's.
     for (const attn::Mistake& other : attn::known_mistakes())
       if (other.id != m.id) CHECK(r.out.find("Diagnosis: " + other.title(attn::Lang::En) + "\n") == std::string::npos);
@@ -144,9 +142,9 @@ TEST_CASE("check: when several known mistakes give the numbers, each is offered,
   const attn::CheckReport r = attn::check_export(ex, nb, what_ifs);
   REQUIRE(r.diagnoses.size() == 2);
   const std::string text = attn::render_report(r, false);
-  CHECK(text.find("2 known mistakes give exactly your numbers; one of them is yours:") != std::string::npos);
-  CHECK(text.find("Possible diagnosis: tril where masked_fill needs the upper triangle\n") != std::string::npos);
-  CHECK(text.find("Possible diagnosis: mask with triu missing diagonal=1\n") != std::string::npos);
+  check_contains(text, {"2 known mistakes give exactly your numbers; one of them is yours:",
+                        "Possible diagnosis: tril where masked_fill needs the upper triangle\n",
+                        "Possible diagnosis: mask with triu missing diagonal=1\n"});
   CHECK(text.find("\nDiagnosis: ") == std::string::npos);
 }
 
@@ -163,28 +161,25 @@ TEST_CASE("check: a correct export of every lesson passes") {
 TEST_CASE("check: the stale attn_scores export is a reader's run on Intel/Windows") {
   const CliResult r = check(kMistakes + "stale-scores.json");
   CHECK(r.exit_code == 1);
-  CHECK(r.out.find("tensor([[[0.4772, 0.1063, 0.4566, 0.2729],") != std::string::npos);
-  CHECK(r.out.find("[0.5668, 0.2819, 0.5771, 0.3006],") != std::string::npos);
-  CHECK(r.out.find("[0.5093, 0.3362, 0.5375, 0.2530]]])") != std::string::npos);
-  CHECK(r.out.find("Diagnosis: scores that do not come from the module's own queries and keys") != std::string::npos);
-  CHECK(r.out.find("attn_socres") != std::string::npos);
-  CHECK(r.out.find("a reader's run on Intel/Windows") != std::string::npos);  // with the generator carried over
+  check_contains(r.out, {"tensor([[[0.4772, 0.1063, 0.4566, 0.2729],",
+                         "[0.5668, 0.2819, 0.5771, 0.3006],",
+                         "[0.5093, 0.3362, 0.5375, 0.2530]]])",
+                         "Diagnosis: scores that do not come from the module's own queries and keys",
+                         "attn_socres",
+                         "a reader's run on Intel/Windows"});  // with the generator carried over
 }
 
 TEST_CASE("check: the report shows both tensors and where they differ") {
   const CliResult r = check(kMistakes + "triu-diagonal.json");
-  CHECK(r.out.find("  \u2713 attn_scores") != std::string::npos);
-  CHECK(r.out.find("  \u2717 mask ") != std::string::npos);
-  CHECK(r.out.find("First difference: mask (the first in the order the lesson computes them)\n") != std::string::npos);
+  check_contains(r.out, {"  \u2713 attn_scores", "  \u2717 mask ",
+                         "First difference: mask (the first in the order the lesson computes them)\n"});
   // the whole cell the lesson's value comes from
   CHECK(r.out.find("In [6]:\n    mask = torch.triu(torch.ones(context_length, context_length), diagonal=1)\n"
                    "    masked = attn_scores.masked_fill(mask.bool(), -torch.inf)\n") != std::string::npos);
-  CHECK(r.out.find("yours:") != std::string::npos);
-  CHECK(r.out.find("attn-tutor:") != std::string::npos);
-  CHECK(r.out.find("tensor([[1., 1., 1., 1., 1., 1.],     tensor([[0., 1., 1., 1., 1., 1.],") != std::string::npos);
-  CHECK(r.out.find("6 of 36 values differ (max |diff| 1); the first at [0, 0]: yours 1.0, attn-tutor 0.0") != std::string::npos);
-  CHECK(r.out.find("    x . . . . .\n    . x . . . .\n") != std::string::npos);
-  CHECK(r.out.find("3 match, 4 differ.") != std::string::npos);
+  check_contains(r.out, {"yours:", "attn-tutor:",
+                         "tensor([[1., 1., 1., 1., 1., 1.],     tensor([[0., 1., 1., 1., 1., 1.],",
+                         "6 of 36 values differ (max |diff| 1); the first at [0, 0]: yours 1.0, attn-tutor 0.0",
+                         "    x . . . . .\n    . x . . . .\n", "3 match, 4 differ."});
 }
 
 TEST_CASE("check: a difference no known mistake explains") {

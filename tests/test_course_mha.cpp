@@ -160,16 +160,15 @@ TEST_CASE("course-mha: both presets run and print the head comparison") {
 
   const CliResult post = run_cli("course-mha --preset post --color never");
   REQUIRE(post.exit_code == 0);
-  CHECK(post.out.find("\n7 True 0.0\n") != std::string::npos);
-  CHECK(post.out.find("1049088") != std::string::npos);  // 4 x 512^2 + 512 parameters
-  CHECK(post.out.find("8.0 8.0") != std::string::npos);  // math.sqrt(64), k.shape[-1]**0.5
-  CHECK(post.out.find("...") != std::string::npos);      // summarised like PyTorch
+  check_contains(post.out, {"\n7 True 0.0\n",
+                            "1049088",  // 4 x 512^2 + 512 parameters
+                            "8.0 8.0",  // math.sqrt(64), k.shape[-1]**0.5
+                            "..."});  // summarised like PyTorch
   CHECK(post.out.find(" False ") == std::string::npos);
 
   const CliResult one = run_cli("course-mha --num-heads 1 --dropout 0 --seed -5 --color never");
   REQUIRE(one.exit_code == 0);
-  CHECK(one.out.find("\n0 True 0.0\n") != std::string::npos);
-  CHECK(one.out.find("dropout = 0.0") != std::string::npos);
+  check_contains(one.out, {"\n0 True 0.0\n", "dropout = 0.0"});
 }
 
 TEST_CASE("course-mha: json records the post's names and the module output three times") {

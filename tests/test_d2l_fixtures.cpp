@@ -17,31 +17,22 @@ const json& d2l_fixture() { return load("d2l_pytorch.json"); }
 
 // A case's expected tensors (every occurrence of each stored name, in order) against the CLI's recorded
 // tensors: within the fixture's tolerance, the zeros of its "zero_pattern" in the same places.
-Comparison compare(const json& expected, const json& actual) {
-  return compare_tensors(expected, actual,
-                         rules_of(d2l_fixture(), d2l_fixture().at("tolerance").get<double>(), NameCheck::same_counts));
-}
+Rules rules() { return rules_of(d2l_fixture(), d2l_fixture().at("tolerance").get<double>(), NameCheck::same_counts); }
+Comparison compare(const json& expected, const json& actual) { return compare_tensors(expected, actual, rules()); }
 
 }  // namespace
 
 TEST_CASE("d2l-mha matches PyTorch 1.13 within 1e-6 with identical dropout masks") {
   const json& cases = d2l_fixture().at("cases");
   REQUIRE(cases.size() > 0);
-  const std::string dir = temp_dir();
   size_t checked = 0, tensors = 0, train_mode = 0;
   double max_diff = 0;
-  for (const auto& kase : cases) {
-    CAPTURE(kase.at("id").get<int>());
-    CAPTURE(kase.at("argv").dump());
-    const json doc = run_case("d2l-mha", kase, dir);
-    if (doc.is_null()) continue;
-    const Comparison c = compare(kase.at("expected"), doc.at("tensors"));
-    CHECK_MESSAGE(c.mismatches.empty(), c.mismatches.size() << " mismatch(es) with PyTorch:" << first_mismatches(c, 6));
+  compare_cases("d2l-mha", cases, rules(), 6, [&](const json& kase, const Comparison& c) {
     if (!(c.max_abs_diff <= max_diff)) max_diff = c.max_abs_diff;
     tensors += kase.at("expected").size();
     for (const auto& e : kase.at("expected")) train_mode += e.at("name") == "self.dropout(self.attention_weights)";
     checked += c.mismatches.empty();
-  }
+  });
   MESSAGE("d2l-mha: " << checked << " cases, " << tensors << " tensors (" << train_mode
                       << " in train mode), max abs diff " << max_diff);
   CHECK(train_mode > 0);

@@ -121,20 +121,18 @@ TEST_CASE("d2l MultiHeadAttention draws W_q W_k W_v W_o in that order") {
 TEST_CASE("d2l-mha runs the post and prints its shapes") {
   const CliResult r = run_cli("d2l-mha");
   REQUIRE(r.exit_code == 0);
-  CHECK(r.out.find(">>> attention(X, Y, Y, valid_lens).shape\ntorch.Size([2, 4, 100])") != std::string::npos);
-  CHECK(r.out.find("(dropout): Dropout(p=0.5, inplace=False)") != std::string::npos);
-  CHECK(r.out.find(">>> attention.eval()") != std::string::npos);
-  CHECK(r.out.find("tensor([3, 3, 3, 3, 3, 2, 2, 2, 2, 2])") != std::string::npos);
-  CHECK(r.out.find("torch.Size([10, 4, 20]) torch.Size([10, 6, 20]) torch.Size([10, 6, 20])") != std::string::npos);
+  check_contains(r.out, {">>> attention(X, Y, Y, valid_lens).shape\ntorch.Size([2, 4, 100])",
+                         "(dropout): Dropout(p=0.5, inplace=False)", ">>> attention.eval()",
+                         "tensor([3, 3, 3, 3, 3, 2, 2, 2, 2, 2])",
+                         "torch.Size([10, 4, 20]) torch.Size([10, 6, 20]) torch.Size([10, 6, 20])"});
   CHECK(r.out.find("[[[10, 11], [14, 15]], [[12, 13], [16, 17]], [[20, 21], [24, 25]], [[22, 23], [26, 27]]]") !=
         std::string::npos);
   CHECK(r.out.find("True True\n(4, 2, 1) (8, 2, 4, 1)") != std::string::npos);
 
   const CliResult train = run_cli("d2l-mha --dropout 0.25 --valid-lens '[[1,2,3,4],[6,5,0,2]]' --num-heads 2");
   REQUIRE(train.exit_code == 0);
-  CHECK(train.out.find(">>> attention.train()") != std::string::npos);
-  CHECK(train.out.find("self.dropout(self.attention_weights).shape") != std::string::npos);
-  CHECK(train.out.find("torch.tensor([[1, 2, 3, 4], [6, 5, 0, 2]])") != std::string::npos);
+  check_contains(train.out, {">>> attention.train()", "self.dropout(self.attention_weights).shape",
+                             "torch.tensor([[1, 2, 3, 4], [6, 5, 0, 2]])"});
 
   const CliResult zero = run_cli("d2l-mha --dropout 0 --seed 7");
   REQUIRE(zero.exit_code == 0);

@@ -108,22 +108,17 @@ TEST_CASE("kv-memory: bad settings are one usage error each") {
 TEST_CASE("kv-memory: the command prints the READMEs' lines and --json - the byte counts") {
   const CliResult gqa = run_cli("kv-memory --lang en");
   CHECK(gqa.exit_code == 0);
-  CHECK(gqa.out.find("MHA total KV cache    :     17.18 GB") != std::string::npos);
-  CHECK(gqa.out.find("GQA total KV cache    :      4.29 GB") != std::string::npos);
-  CHECK(gqa.out.find("Ratio (MHA / GQA)     : 4.00x") != std::string::npos);
-  CHECK(gqa.out.find("Savings (GQA vs MHA)  : 75.00%") != std::string::npos);
-  CHECK(gqa.out.find("GQA n_kv_heads   : 8") != std::string::npos);
+  check_contains(gqa.out, {"MHA total KV cache    :     17.18 GB", "GQA total KV cache    :      4.29 GB",
+                           "Ratio (MHA / GQA)     : 4.00x", "Savings (GQA vs MHA)  : 75.00%",
+                           "GQA n_kv_heads   : 8"});
   const CliResult swa = run_cli("kv-memory --window 1024 --swa-ratio 5:1");
-  CHECK(swa.out.find("swa_ratio        : 5:1 -> 27 SWA, 5 Full layers") != std::string::npos);
-  CHECK(swa.out.find("MHA + SWA (ratio 5:1) :      3.14 GB") != std::string::npos);
-  CHECK(swa.out.find("GQA + SWA (ratio 5:1) :      0.78 GB") != std::string::npos);
+  check_contains(swa.out, {"swa_ratio        : 5:1 -> 27 SWA, 5 Full layers", "MHA + SWA (ratio 5:1) :      3.14 GB",
+                           "GQA + SWA (ratio 5:1) :      0.78 GB"});
   const CliResult mla = run_cli("kv-memory --context-length 8192 --emb-dim 2048 --num-heads 24 --num-layers 48 "
                                 "--num-kv-groups 4 --batch-size 1 --dtype bf16 --latent-dim 1024");
-  CHECK(mla.out.find("head_dim         : 86") != std::string::npos);
-  CHECK(mla.out.find("MHA total KV cache    :      3.25 GB") != std::string::npos);
-  CHECK(mla.out.find("MLA total KV cache    :      0.81 GB") != std::string::npos);
-  CHECK(mla.out.find("Ratio (MHA / MLA)     : 4.03x") != std::string::npos);
-  CHECK(mla.out.find("Savings (MLA vs MHA)  : 75.19%") != std::string::npos);
+  check_contains(mla.out, {"head_dim         : 86", "MHA total KV cache    :      3.25 GB",
+                           "MLA total KV cache    :      0.81 GB", "Ratio (MHA / MLA)     : 4.03x",
+                           "Savings (MLA vs MHA)  : 75.19%"});
 
   const CliResult json = run_cli("kv-memory --window 1024 --swa-ratio 5:1 --latent-dim 512 --dtype fp32 --json -");
   REQUIRE(json.exit_code == 0);

@@ -9,9 +9,13 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "lessons/lesson.h"
 #include "lessons/options.h"
+#include "notebook/json_export.h"
 #include "notebook/prose.h"
+#include "run_cli.h"
 
 using namespace attn;
 
@@ -110,4 +114,50 @@ TEST_CASE("registry: every option has help in both languages, completion, man ro
     for (const LessonInfo& lesson : lessons()) taken = taken || lesson.takes(row);
     CHECK_MESSAGE(taken, row.flag << " is taken by no lesson");
   }
+}
+
+TEST_CASE("registry: every lesson's exports are the tensor names of its --json export with the default options") {
+  for (const LessonInfo& lesson : lessons()) {
+    CAPTURE(lesson.name);
+    const nlohmann::json doc = nlohmann::json::parse(export_json(lesson.run(LessonOptions{}), "test"));
+    std::vector<std::string> names;  // each once, in order of first appearance
+    for (const auto& t : doc.at("tensors"))
+      if (!contains(names, t.at("name").get<std::string>())) names.push_back(t.at("name").get<std::string>());
+    REQUIRE_FALSE(names.empty());
+    for (const std::string& n : names)
+      CHECK_MESSAGE(contains(lesson.exports, n), "lessons/registry.cpp: " << lesson.name << " exports \"" << n
+                                                                          << "\"; add it to the row's exports");
+    for (const std::string& n : lesson.exports)
+      CHECK_MESSAGE(contains(names, n), "lessons/registry.cpp: " << lesson.name << "'s row names \"" << n
+                                                                 << "\", which its --json export does not hold");
+    CHECK_MESSAGE(names == lesson.exports, "lessons/registry.cpp: list " << lesson.name
+                                                                         << "'s exports in the order the JSON has them");
+  }
+}
+
+TEST_CASE("registry: a lesson's --help ends with its exports, in English and in Chinese") {
+  for (const char* name : {"wrapper", "gqa"}) {
+    const LessonInfo* lesson = find_lesson(name);
+    REQUIRE(lesson != nullptr);
+    CAPTURE(name);
+    const CliResult en = run_cli(std::string(name) + " --help --lang en");
+    const CliResult zh = run_cli(std::string(name) + " --help --lang zh");
+    CHECK(en.exit_code == 0);
+    CHECK(zh.exit_code == 0);
+    std::string list;
+    for (const std::string& n : lesson->exports) list += (list.empty() ? "" : ", ") + n;
+    CHECK(en.out.find("Exports (--json, default options): " + list) != std::string::npos);
+    CHECK(zh.out.find("\u5bfc\u51fa\u7684\u5f20\u91cf\uff08--json\uff0c\u9ed8\u8ba4\u9009\u9879\uff09\uff1a" + list) != std::string::npos);
+  }
+}
+
+TEST_CASE("registry: check names the descriptor's exports when none of a learner's names is the lesson's") {
+  const std::string file = write_file(temp_dir(), "unknown-names.json",
+                                      "{\"schema\": \"attn-tutor/1\", \"lesson\": \"wrapper\", "
+                                      "\"tensors\": [{\"name\": \"my_output\", \"data\": [1.0]}]}");
+  const CliResult r = run_cli("check " + file);
+  CHECK(r.exit_code == 2);
+  std::string list;
+  for (const std::string& n : find_lesson("wrapper")->exports) list += (list.empty() ? "\"" : ", \"") + n + "\"";
+  CHECK_MESSAGE(r.err.find("name them as the lesson does: " + list + " (") != std::string::npos, r.err);
 }

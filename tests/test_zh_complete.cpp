@@ -59,7 +59,8 @@ TEST_CASE("zh: the English-prose rule flags prose and spares code, tensors and n
         "# 课程的 dropout 率 0.1 与 Transformer 的 softmax 一样", "In [3]:", "  ✓ batch         (2, 6, 3)  = In [1]",
         "# 词元 \"Your journey starts\" 的嵌入", "用 `if mask is None: return x` 跳过", "torch.Size([2, 6, 4])",
         "# [B, T, T] @ [B, T, head_size] = (b, N, N)", "RuntimeError: The size of tensor a (7) must match the size",
-        "    context_length = batch.shape[1]  # the number of tokens"}) {
+        "    context_length = batch.shape[1]  # the number of tokens",
+        "导出的张量（--json，默认选项）：attn_weights, example, batch, keys, queries, values, context_vecs"}) {
     CAPTURE(code);
     CHECK(english_prose_lines(code).empty());
   }

@@ -13,7 +13,7 @@ dropout(example) equal exactly. It reports max |cli - torch| per lesson for the 
 (attn_weights, context_vec(s), dropout outputs, wrapper heads) and for all tensors.
 
 --mkl-cases N adds cases with --bernoulli mkl, checked against the independent MKL model of
-gen_chapter_fixtures.py (torch cannot run that path here); wrapper cases with several heads and
+tools/torch_mkl.py (torch cannot run that path here); wrapper cases with several heads and
 dropout check that each MKL dropout consumes exactly one draw (the shift).
 
 It also reports, for information (not failures): zeros whose sign differs from torch's (-0.0 vs 0.0,
@@ -41,6 +41,7 @@ import torch
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gen_chapter_fixtures as gen  # noqa: E402
 import torch_book as tb  # noqa: E402
+import torch_mkl as mkl  # noqa: E402
 
 # The recorded tensors that are a dropout's output (the wrapper records none: its masks are only seen
 # through the heads' context vectors).
@@ -148,21 +149,15 @@ def no_shift_model_differs(case):
     """Whether the counter-model (an MKL dropout consumes 2*numel draws) gives other numbers at all
     (not when, e.g., p = 1e-9 keeps every entry whatever the draws)."""
     a = gen.run_book(case)
-    gen.MKL_NO_SHIFT = True
-    try:
+    with mkl.no_shift():
         b = gen.run_book(case)
-    finally:
-        gen.MKL_NO_SHIFT = False
     return any(not torch.equal(x, y) for (_, x), (_, y) in zip(a, b))
 
 
 def agrees_with_no_shift_model(case, doc, tol):
     """True if the CLI also matches the counter-model where an MKL dropout consumes 2*numel draws."""
-    gen.MKL_NO_SHIFT = True
-    try:
+    with mkl.no_shift():
         return not compare(case, doc, tol, Stats(), "no-shift")
-    finally:
-        gen.MKL_NO_SHIFT = False
 
 
 def main():
@@ -174,7 +169,7 @@ def main():
     args = ap.parse_args()
 
     torch.set_num_threads(1)
-    gen.self_check_mkl()
+    mkl.self_check_mkl()
     rng = random.Random(args.rng_seed)
     cases = []
     for i in range(args.cases):

@@ -9,16 +9,9 @@ run them) with torch for random cases: --seed (none = the book's 789/123, negati
 (sometimes more than the tokens) and, for wrapper, --no-reseed. Writes one JSON fixture that
 tests/test_chapter_fixtures.cpp replays against the CLI, so the tests and CI never need torch.
 
-The MKL dropout path (--bernoulli mkl, shared/spec/torch-rng.md §7.2) cannot run in torch on this
-machine (a Debian build without MKL, on an AMD CPU). Its cases use an independent model instead: the
-book code still runs in torch, but nn.Dropout's bernoulli_ is replaced by (1) ONE draw from torch's own
-generator (torch.randint(0, 2**32 - 1, ()) consumes exactly one 32-bit mt19937 draw; the draw
-2**32 - 1 would read as 0, and both give x0 = 1 below, so this is exact), (2) MCG31m1 in plain Python
-(x0 = seed mod (2^31 - 1) or 1, x_{k+1} = 1132489760 x_k mod (2^31 - 1), kept iff x_k / m < 1 - p),
-then torch's own noise.div_(1 - p) and input * noise. Because the generator is torch's, every later draw
-is shifted exactly as on the real MKL path (1 draw per dropout instead of 2 * numel). The model is
-self-checked against the spec's test vector (seed 123, Dropout(0.5)(ones(6, 6))), and for the dropout
-lesson the seed draw is cross-checked against numpy's MT19937 (np.random.RandomState(seed mod 2^32)).
+The MKL dropout path (--bernoulli mkl) cannot run in torch on this machine; its cases use the
+independent model of tools/torch_mkl.py (self-checked against the spec's test vector), and for the
+dropout lesson the seed draw is cross-checked against numpy's MT19937.
 
 Regenerate (needs torch and numpy; deterministic for given --cases/--mkl-cases/--rng-seed):
     /usr/bin/python3 tools/gen_chapter_fixtures.py --out tests/fixtures/chapter_pytorch.json
@@ -42,7 +35,6 @@ tools/check_chapter_against_torch.py imports make_case/run_book from here and co
 the book's classes, the random values and the float32 text are in tools/torch_book.py.
 """
 import argparse
-import contextlib
 import json
 import os
 import random
@@ -54,6 +46,7 @@ import torch.nn as nn
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import torch_book as tb  # noqa: E402
+import torch_mkl as mkl  # noqa: E402
 from torch_book import (CausalAttention, MultiHeadAttention, MultiHeadAttentionWrapper,  # noqa: E402
                         SelfAttention_v2)
 
@@ -74,87 +67,6 @@ ACCEPT_NAMES = {"attn_weights", "context_vec", "context_vecs", "dropout(example)
                 "torch.cat(head_outputs, dim=-1)"}
 EXACT = ["dropout(example)"]
 ZERO_PATTERN = ["dropout(example)", "dropout(attn_weights)", "attn_weights"]  # dropout outputs: the masks
-
-# ---- the MKL bernoulli path (spec §7.2), an independent model ----------------------------------
-
-MCG_M = 2**31 - 1
-MCG_A = 1132489760
-
-
-def mcg31_keep(seed32, n, q):
-    """viRngBernoulli(ICDF) over MCG31m1 seeded with seed32: the 0/1 keep mask of n elements."""
-    x = seed32 % MCG_M
-    if x == 0:
-        x = 1
-    keep = []
-    for _ in range(n):
-        keep.append(1.0 if x / MCG_M < q else 0.0)
-        x = (x * MCG_A) % MCG_M
-    return keep
-
-
-def one_raw_draw():
-    """Exactly one 32-bit draw from torch's default generator (random() % (2^32 - 1), see the docstring)."""
-    return int(torch.randint(0, 2**32 - 1, ()).item())
-
-
-MKL_SEED_LOG = []  # the seeds the MKL model drew, in order (for the numpy cross-check)
-# Counter-model for the shift check: when True, an MKL dropout consumes 2 * numel draws (as the default
-# path does) instead of exactly one; the CLI must NOT agree with it when a later draw matters.
-MKL_NO_SHIFT = False
-
-
-def _mkl_dropout_forward(self, input):
-    # at::native::_dropout_impl of 1.13 with bernoulli_(1 - p) on the MKL path.
-    p = self.p
-    if p == 0 or not self.training or input.numel() == 0:
-        return input
-    if p == 1:
-        return input * torch.zeros((), dtype=input.dtype)
-    seed = one_raw_draw()
-    MKL_SEED_LOG.append(seed)
-    if MKL_NO_SHIFT:
-        torch.randint(0, 2**32 - 1, (2 * input.numel() - 1,))
-    noise = torch.tensor(mcg31_keep(seed, input.numel(), 1 - p), dtype=input.dtype).reshape(input.shape)
-    noise.div_(1 - p)
-    return input * noise
-
-
-@contextlib.contextmanager
-def bernoulli_path(path):
-    if path == "default":
-        yield
-        return
-    assert path == "mkl"
-    saved = nn.Dropout.forward
-    nn.Dropout.forward = _mkl_dropout_forward
-    try:
-        yield
-    finally:
-        nn.Dropout.forward = saved
-
-
-def self_check_mkl():
-    """The spec's test vector: seed 123, Dropout(0.5)(ones(6, 6)) on the MKL path, and its seed draw."""
-    want = ["2 2 2 2 2 2", "0 2 0 0 0 0", "0 0 2 0 2 0", "2 2 0 0 0 2", "2 0 0 0 0 2", "0 2 0 0 0 0"]
-    assert np.random.RandomState(123).randint(0, 2**32, dtype=np.uint32) == 2991312382
-    with bernoulli_path("mkl"):
-        torch.manual_seed(123)
-        out = nn.Dropout(0.5)(torch.ones(6, 6))
-    got = [" ".join("%d" % v for v in row) for row in out.tolist()]
-    assert got == want, got
-    x = 2991312382 % MCG_M
-    xs = []
-    for _ in range(6):
-        xs.append(x)
-        x = x * MCG_A % MCG_M
-    assert xs == [843828735, 459765758, 453103405, 257879217, 726883821, 711251137], xs
-
-
-def numpy_first_draw(seed):
-    """The first mt19937 output after torch.manual_seed(seed), from numpy's own MT19937."""
-    return int(np.random.RandomState(seed % 2**32).randint(0, 2**32, dtype=np.uint32))
-
 
 # ---- the lessons, as the book runs them -----------------------------------------------------------
 
@@ -223,10 +135,10 @@ def run_dropout(case, rec):
     dropout = torch.nn.Dropout(p)
     example = torch.ones(n, n)
     rec("example", example)
-    first = len(MKL_SEED_LOG)
+    first = len(mkl.MKL_SEED_LOG)
     rec("dropout(example)", dropout(example))
     if case["bernoulli"] == "mkl" and 0 < p < 1:  # the seed draw, cross-checked with numpy's mt19937
-        assert MKL_SEED_LOG[first] == numpy_first_draw(_seed(case, 123)), case
+        assert mkl.MKL_SEED_LOG[first] == mkl.numpy_first_draw(_seed(case, 123)), case
     torch.manual_seed(_seed(case, 123))
     rec("dropout(attn_weights)", dropout(attn_weights))
     torch.manual_seed(_seed(case, 123))
@@ -344,7 +256,7 @@ def run_book(case, **kw):
     def rec(name, value):
         out.append((name, value.detach().clone() if isinstance(value, torch.Tensor) else value))
 
-    with torch.no_grad(), bernoulli_path(case["bernoulli"]):
+    with torch.no_grad(), mkl.bernoulli_path(case["bernoulli"]):
         RUNNERS[case["lesson"]](case, rec, **kw)
     return out
 
@@ -496,7 +408,7 @@ def main():
     args = ap.parse_args()
 
     torch.set_num_threads(1)
-    self_check_mkl()
+    mkl.self_check_mkl()
     rng = random.Random(args.rng_seed)
     fixed = fixed_cases(rng)
     cases = []
@@ -505,7 +417,7 @@ def main():
         while len(mine) < args.cases:
             mine.append(make_case(rng, lesson, small_bias=True))
         cases += mine[:args.cases]
-    mkl = fixed_mkl_cases()
+    mkl_cases = fixed_mkl_cases()
 
     text = ('{"generator": "tools/gen_chapter_fixtures.py --cases %d --rng-seed %d",\n'
             ' "torch": %s, "numpy": %s, "tolerance": 1e-6,\n'
@@ -517,8 +429,8 @@ def main():
                 args.cases, args.rng_seed, json.dumps(torch.__version__), json.dumps(np.__version__),
                 json.dumps(EXACT), json.dumps(ZERO_PATTERN),
                 ",\n".join(case_text(i, c) for i, c in enumerate(cases)),
-                ",\n".join(case_text(1000 + i, c) for i, c in enumerate(mkl)))
-    tb.write_fixture(args.out, text, "%d cases + %d MKL cases" % (len(cases), len(mkl)))
+                ",\n".join(case_text(1000 + i, c) for i, c in enumerate(mkl_cases)))
+    tb.write_fixture(args.out, text, "%d cases + %d MKL cases" % (len(cases), len(mkl_cases)))
 
 
 if __name__ == "__main__":

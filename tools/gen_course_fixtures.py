@@ -8,7 +8,7 @@ Runs the post's code (shared/seeds/002: the hyper-parameters as globals, `Attent
 (x = torch.randn(2, T, d_model) after construction; --d-model 1-128 or the default 512, --num-heads
 dividing it or the default 8, --tokens for T = 2-8 or the default 6), with --seed (none = 123,
 negatives, 0, up to 2^64-1), --dropout (default 0.1, 0, 0.5, 1.0, random), --context-length and, for
-some, --bernoulli mkl (the independent MKL model of tools/gen_chapter_fixtures.py). Then the lesson's
+some, --bernoulli mkl (the independent MKL model of tools/torch_mkl.py). Then the lesson's
 last cell: each head against the book's CausalAttention with copied weights, with
 torch.get_rng_state / set_rng_state so both draw the same dropout mask.
 
@@ -44,79 +44,13 @@ from collections import defaultdict
 
 import numpy as np
 import torch
-import torch.nn as nn
-import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import gen_chapter_fixtures as chapter  # noqa: E402  (the chapter's random cases, the MKL model)
+import gen_chapter_fixtures as chapter  # noqa: E402  (the chapter's random cases)
 import torch_book as tb  # noqa: E402
+import torch_course as tc  # noqa: E402  (the post's classes)
+import torch_mkl as mkl  # noqa: E402
 from torch_book import CausalAttention  # noqa: E402
-
-# ---- the post's code (002), verbatim but for `trace`, which only records ---------------------------
-
-# Hyperparameters (set per case by set_hyperparameters; the classes read them at call time, as in the post)
-context_length = 128  # Length of the token chunk each batch
-d_model = 512  # The size of our model token embeddings
-num_blocks = 12  # Number of transformer blocks
-num_heads = 8  # Number of heads in Multi-head attention
-dropout = 0.1  # Dropout rate
-
-
-def set_hyperparameters(cfg):
-    global context_length, d_model, num_heads, dropout
-    context_length, d_model, num_heads, dropout = (cfg["context_length"], cfg["d_model"], cfg["num_heads"],
-                                                   cfg["dropout"])
-
-
-class Attention(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.Wq = nn.Linear(d_model, d_model // num_heads, bias=False)
-        self.Wk = nn.Linear(d_model, d_model // num_heads, bias=False)
-        self.Wv = nn.Linear(d_model, d_model // num_heads, bias=False)
-        self.register_buffer('mask', torch.tril(torch.ones(context_length, context_length)))
-        self.dropout = nn.Dropout(dropout)
-        self.trace = None
-
-    def forward(self, x):
-        t = self.trace if self.trace is not None else {}
-        B, T, C = x.shape
-        q = self.Wq(x)
-        k = self.Wk(x)
-        v = self.Wv(x)
-        t["q"], t["k"], t["v"], t["scores"] = q, k, v, q @ k.transpose(-2, -1)
-        weights = (q @ k.transpose(-2, -1)) / math.sqrt(d_model // num_heads)
-        t["scaled"], t["mask"], t["mask_is_zero"] = weights, self.mask[:T, :T], self.mask[:T, :T] == 0
-        weights = weights.masked_fill(self.mask[:T, :T] == 0, float('-inf'))
-        t["masked"] = weights
-        weights = F.softmax(weights, dim=-1)
-        t["softmaxed"] = weights
-        weights = self.dropout(weights)
-        t["dropped"] = weights
-        output = weights @ v
-        t["output"] = output
-        return output
-
-
-class MultiHeadAttention(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.heads = nn.ModuleList([Attention() for _ in range(num_heads)])
-        self.projection_layer = nn.Linear(d_model, d_model)
-        self.dropout = nn.Dropout(dropout)
-        self.trace = None
-
-    def forward(self, x):
-        t = self.trace if self.trace is not None else {}
-        head_outputs = [head(x) for head in self.heads]
-        t["head_outputs_list"] = head_outputs
-        head_outputs = torch.cat(head_outputs, dim=-1)
-        t["head_outputs"] = head_outputs
-        out = self.projection_layer(head_outputs)
-        t["projected"] = out
-        out = self.dropout(out)
-        return out
-
 
 # ---- the lesson's cells -----------------------------------------------------------------------------
 
@@ -141,16 +75,16 @@ def run_lesson(case, rec, prints=None):
     """The lesson's cells with torch. rec(name, tensor, shown) in the order attn-tutor records them;
     prints (a list) receives the `i True 0.0` lines of the comparison cell."""
     cfg = config(case)
-    set_hyperparameters(cfg)
+    tc.set_hyperparameters(cfg)
     if not cfg["post"]:
         inputs = torch.tensor(case["rows"])
         x = torch.stack((inputs, inputs), dim=0)
         rec("x", x, False)
     torch.manual_seed(cfg["seed"])
-    mha = MultiHeadAttention()
+    mha = tc.MultiHeadAttention()
     rec("mha.heads[0].Wq.weight", mha.heads[0].Wq.weight, True)
     if cfg["post"]:
-        x = torch.randn(2, cfg["T"], d_model)
+        x = torch.randn(2, cfg["T"], tc.d_model)
         rec("x", x, True)
     mha.trace = {}
     mha.heads[0].trace = h = {}
@@ -175,7 +109,7 @@ def run_lesson(case, rec, prints=None):
     mha.heads[0].trace = None
 
     for i, head in enumerate(mha.heads):
-        ca = CausalAttention(d_model, d_model // num_heads, context_length, dropout)
+        ca = CausalAttention(tc.d_model, tc.d_model // tc.num_heads, tc.context_length, tc.dropout)
         with torch.no_grad():  # give the book's head this head's weights
             ca.W_query.weight.copy_(head.Wq.weight)
             ca.W_key.weight.copy_(head.Wk.weight)
@@ -199,7 +133,7 @@ def run_book(case, with_grad=False, prints=None):
         r = repr(value) if with_grad else None
         out.append((name, value.detach().clone(), shown, r))
 
-    with chapter.bernoulli_path(case["bernoulli"]):
+    with mkl.bernoulli_path(case["bernoulli"]):
         if with_grad:
             run_lesson(case, rec, prints)
         else:
@@ -464,7 +398,7 @@ def main():
     ap.add_argument("--tol", type=float, default=1e-6)
     args = ap.parse_args()
     torch.set_num_threads(1)
-    chapter.self_check_mkl()
+    mkl.self_check_mkl()
     if args.check:
         sys.exit(check(args))
     write_fixture(args)

@@ -23,7 +23,7 @@ import torch
 import torch.nn as nn
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import gen_chapter_fixtures as chapter  # noqa: E402  (the MKL model)
+import torch_mkl as mkl  # noqa: E402  (the MKL model)
 import gen_course_fixtures as course  # noqa: E402
 import gen_d2l_fixtures as d2l  # noqa: E402
 import learner_mistakes  # noqa: E402
@@ -59,23 +59,13 @@ def causal_setup(inputs=None, d_out=2):
 def softmax_dim():
     """CausalAttention with §3.5.1's dim=1 kept after the batch dimension came first."""
     class MyCausalAttention(CausalAttention):
-        def forward(self, x):
-            b, num_tokens, d_in = x.shape
-            keys = self.W_key(x)
-            queries = self.W_query(x)
-            values = self.W_value(x)
-            attn_scores = queries @ keys.transpose(1, 2)
-            attn_scores.masked_fill_(self.mask.bool()[:num_tokens, :num_tokens], -torch.inf)
-            attn_weights = torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=1)  # the mistake
-            self.seen = dict(keys=keys, queries=queries, values=values, attn_scores=attn_scores,
-                             attn_weights=attn_weights)
-            return self.dropout(attn_weights) @ values
+        softmax_dim = 1  # the mistake
 
     batch = book_batch()
     torch.manual_seed(123)
     ca = MyCausalAttention(3, 2, batch.shape[1], 0.0)
+    ca.trace = s = {}
     context_vecs = ca(batch)
-    s = ca.seen
     return "dropout", {"batch": batch, "keys": s["keys"], "queries": s["queries"], "attn_scores": s["attn_scores"],
                        "attn_weights": s["attn_weights"], "context_vecs": context_vecs}, {}
 
@@ -191,7 +181,7 @@ def mkl_dropout():
     inputs, queries, keys, values, attn_scores = causal_setup()
     mask = torch.triu(torch.ones(6, 6), diagonal=1)
     attn_weights = torch.softmax(attn_scores.masked_fill(mask.bool(), -torch.inf) / keys.shape[-1]**0.5, dim=1)
-    with chapter.bernoulli_path("mkl"):
+    with mkl.bernoulli_path("mkl"):
         torch.manual_seed(123)
         dropout = torch.nn.Dropout(0.5)
         example = torch.ones(6, 6)
@@ -393,7 +383,7 @@ def main():
     ap.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests",
                                                   "fixtures", "mistakes"))
     args = ap.parse_args()
-    chapter.self_check_mkl()
+    mkl.self_check_mkl()
     os.makedirs(args.out, exist_ok=True)
     jobs = [(name, make) for name, make in MISTAKES.items()] + \
         [("correct-" + name, make) for name, make in CORRECT.items()] + \

@@ -32,38 +32,70 @@ def attend(module, queries, keys, values, mask_bool, seen):
     return module.out_proj(context_vec)
 
 
-class MultiHeadAttention(nn.Module):
-    """Chapter 3's class with cache_k, cache_v and ptr_current_pos (ch04/03_kv-cache)."""
+class CachedAttention(nn.Module):
+    """What the four modules share: the head sizes, dropout, the cache buffers (`caches`), ptr_current_pos,
+    reset_cache and, for the chapter's layer shapes, W_query, W_key, W_value and out_proj in its order."""
 
-    def __init__(self, d_in, d_out, context_length, dropout, num_heads, qkv_bias=False):
+    caches = ("cache_k", "cache_v")
+
+    def __init__(self, d_out, num_heads, dropout):
         super().__init__()
         assert d_out % num_heads == 0
         self.d_out, self.num_heads, self.head_dim = d_out, num_heads, d_out // num_heads
-        self.W_query = nn.Linear(d_in, d_out, bias=qkv_bias)
-        self.W_key = nn.Linear(d_in, d_out, bias=qkv_bias)
-        self.W_value = nn.Linear(d_in, d_out, bias=qkv_bias)
-        self.out_proj = nn.Linear(d_out, d_out)
         self.dropout = nn.Dropout(dropout)
-        self.register_buffer("mask", torch.triu(torch.ones(context_length, context_length), diagonal=1),
-                             persistent=False)
-        self.register_buffer("cache_k", None, persistent=False)
-        self.register_buffer("cache_v", None, persistent=False)
+        for name in self.caches:
+            self.register_buffer(name, None, persistent=False)
         self.ptr_current_pos = 0
         self.seen = {}
 
-    def forward(self, x, use_cache=False):
+    def chapter_layers(self, d_in, qkv_bias):
+        """W_query, W_key, W_value (d_in -> d_out) and out_proj (with bias), created as chapter 3 does."""
+        self.W_query = nn.Linear(d_in, self.d_out, bias=qkv_bias)
+        self.W_key = nn.Linear(d_in, self.d_out, bias=qkv_bias)
+        self.W_value = nn.Linear(d_in, self.d_out, bias=qkv_bias)
+        self.out_proj = nn.Linear(self.d_out, self.d_out)
+
+    def split_new(self, x):
+        """The new tokens' keys, values and queries as (b, T, num_heads, head_dim)."""
         b, n, _ = x.shape
+        shape = (b, n, self.num_heads, self.head_dim)
+        return self.W_key(x).view(shape), self.W_value(x).view(shape), self.W_query(x).view(shape)
+
+    def append_kv(self, keys_new, values_new, dim):
+        """cache_k and cache_v with the new keys and values appended along dim (the first call: them)."""
+        if self.cache_k is None:
+            self.cache_k, self.cache_v = keys_new, values_new
+        else:
+            self.cache_k = torch.cat([self.cache_k, keys_new], dim=dim)
+            self.cache_v = torch.cat([self.cache_v, values_new], dim=dim)
+        return self.cache_k, self.cache_v
+
+    def future_mask(self, use_cache, n_q, n_k):
+        """True where a key lies after its query; the queries start at ptr_current_pos with the cache."""
+        start = self.ptr_current_pos if use_cache else 0
+        self.ptr_current_pos = start + n_q if use_cache else 0
+        return torch.arange(start, start + n_q).unsqueeze(-1) < torch.arange(n_k).unsqueeze(0)
+
+    def reset_cache(self):
+        for name in self.caches:
+            setattr(self, name, None)
+        self.ptr_current_pos = 0
+
+
+class MultiHeadAttention(CachedAttention):
+    """Chapter 3's class with cache_k, cache_v and ptr_current_pos (ch04/03_kv-cache)."""
+
+    def __init__(self, d_in, d_out, context_length, dropout, num_heads, qkv_bias=False):
+        super().__init__(d_out, num_heads, dropout)
+        self.chapter_layers(d_in, qkv_bias)
+        self.register_buffer("mask", torch.triu(torch.ones(context_length, context_length), diagonal=1),
+                             persistent=False)
+
+    def forward(self, x, use_cache=False):
         seen = self.seen = {}
-        keys_new = self.W_key(x).view(b, n, self.num_heads, self.head_dim)
-        values_new = self.W_value(x).view(b, n, self.num_heads, self.head_dim)
-        queries = self.W_query(x).view(b, n, self.num_heads, self.head_dim)
+        keys_new, values_new, queries = self.split_new(x)
         if use_cache:
-            if self.cache_k is None:
-                self.cache_k, self.cache_v = keys_new, values_new
-            else:
-                self.cache_k = torch.cat([self.cache_k, keys_new], dim=1)
-                self.cache_v = torch.cat([self.cache_v, values_new], dim=1)
-            keys, values = self.cache_k, self.cache_v
+            keys, values = self.append_kv(keys_new, values_new, 1)
         else:
             keys, values = keys_new, values_new
         keys, queries, values = keys.transpose(1, 2), queries.transpose(1, 2), values.transpose(1, 2)
@@ -76,28 +108,18 @@ class MultiHeadAttention(nn.Module):
         seen.update(queries=queries, keys=keys, values=values)
         return attend(self, queries, keys, values, mask_bool, seen)
 
-    def reset_cache(self):
-        self.cache_k, self.cache_v = None, None
-        self.ptr_current_pos = 0
 
-
-class GroupedQueryAttention(nn.Module):
+class GroupedQueryAttention(CachedAttention):
     """ch04/04_gqa: num_kv_groups key/value heads, each read by num_heads // num_kv_groups query heads."""
 
     def __init__(self, d_in, d_out, dropout, num_heads, num_kv_groups, qkv_bias=False):
-        super().__init__()
-        assert d_out % num_heads == 0 and num_heads % num_kv_groups == 0
-        self.d_out, self.num_heads, self.head_dim = d_out, num_heads, d_out // num_heads
+        super().__init__(d_out, num_heads, dropout)
+        assert num_heads % num_kv_groups == 0
         self.num_kv_groups, self.group_size = num_kv_groups, num_heads // num_kv_groups
         self.W_key = nn.Linear(d_in, num_kv_groups * self.head_dim, bias=qkv_bias)
         self.W_value = nn.Linear(d_in, num_kv_groups * self.head_dim, bias=qkv_bias)
         self.W_query = nn.Linear(d_in, d_out, bias=qkv_bias)
         self.out_proj = nn.Linear(d_out, d_out, bias=False)
-        self.dropout = nn.Dropout(dropout)
-        self.register_buffer("cache_k", None, persistent=False)
-        self.register_buffer("cache_v", None, persistent=False)
-        self.ptr_current_pos = 0
-        self.seen = {}
 
     def forward(self, x, use_cache=False):
         seen = self.seen = {}
@@ -106,48 +128,32 @@ class GroupedQueryAttention(nn.Module):
         keys_new = heads(keys_p, self.num_kv_groups, self.head_dim)
         values_new = heads(values_p, self.num_kv_groups, self.head_dim)
         if use_cache:
-            if self.cache_k is None:
-                self.cache_k, self.cache_v = keys_new, values_new
-            else:
-                self.cache_k = torch.cat([self.cache_k, keys_new], dim=2)
-                self.cache_v = torch.cat([self.cache_v, values_new], dim=2)
-            keys_base, values_base = self.cache_k, self.cache_v
+            keys_base, values_base = self.append_kv(keys_new, values_new, 2)
         else:
             keys_base, values_base = keys_new, values_new
             if self.cache_k is not None or self.cache_v is not None:
                 self.reset_cache()
         keys = keys_base.repeat_interleave(self.group_size, dim=1)
         values = values_base.repeat_interleave(self.group_size, dim=1)
-        n_q, n_k = queries.shape[-2], keys.shape[-2]
-        start = self.ptr_current_pos if use_cache else 0
-        self.ptr_current_pos = start + n_q if use_cache else 0
-        mask = torch.arange(start, start + n_q).unsqueeze(-1) < torch.arange(n_k).unsqueeze(0)
+        mask = self.future_mask(use_cache, queries.shape[-2], keys.shape[-2])
         seen.update(queries_p=queries_p, keys_p=keys_p, values_p=values_p, queries=queries, keys_new=keys_new,
                     values_new=values_new, keys=keys, values=values)
         return attend(self, queries, keys, values, mask, seen)
 
-    def reset_cache(self):
-        self.cache_k, self.cache_v = None, None
-        self.ptr_current_pos = 0
 
-
-class MultiHeadLatentAttention(nn.Module):
+class MultiHeadLatentAttention(CachedAttention):
     """ch04/05_mla: keys and values come from a latent of latent_dim numbers per token; the cache holds it."""
 
+    caches = ("cache_c_kv",)
+
     def __init__(self, d_in, d_out, dropout, num_heads, qkv_bias=False, latent_dim=None):
-        super().__init__()
-        assert d_out % num_heads == 0
-        self.d_out, self.num_heads, self.head_dim = d_out, num_heads, d_out // num_heads
+        super().__init__(d_out, num_heads, dropout)
         self.latent_dim = latent_dim if latent_dim is not None else max(16, d_out // 8)
         self.W_query = nn.Linear(d_in, d_out, bias=qkv_bias)
         self.W_DKV = nn.Linear(d_in, self.latent_dim, bias=qkv_bias)
         self.W_UK = nn.Linear(self.latent_dim, d_out, bias=qkv_bias)
         self.W_UV = nn.Linear(self.latent_dim, d_out, bias=qkv_bias)
         self.out_proj = nn.Linear(d_out, d_out)
-        self.dropout = nn.Dropout(dropout)
-        self.register_buffer("cache_c_kv", None, persistent=False)
-        self.ptr_current_pos = 0
-        self.seen = {}
 
     def forward(self, x, use_cache=False):
         seen = self.seen = {}
@@ -162,43 +168,24 @@ class MultiHeadLatentAttention(nn.Module):
         queries = heads(queries_all, self.num_heads, self.head_dim).contiguous()
         keys = heads(keys_all, self.num_heads, self.head_dim).contiguous()
         values = heads(values_all, self.num_heads, self.head_dim).contiguous()
-        n_q, n_k = queries.shape[-2], keys.shape[-2]
-        start = self.ptr_current_pos if use_cache else 0
-        self.ptr_current_pos = start + n_q if use_cache else 0
-        mask_bool = torch.arange(start, start + n_q).unsqueeze(-1) < torch.arange(n_k).unsqueeze(0)
+        mask_bool = self.future_mask(use_cache, queries.shape[-2], keys.shape[-2])
         seen.update(queries_all=queries_all, latent=latent_total, keys_all=keys_all, values_all=values_all,
                     queries=queries, keys=keys, values=values)
         return attend(self, queries, keys, values, mask_bool, seen)
 
-    def reset_cache(self):
-        self.cache_c_kv = None
-        self.ptr_current_pos = 0
 
-
-class MultiHeadAttentionWithSWA(nn.Module):
+class MultiHeadAttentionWithSWA(CachedAttention):
     """ch04/06_swa: query i sees key j iff 0 <= i - j < W; the cache keeps the last W keys and values."""
 
     def __init__(self, d_in, d_out, dropout, num_heads, qkv_bias=False, sliding_window_size=None):
-        super().__init__()
-        assert d_out % num_heads == 0
-        self.d_out, self.num_heads, self.head_dim = d_out, num_heads, d_out // num_heads
-        self.W_query = nn.Linear(d_in, d_out, bias=qkv_bias)
-        self.W_key = nn.Linear(d_in, d_out, bias=qkv_bias)
-        self.W_value = nn.Linear(d_in, d_out, bias=qkv_bias)
-        self.out_proj = nn.Linear(d_out, d_out)
-        self.dropout = nn.Dropout(dropout)
+        super().__init__(d_out, num_heads, dropout)
+        self.chapter_layers(d_in, qkv_bias)
         self.sliding_window_size = sliding_window_size
-        self.register_buffer("cache_k", None, persistent=False)
-        self.register_buffer("cache_v", None, persistent=False)
-        self.ptr_current_pos = 0
-        self.seen = {}
 
     def forward(self, x, use_cache=False):
-        b, n, _ = x.shape
+        n = x.shape[1]
         seen = self.seen = {}
-        keys_new = self.W_key(x).view(b, n, self.num_heads, self.head_dim)
-        values_new = self.W_value(x).view(b, n, self.num_heads, self.head_dim)
-        queries = self.W_query(x).view(b, n, self.num_heads, self.head_dim)
+        keys_new, values_new, queries = self.split_new(x)
         q_start = k_start = 0
         if use_cache:
             old = 0 if self.cache_k is None else self.cache_k.shape[1]
@@ -225,10 +212,6 @@ class MultiHeadAttentionWithSWA(nn.Module):
         seen.update(queries=queries, keys=keys, values=values, diff=diff)
         return attend(self, queries, keys, values, mask_bool, seen)
 
-    def reset_cache(self):
-        self.cache_k, self.cache_v = None, None
-        self.ptr_current_pos = 0
-
 
 # ---- the lessons' cells, in the order attn-tutor records the tensors ------------------------------------
 
@@ -243,6 +226,25 @@ def steps(module, x, full, cache, rec):
         out = module(x[:, i:i + 1, :], use_cache=True)
         rec("out", out)
         rec(cache[0], getattr(module, cache[1]))
+
+
+def forward_cell(module, x, names, rec, weights=()):
+    """The layers' weights ("<module>.<layer>.weight" for each (module, layer) in weights), then
+    full = module(x): the intermediates `names` (a name, or (recorded name, key of module.seen)) and full."""
+    for prefix, layer in weights:
+        rec("%s.%s.weight" % (prefix, layer), getattr(module, layer).weight)
+    full = module(x)
+    for name in names:
+        shown, key = name if isinstance(name, tuple) else (name, name)
+        rec(shown, module.seen[key])
+    rec("full", full)
+    return full
+
+
+def seeded(cls, c, x, *args, **kw):
+    """torch.manual_seed(seed), then cls(d_in, d_out, dropout=0.0, num_heads, *args, qkv_bias, **kw)."""
+    torch.manual_seed(c["seed"])
+    return cls(x.shape[2], c["d_out"], 0.0, c["num_heads"], *args, qkv_bias=c.get("qkv_bias", False), **kw)
 
 
 def run_kv_cache(c, x, rec):
@@ -273,53 +275,29 @@ def run_kv_cache(c, x, rec):
 
 
 def run_gqa(c, x, rec):
-    torch.manual_seed(c["seed"])
-    gqa = GroupedQueryAttention(x.shape[2], c["d_out"], 0.0, c["num_heads"], c["num_kv_groups"],
-                                qkv_bias=c.get("qkv_bias", False))
-    for name in ("W_key", "W_value", "W_query", "out_proj"):
-        rec("gqa.%s.weight" % name, getattr(gqa, name).weight)
-    full = gqa(x)
-    s = gqa.seen
-    for name, key in (("queries", "queries_p"), ("keys", "keys_p"), ("values", "values_p"), ("queries", "queries"),
-                      ("keys_new", "keys_new"), ("values_new", "values_new"), ("keys", "keys"), ("values", "values"),
-                      ("attn_scores", "attn_scores"), ("mask", "mask_bool"), ("attn_weights", "attn_weights"),
-                      ("context_vec", "context_vec")):
-        rec(name, s[key])
-    rec("full", full)
+    gqa = seeded(GroupedQueryAttention, c, x, c["num_kv_groups"])
+    full = forward_cell(gqa, x, (("queries", "queries_p"), ("keys", "keys_p"), ("values", "values_p"), "queries",
+                                 "keys_new", "values_new", "keys", "values", "attn_scores", ("mask", "mask_bool"),
+                                 "attn_weights", "context_vec"), rec,
+                        [("gqa", n) for n in ("W_key", "W_value", "W_query", "out_proj")])
     steps(gqa, x, full, ("gqa.cache_k", "cache_k"), rec)
     return gqa
 
 
 def run_mla(c, x, rec):
-    torch.manual_seed(c["seed"])
-    mla = MultiHeadLatentAttention(x.shape[2], c["d_out"], 0.0, c["num_heads"], qkv_bias=c.get("qkv_bias", False),
-                                   latent_dim=c["latent_dim"])
-    for name in ("W_query", "W_DKV", "W_UK", "W_UV", "out_proj"):
-        rec("mla.%s.weight" % name, getattr(mla, name).weight)
-    full = mla(x)
-    s = mla.seen
-    for name in ("queries_all", "latent", "keys_all", "values_all", "queries", "keys", "values", "attn_scores",
-                 "mask_bool", "attn_weights", "context_vec"):
-        rec(name, s[name])
-    rec("full", full)
+    mla = seeded(MultiHeadLatentAttention, c, x, latent_dim=c["latent_dim"])
+    full = forward_cell(mla, x, ("queries_all", "latent", "keys_all", "values_all", "queries", "keys", "values",
+                                 "attn_scores", "mask_bool", "attn_weights", "context_vec"), rec,
+                        [("mla", n) for n in ("W_query", "W_DKV", "W_UK", "W_UV", "out_proj")])
     steps(mla, x, full, ("mla.cache_c_kv", "cache_c_kv"), rec)
     return mla
 
 
 def run_swa(c, x, rec):
-    torch.manual_seed(c["seed"])
-    swa = MultiHeadAttentionWithSWA(x.shape[2], c["d_out"], 0.0, c["num_heads"], qkv_bias=c.get("qkv_bias", False),
-                                    sliding_window_size=c["window"])
-    full = swa(x)
-    s = swa.seen
-    for name, key in (("queries", "queries"), ("keys", "keys"), ("values", "values"), ("diff", "diff"),
-                      ("mask_bool", "mask_bool"), ("attn_scores", "masked_scores"), ("attn_weights", "attn_weights"),
-                      ("context_vec", "context_vec")):
-        rec(name, s[key])
-    rec("full", full)
-    torch.manual_seed(c["seed"])
-    causal = MultiHeadAttentionWithSWA(x.shape[2], c["d_out"], 0.0, c["num_heads"], qkv_bias=c.get("qkv_bias", False))
-    causal_out = causal(x)
+    swa = seeded(MultiHeadAttentionWithSWA, c, x, sliding_window_size=c["window"])
+    full = forward_cell(swa, x, ("queries", "keys", "values", "diff", "mask_bool", ("attn_scores", "masked_scores"),
+                                 "attn_weights", "context_vec"), rec)
+    causal_out = seeded(MultiHeadAttentionWithSWA, c, x)(x)
     rec("causal", causal_out)
     rec("(full - causal).abs().max(dim=-1).values", (full - causal_out).abs().max(dim=-1).values)
     steps(swa, x, full, ("swa.cache_k", "cache_k"), rec)

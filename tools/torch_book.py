@@ -54,6 +54,8 @@ class SelfAttention_v2(nn.Module):
 
 
 class CausalAttention(nn.Module):
+    softmax_dim = -1  # the book's; a learner's mistake changes it
+
     def __init__(self, d_in, d_out, context_length, dropout, qkv_bias=False):
         super().__init__()
         self.d_out = d_out
@@ -71,7 +73,7 @@ class CausalAttention(nn.Module):
         values = self.W_value(x)
         attn_scores = queries @ keys.transpose(1, 2)
         attn_scores.masked_fill_(self.mask.bool()[:num_tokens, :num_tokens], -torch.inf)
-        attn_weights = torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=-1)
+        attn_weights = torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=self.softmax_dim)
         attn_weights = self.dropout(attn_weights)
         context_vec = attn_weights @ values
         if self.trace is not None:

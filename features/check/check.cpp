@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "core/usage_error.h"
+#include "lessons/lesson.h"
 
 namespace attn {
 
@@ -106,7 +107,9 @@ int nth_of_name(const std::vector<Binding>& tl, const std::string& name, int k) 
   };
   std::vector<std::string> yours, lesson;
   for (const LearnerTensor& y : ex.tensors) yours.push_back(y.name);
-  for (const Binding& t : tool) lesson.push_back(t.name);
+  if (const LessonInfo* info = find_lesson(ex.lesson)) lesson = info->exports;  // its descriptor's names
+  if (lesson.empty())
+    for (const Binding& t : tool) lesson.push_back(t.name);
   throw UsageError("check " + ex.source + ": none of its tensor names (" + quoted_list(yours) + ") is one of lesson " +
                    ex.lesson + "'s; name them as the lesson does: " + quoted_list(lesson) + " (attn-tutor " + ex.lesson +
                    " --json - shows them all)");

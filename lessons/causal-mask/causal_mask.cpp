@@ -67,10 +67,8 @@ Notebook causal_mask_lesson(const LessonOptions& opt) {
   nb.explain("masked.explain");
   nb.confusion("masked.confusion");
 
-  nb.cell({"attn_weights = torch.softmax(masked / keys.shape[-1]**0.5, dim=1)", "print(attn_weights)"});
-  nb.show("attn_weights", w.attn_weights);
-  nb.note("attn_weights.note");
-  nb.explain("attn_weights.explain");
+  tensor_cell(nb, {"attn_weights = torch.softmax(masked / keys.shape[-1]**0.5, dim=1)", "print(attn_weights)"},
+              "attn_weights", w.attn_weights, "attn_weights.note", "attn_weights.explain");
 
   nb.heading("3.5.1", "heading.3.5.12");
   nb.cell({"# masked_simple_norm (left) and attn_weights (right)",

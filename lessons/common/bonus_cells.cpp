@@ -48,6 +48,58 @@ void show_scalar(Notebook& nb, const std::string& name, const Tensor& t) {
   nb.record(name, t);
 }
 
+std::vector<std::string> class_code(const std::string& folder, const std::string& name,
+                                    const std::vector<std::string>& more) {
+  std::vector<std::string> code = listing(folder, name);
+  code.push_back("");
+  code.insert(code.end(), more.begin(), more.end());
+  return code;
+}
+
+std::string bonus_class_args(const LessonOptions& opt) {
+  return "d_in=" + std::to_string(opt.d_in()) + ", d_out=" + std::to_string(opt.d_out) +
+         ", dropout=0.0, num_heads=" + std::to_string(opt.heads_or(2));
+}
+
+void class_parameters_cell(Notebook& nb, const LessonOptions& opt, const std::string& cls, const std::string& module,
+                           const std::string& args, const std::vector<std::pair<std::string, const Linear*>>& layers) {
+  nb.cell(class_code(module, cls,
+                     {"torch.manual_seed(" + fmt_seed(opt, 123) + ")", module + " = " + cls + "(" + args + ")",
+                      "for name, p in " + module + ".named_parameters():", "    print(name, tuple(p.shape))"}));
+  parameter_lines(nb, module, layers);
+}
+
+void heads_cell(Notebook& nb, const std::vector<std::string>& code, const BonusAttentionTrace& t) {
+  nb.cell(code);
+  nb.record("queries", t.queries);
+  nb.show("keys", t.keys);
+  nb.record("values", t.values);
+  nb.note("heads.note", {shape_text(t.keys.shape())});
+  nb.explain("heads.explain");
+}
+
+void weights_cell(Notebook& nb, const std::vector<std::string>& code, const BonusAttentionTrace& t,
+                  const std::string& mask_name, const std::vector<Prose>& more) {
+  nb.cell(code);
+  nb.record("attn_scores", t.attn_scores);
+  nb.show(mask_name, t.mask_bool);
+  nb.show("attn_weights", t.attn_weights);
+  std::vector<Prose> values = {shape_text(t.attn_weights.shape())};
+  values.insert(values.end(), more.begin(), more.end());
+  nb.note("weights.note", values);
+  nb.explain("weights.explain");
+}
+
+void output_cell(Notebook& nb, const std::string& module, const BonusAttentionTrace& t, const Tensor& full) {
+  nb.cell({"context_vec = (attn_weights @ values).transpose(1, 2).contiguous().view(b, num_tokens, " + module +
+               ".d_out)",
+           "full = " + module + ".out_proj(context_vec)  # = " + module + "(x)", "print(full)"});
+  nb.record("context_vec", t.context_merged);
+  nb.show("full", full);
+  nb.note("full.note", {shape_text(full.shape())});
+  nb.explain("full.explain");
+}
+
 ChapterMha chapter_mha(const LessonOptions& opt) {
   const int64_t d_in = opt.d_in(), d = opt.d_out, bias = opt.qkv_bias ? d : 0;
   ChapterMha m;

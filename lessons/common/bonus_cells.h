@@ -2,6 +2,7 @@
 // Cells the lessons after the chapter share (kv-cache, gqa, mla, swa): the settings they run with, the
 // input cell, max|diff| against the full forward, and the cell that feeds the tokens one at a time.
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "lessons/lesson.h"
@@ -28,6 +29,38 @@ void show_scalar(Notebook& nb, const std::string& name, const Tensor& t);
 using CachedStep = std::function<std::pair<Tensor, Tensor>(const Tensor& token)>;
 void cached_steps_cell(Notebook& nb, const std::string& module, const std::string& cache_name, const Tensor& x,
                        const Tensor& full, const CachedStep& step);
+
+// Ties a module's forward with use_cache=True to cached_steps_cell: `cache` is the member it reports.
+template <class Module, class Owner>
+void module_steps_cell(Notebook& nb, const std::string& module, const std::string& cache_name, const Tensor& x,
+                       const Tensor& full, Module& m, std::optional<Tensor> Owner::*cache) {
+  cached_steps_cell(nb, module, cache_name, x, full, [&](const Tensor& token) {
+    Generator none;
+    const Tensor out = m.forward(token, true, none, BernoulliPath::Default);
+    return std::make_pair(out, *(m.*cache));
+  });
+}
+
+// The class's listing (lessons/FOLDER/listings.txt), a blank line, then `more` (the lines that build it).
+std::vector<std::string> class_code(const std::string& folder, const std::string& name,
+                                    const std::vector<std::string>& more);
+
+// "d_in=3, d_out=4, dropout=0.0, num_heads=2": the arguments the lesson's class is built with first.
+std::string bonus_class_args(const LessonOptions& opt);
+
+// The class's listing, then `torch.manual_seed(seed)`, `module = cls(args)` and its parameters as
+// `for name, p in module.named_parameters(): print(name, tuple(p.shape))` prints them (parameter_lines).
+void class_parameters_cell(Notebook& nb, const LessonOptions& opt, const std::string& cls, const std::string& module,
+                           const std::string& args, const std::vector<std::pair<std::string, const Linear*>>& layers);
+
+// `code`, then queries and values recorded, keys shown, with heads.note (the keys' shape) and heads.explain.
+void heads_cell(Notebook& nb, const std::vector<std::string>& code, const BonusAttentionTrace& t);
+// `code`, then attn_scores recorded, the mask (as `mask_name`) and attn_weights shown, with weights.note
+// (the weights' shape, then `more`) and weights.explain.
+void weights_cell(Notebook& nb, const std::vector<std::string>& code, const BonusAttentionTrace& t,
+                  const std::string& mask_name, const std::vector<Prose>& more = {});
+// context_vec = the heads merged, full = `module`.out_proj(context_vec): recorded, shown, full.note, full.explain.
+void output_cell(Notebook& nb, const std::string& module, const BonusAttentionTrace& t, const Tensor& full);
 
 // Chapter 3's MultiHeadAttention of the same sizes, for the "against MHA" cells: the line that builds it,
 // its parameter count (three projections with --qkv-bias's bias, out_proj with bias) and the numbers its

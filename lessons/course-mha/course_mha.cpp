@@ -307,11 +307,8 @@ Notebook course_mha_lesson(const LessonOptions& opt) {
   nb.explain("weights.explain");
   nb.confusion("weights.confusion");
 
-  nb.cell({"weights = F.softmax(weights, dim=-1)", "print(weights)"});
-  nb.show("weights", h.softmaxed);
-  nb.note("weights.note2");
-  nb.explain("weights.explain2");
-  nb.confusion("weights.confusion2");
+  tensor_cell(nb, {"weights = F.softmax(weights, dim=-1)", "print(weights)"}, "weights", h.softmaxed, "weights.note2",
+              "weights.explain2", "weights.confusion2");
 
   nb.cell({"weights = self.dropout(weights)", "print(weights)"});
   nb.show("weights", h.dropped);

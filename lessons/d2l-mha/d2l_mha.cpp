@@ -55,20 +55,13 @@ void masked_softmax_cells(Notebook& nb, const LessonOptions& opt) {
            "print(mask)"});
   nb.show("X", t.rows);
   nb.show("mask", t.mask);
-  const std::string rows_shape = shape_text(t.rows.shape());
-  nb.note("mask.note", {rows_shape});
+  nb.note("mask.note", {shape_text(t.rows.shape())});
   nb.explain("mask.explain");
 
-  nb.cell({"X[~mask] = -1e6", "print(X)"});
-  nb.show("X", t.masked);
-  nb.note("x.note");
-  nb.explain("x.explain");
-  nb.confusion("x.confusion");
-
-  nb.cell({"print(nn.functional.softmax(X.reshape(shape), dim=-1))"});
-  nb.show("nn.functional.softmax(X.reshape(shape), dim=-1)", t.weights);
-  nb.note("nn_functional_softmax_x_reshape.note");
-  nb.explain("nn_functional_softmax_x_reshape.explain");
+  tensor_cell(nb, {"X[~mask] = -1e6", "print(X)"}, "X", t.masked, "x.note", "x.explain", "x.confusion");
+  tensor_cell(nb, {"print(nn.functional.softmax(X.reshape(shape), dim=-1))"},
+              "nn.functional.softmax(X.reshape(shape), dim=-1)", t.weights, "nn_functional_softmax_x_reshape.note",
+              "nn_functional_softmax_x_reshape.explain");
 
   nb.cell({"X = torch.rand(2, 2, 4)", "valid_lens = torch.tensor([[1, 3], [2, 4]])  # one length per query",
            "print(valid_lens.reshape(-1))", "print(masked_softmax(X, valid_lens))"});
@@ -104,8 +97,7 @@ void transpose_cells(Notebook& nb) {
   const Tensor X_final = d2l::transpose_qkv(X, num_heads, &s);
   nb.cell({"X_reshaped = X.reshape(X.shape[0], X.shape[1], num_heads, -1)", "print(X_reshaped)"});
   nb.show("X_reshaped", s.reshaped);
-  const std::string reshaped_shape = shape_text(s.reshaped.shape());
-  nb.note("x_reshaped.note", {reshaped_shape});
+  nb.note("x_reshaped.note", {shape_text(s.reshaped.shape())});
   nb.explain("x_reshaped.explain");
 
   nb.cell({"X_permuted = X_reshaped.permute(0, 2, 1, 3)", "print(X_permuted)"});

@@ -16,25 +16,11 @@ namespace {
 std::string str(int64_t v) { return std::to_string(v); }
 
 void class_cell(Notebook& nb, const LessonOptions& opt, const GroupedQueryAttention& gqa) {
-  nb.cell({"class GroupedQueryAttention(nn.Module):",
-           "    def __init__(self, d_in, d_out, dropout, num_heads, num_kv_groups, dtype=None, qkv_bias=False):",
-           "        super().__init__()  # asserts: num_heads divides d_out, num_kv_groups divides num_heads",
-           "        self.d_out, self.num_heads, self.head_dim = d_out, num_heads, d_out // num_heads",
-           "        self.W_key = nn.Linear(d_in, num_kv_groups * self.head_dim, bias=qkv_bias)",
-           "        self.W_value = nn.Linear(d_in, num_kv_groups * self.head_dim, bias=qkv_bias)",
-           "        self.num_kv_groups = num_kv_groups",
-           "        self.group_size = num_heads // num_kv_groups",
-           "        self.W_query = nn.Linear(d_in, d_out, bias=qkv_bias)",
-           "        self.out_proj = nn.Linear(d_out, d_out, bias=False)",
-           "        ...  # dropout, and cache_k, cache_v, ptr_current_pos as in the KV cache lesson",
-           "    # forward(x, use_cache=False): the cells below",
-           "",
-           "torch.manual_seed(" + fmt_seed(opt, 123) + ")",
-           "gqa = GroupedQueryAttention(d_in=" + str(opt.d_in()) + ", d_out=" + str(gqa.d_out) + ", dropout=0.0, num_heads=" +
-               str(gqa.num_heads) + ", num_kv_groups=" + str(gqa.num_kv_groups) + (opt.qkv_bias ? ", qkv_bias=True)" : ")"),
-           "for name, p in gqa.named_parameters():", "    print(name, tuple(p.shape))"});
-  parameter_lines(nb, "gqa", {{"W_key", &gqa.W_key}, {"W_value", &gqa.W_value}, {"W_query", &gqa.W_query},
-                              {"out_proj", &gqa.out_proj}});
+  class_parameters_cell(nb, opt, "GroupedQueryAttention", "gqa",
+                        bonus_class_args(opt) + ", num_kv_groups=" + str(gqa.num_kv_groups) +
+                            (opt.qkv_bias ? ", qkv_bias=True" : ""),
+                        {{"W_key", &gqa.W_key}, {"W_value", &gqa.W_value}, {"W_query", &gqa.W_query},
+                         {"out_proj", &gqa.out_proj}});
   const std::string kv = str(gqa.num_kv_groups * gqa.head_dim);
   nb.note("class.note", {kv, str(gqa.num_kv_groups), str(gqa.head_dim), str(gqa.d_out)});
   nb.explain("class.explain", {fmt_seed(opt, 123)});
@@ -98,22 +84,12 @@ Notebook gqa_lesson(const LessonOptions& given) {
   nb.explain("repeat.explain", {gs});
   nb.confusion("repeat.confusion");
 
-  nb.cell({"attn_scores = queries @ keys.transpose(2, 3)",
-           "mask = torch.arange(num_tokens).unsqueeze(-1) < torch.arange(num_tokens).unsqueeze(0)",
-           "attn_weights = torch.softmax(attn_scores.masked_fill(mask, -torch.inf) / keys.shape[-1]**0.5, dim=-1)",
-           "print(mask)", "print(attn_weights)"});
-  nb.record("attn_scores", t.attn_scores);
-  nb.show("mask", t.mask_bool);
-  nb.show("attn_weights", t.attn_weights);
-  nb.note("weights.note", {shape_text(t.attn_weights.shape()), gs});
-  nb.explain("weights.explain");
-
-  nb.cell({"context_vec = (attn_weights @ values).transpose(1, 2).contiguous().view(b, num_tokens, gqa.d_out)",
-           "full = gqa.out_proj(context_vec)  # = gqa(x)", "print(full)"});
-  nb.record("context_vec", t.context_merged);
-  nb.show("full", full);
-  nb.note("full.note", {shape_text(full.shape())});
-  nb.explain("full.explain");
+  weights_cell(nb, {"attn_scores = queries @ keys.transpose(2, 3)",
+                    "mask = torch.arange(num_tokens).unsqueeze(-1) < torch.arange(num_tokens).unsqueeze(0)",
+                    "attn_weights = torch.softmax(attn_scores.masked_fill(mask, -torch.inf) / keys.shape[-1]**0.5, dim=-1)",
+                    "print(mask)", "print(attn_weights)"},
+               t, "mask", {gs});
+  output_cell(nb, "gqa", t, full);
 
   nb.heading("ch04/04", "heading.cost");
   const ChapterMha mha = chapter_mha(opt);
@@ -125,11 +101,7 @@ Notebook gqa_lesson(const LessonOptions& given) {
   nb.note("cost.note", {str(gqa.parameter_count()), str(mha_params), str(gqa_cached), str(mha_cached), gs});
   nb.explain("cost.explain", {gstr});
 
-  cached_steps_cell(nb, "gqa", "gqa.cache_k", x, full, [&](const Tensor& token) {
-    Generator none;
-    const Tensor out = gqa.forward(token, true, none, BernoulliPath::Default);
-    return std::make_pair(out, *gqa.cache_k);
-  });
+  module_steps_cell(nb, "gqa", "gqa.cache_k", x, full, gqa, &GroupedQueryAttention::cache_k);
   return nb;
 }
 

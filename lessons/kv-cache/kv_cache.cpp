@@ -153,21 +153,11 @@ Notebook kv_cache_lesson(const LessonOptions& given) {
   nb.heading("ch04/03", "heading.setup");
   const Tensor x = bonus_inputs_cell(nb, opt);
 
-  nb.cell({"class MultiHeadAttention(nn.Module):  # chapter 3's, plus a KV cache",
-           "    def __init__(self, d_in, d_out, context_length, dropout, num_heads, qkv_bias=False):",
-           "        ...  # W_query, W_key, W_value, out_proj, dropout and the mask buffer, as in 3.6.2",
-           "        self.register_buffer(\"cache_k\", None, persistent=False)",
-           "        self.register_buffer(\"cache_v\", None, persistent=False)",
-           "        self.ptr_current_pos = 0",
-           "    def reset_cache(self):",
-           "        self.cache_k, self.cache_v = None, None",
-           "        self.ptr_current_pos = 0",
-           "    # forward(x, use_cache=False): the cells below",
-           "",
+  nb.cell(class_code("kv-cache", "MultiHeadAttention", {
            "torch.manual_seed(" + fmt_seed(opt, 123) + ")",
            "mha = MultiHeadAttention(d_in=" + str(opt.d_in()) + ", d_out=" + str(d_out) + ", context_length=" +
                str(context_length) + ", dropout=0.0, num_heads=" + str(h) + (opt.qkv_bias ? ", qkv_bias=True)" : ")"),
-           "print(mha.cache_k, mha.ptr_current_pos)"});
+           "print(mha.cache_k, mha.ptr_current_pos)"}));
   Generator gen;
   gen.manual_seed(opt.seed_or(123));
   KVCacheMultiHeadAttention mha =

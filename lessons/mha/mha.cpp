@@ -148,8 +148,7 @@ Notebook mha_lesson(const LessonOptions& opt) {
   nb.show("keys", t.keys_heads);
   nb.record("queries", t.queries_heads);
   nb.record("values", t.values_heads);
-  const std::string heads_shape = shape_text(t.keys_heads.shape());
-  nb.note("keys.note2", {heads_shape});
+  nb.note("keys.note2", {shape_text(t.keys_heads.shape())});
   nb.explain("keys.explain2");
 
   nb.cell({"attn_scores = queries @ keys.transpose(2, 3)", "print(attn_scores)"});

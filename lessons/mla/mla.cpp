@@ -14,26 +14,11 @@ namespace {
 std::string str(int64_t v) { return std::to_string(v); }
 
 void class_cell(Notebook& nb, const LessonOptions& opt, const MultiHeadLatentAttention& mla) {
-  nb.cell({"class MultiHeadLatentAttention(nn.Module):",
-           "    def __init__(self, d_in, d_out, dropout, num_heads, qkv_bias=False, latent_dim=None):",
-           "        super().__init__()  # assert: num_heads divides d_out",
-           "        self.d_out, self.num_heads, self.head_dim = d_out, num_heads, d_out // num_heads",
-           "        self.latent_dim = latent_dim if latent_dim is not None else max(16, d_out // 8)",
-           "        self.W_query = nn.Linear(d_in, d_out, bias=qkv_bias)",
-           "        self.W_DKV = nn.Linear(d_in, self.latent_dim, bias=qkv_bias)  # down to the latent",
-           "        self.W_UK = nn.Linear(self.latent_dim, d_out, bias=qkv_bias)  # latent -> keys",
-           "        self.W_UV = nn.Linear(self.latent_dim, d_out, bias=qkv_bias)  # latent -> values",
-           "        self.out_proj = nn.Linear(d_out, d_out)",
-           "        ...  # dropout, and cache_c_kv, ptr_current_pos: the cache holds the latents only",
-           "    # forward(x, use_cache=False): the cells below",
-           "",
-           "torch.manual_seed(" + fmt_seed(opt, 123) + ")",
-           "mla = MultiHeadLatentAttention(d_in=" + str(opt.d_in()) + ", d_out=" + str(mla.d_out) +
-               ", dropout=0.0, num_heads=" + str(mla.num_heads) + (opt.qkv_bias ? ", qkv_bias=True" : "") +
-               ", latent_dim=" + str(mla.latent_dim) + ")",
-           "for name, p in mla.named_parameters():", "    print(name, tuple(p.shape))"});
-  parameter_lines(nb, "mla", {{"W_query", &mla.W_query}, {"W_DKV", &mla.W_DKV}, {"W_UK", &mla.W_UK},
-                              {"W_UV", &mla.W_UV}, {"out_proj", &mla.out_proj}});
+  class_parameters_cell(nb, opt, "MultiHeadLatentAttention", "mla",
+                        bonus_class_args(opt) + (opt.qkv_bias ? ", qkv_bias=True" : "") + ", latent_dim=" +
+                            str(mla.latent_dim),
+                        {{"W_query", &mla.W_query}, {"W_DKV", &mla.W_DKV}, {"W_UK", &mla.W_UK}, {"W_UV", &mla.W_UV},
+                         {"out_proj", &mla.out_proj}});
   nb.note("class.note", {str(mla.latent_dim), str(mla.d_out)});
   nb.explain("class.explain", {fmt_seed(opt, 123), str(std::max<int64_t>(16, mla.d_out / 8))});
 }
@@ -68,33 +53,19 @@ Notebook mla_lesson(const LessonOptions& given) {
   nb.note("up.note", {shape_text(t.keys_proj.shape()), L, d});
   nb.explain("up.explain", {L, d});
 
-  nb.cell({"b, num_tokens, _ = x.shape",
-           "queries = queries_all.view(b, num_tokens, mla.num_heads, mla.head_dim).transpose(1, 2).contiguous()",
-           "keys = keys_all.view(b, num_tokens, mla.num_heads, mla.head_dim).transpose(1, 2).contiguous()",
-           "values = values_all.view(b, num_tokens, mla.num_heads, mla.head_dim).transpose(1, 2).contiguous()",
-           "print(keys)"});
-  nb.record("queries", t.queries);
-  nb.show("keys", t.keys);
-  nb.record("values", t.values);
-  nb.note("heads.note", {shape_text(t.keys.shape())});
-  nb.explain("heads.explain");
+  heads_cell(nb, {"b, num_tokens, _ = x.shape",
+                  "queries = queries_all.view(b, num_tokens, mla.num_heads, mla.head_dim).transpose(1, 2).contiguous()",
+                  "keys = keys_all.view(b, num_tokens, mla.num_heads, mla.head_dim).transpose(1, 2).contiguous()",
+                  "values = values_all.view(b, num_tokens, mla.num_heads, mla.head_dim).transpose(1, 2).contiguous()",
+                  "print(keys)"},
+             t);
 
-  nb.cell({"attn_scores = queries @ keys.transpose(-2, -1)",
-           "mask_bool = torch.arange(num_tokens).unsqueeze(-1) < torch.arange(num_tokens).unsqueeze(0)",
-           "attn_weights = torch.softmax(attn_scores.masked_fill(mask_bool, -torch.inf) / keys.shape[-1]**0.5, dim=-1)",
-           "print(mask_bool)", "print(attn_weights)"});
-  nb.record("attn_scores", t.attn_scores);
-  nb.show("mask_bool", t.mask_bool);
-  nb.show("attn_weights", t.attn_weights);
-  nb.note("weights.note", {shape_text(t.attn_weights.shape())});
-  nb.explain("weights.explain");
-
-  nb.cell({"context_vec = (attn_weights @ values).transpose(1, 2).contiguous().view(b, num_tokens, mla.d_out)",
-           "full = mla.out_proj(context_vec)  # = mla(x)", "print(full)"});
-  nb.record("context_vec", t.context_merged);
-  nb.show("full", full);
-  nb.note("full.note", {shape_text(full.shape())});
-  nb.explain("full.explain");
+  weights_cell(nb, {"attn_scores = queries @ keys.transpose(-2, -1)",
+                    "mask_bool = torch.arange(num_tokens).unsqueeze(-1) < torch.arange(num_tokens).unsqueeze(0)",
+                    "attn_weights = torch.softmax(attn_scores.masked_fill(mask_bool, -torch.inf) / keys.shape[-1]**0.5, dim=-1)",
+                    "print(mask_bool)", "print(attn_weights)"},
+               t, "mask_bool");
+  output_cell(nb, "mla", t, full);
 
   nb.heading("ch04/05", "heading.cost");
   const ChapterMha mha = chapter_mha(opt);
@@ -107,11 +78,7 @@ Notebook mla_lesson(const LessonOptions& given) {
           {str(mla.parameter_count()), str(mha_params), L, str(mha_cached)});
   nb.explain("cost.explain");
 
-  cached_steps_cell(nb, "mla", "mla.cache_c_kv", x, full, [&](const Tensor& token) {
-    Generator none;
-    const Tensor out = mla.forward(token, true, none, BernoulliPath::Default);
-    return std::make_pair(out, *mla.cache_c_kv);
-  });
+  module_steps_cell(nb, "mla", "mla.cache_c_kv", x, full, mla, &MultiHeadLatentAttention::cache_c_kv);
   return nb;
 }
 

@@ -39,10 +39,7 @@ Notebook softmax_lesson(const LessonOptions& opt) {
   nb.show("Sum:", "attn_weights_2_tmp.sum()", sum(attn_weights_2_tmp));
   bool all_positive = true;
   for (float v : s) all_positive = all_positive && v > 0.0f;
-  if (all_positive)
-    nb.note("sum_attn_weights_2_tmp_sum.note");
-  else
-    nb.note("sum_attn_weights_2_tmp_sum.note2");
+  nb.note(all_positive ? "sum_attn_weights_2_tmp_sum.note" : "sum_attn_weights_2_tmp_sum.note2");
   nb.explain("sum_attn_weights_2_tmp_sum.explain", {N});
 
   nb.cell({"def softmax_naive(x):", "    return torch.exp(x) / torch.exp(x).sum(dim=0)", "",
@@ -119,10 +116,7 @@ Notebook softmax_lesson(const LessonOptions& opt) {
   nb.show("softmax_naive(big_scores)", naive_big);
   bool overflow = false;
   for (float v : naive_big.values()) overflow = overflow || !std::isfinite(v);
-  if (overflow)
-    nb.note("softmax_naive_big_scores.note");
-  else
-    nb.note("softmax_naive_big_scores.note2");
+  nb.note(overflow ? "softmax_naive_big_scores.note" : "softmax_naive_big_scores.note2");
   nb.explain("softmax_naive_big_scores.explain", {journey});
 
   nb.cell({"shifted = big_scores - big_scores.max()", "print(shifted)", "print(torch.exp(shifted))",

@@ -29,20 +29,15 @@ Notebook swa_lesson(const LessonOptions& given) {
   const int64_t w = given.window.value_or(3), n = opt.num_tokens();
   opt.window = w;
   Notebook nb = lesson_notebook("swa", opt);
-  const std::string ws = str(w), h = str(*opt.num_heads), d = str(opt.d_out), d_in = str(opt.d_in());
-  const std::string args = "d_in=" + d_in + ", d_out=" + d + ", dropout=0.0, num_heads=" + h + (opt.qkv_bias ? ", qkv_bias=True" : "");
+  const std::string ws = str(w);
+  const std::string args = bonus_class_args(opt) + (opt.qkv_bias ? ", qkv_bias=True" : "");
 
   nb.heading("ch04/06", "heading.setup");
   const Tensor x = bonus_inputs_cell(nb, opt);
-  nb.cell({"class MultiHeadAttentionWithSWA(nn.Module):",
-           "    def __init__(self, d_in, d_out, dropout, num_heads, qkv_bias=False, sliding_window_size=None):",
-           "        ...  # W_query, W_key, W_value, out_proj and dropout as in 3.6.2, but no mask buffer",
-           "        self.sliding_window_size = sliding_window_size",
-           "        ...  # cache_k, cache_v, ptr_current_pos as in the KV cache lesson",
-           "    # forward(x, use_cache=False): the cells below", "",
-           "torch.manual_seed(" + fmt_seed(opt, 123) + ")",
-           "swa = MultiHeadAttentionWithSWA(" + args + ", sliding_window_size=" + ws + ")",
-           "print(swa.sliding_window_size)"});
+  nb.cell(class_code("swa", "MultiHeadAttentionWithSWA",
+                     {"torch.manual_seed(" + fmt_seed(opt, 123) + ")",
+                      "swa = MultiHeadAttentionWithSWA(" + args + ", sliding_window_size=" + ws + ")",
+                      "print(swa.sliding_window_size)"}));
   Generator gen;
   gen.manual_seed(opt.seed_or(123));
   SlidingWindowAttention swa = SlidingWindowAttention::init(gen, opt.d_in(), opt.d_out, 0.0, *opt.num_heads, opt.qkv_bias, w);
@@ -53,15 +48,12 @@ Notebook swa_lesson(const LessonOptions& given) {
   const Tensor full = swa.forward(x, false, gen, BernoulliPath::Default, &t);
 
   nb.heading("ch04/06", "heading.forward");
-  nb.cell({"b, num_tokens, _ = x.shape",
-           "queries = swa.W_query(x).view(b, num_tokens, swa.num_heads, swa.head_dim).transpose(1, 2)",
-           "keys = swa.W_key(x).view(b, num_tokens, swa.num_heads, swa.head_dim).transpose(1, 2)",
-           "values = swa.W_value(x).view(b, num_tokens, swa.num_heads, swa.head_dim).transpose(1, 2)", "print(keys)"});
-  nb.record("queries", t.queries);
-  nb.show("keys", t.keys);
-  nb.record("values", t.values);
-  nb.note("heads.note", {shape_text(t.keys.shape())});
-  nb.explain("heads.explain");
+  heads_cell(nb, {"b, num_tokens, _ = x.shape",
+                  "queries = swa.W_query(x).view(b, num_tokens, swa.num_heads, swa.head_dim).transpose(1, 2)",
+                  "keys = swa.W_key(x).view(b, num_tokens, swa.num_heads, swa.head_dim).transpose(1, 2)",
+                  "values = swa.W_value(x).view(b, num_tokens, swa.num_heads, swa.head_dim).transpose(1, 2)",
+                  "print(keys)"},
+             t);
 
   nb.cell({"q_positions = torch.arange(num_tokens)", "k_positions = torch.arange(num_tokens)",
            "diff = q_positions.unsqueeze(-1) - k_positions.unsqueeze(0)  # how far key j lies behind query i",
@@ -80,12 +72,7 @@ Notebook swa_lesson(const LessonOptions& given) {
   nb.note("weights.note", {ws});
   nb.explain("weights.explain");
 
-  nb.cell({"context_vec = (attn_weights @ values).transpose(1, 2).contiguous().view(b, num_tokens, swa.d_out)",
-           "full = swa.out_proj(context_vec)  # = swa(x)", "print(full)"});
-  nb.record("context_vec", t.context_merged);
-  nb.show("full", full);
-  nb.note("full.note", {shape_text(full.shape())});
-  nb.explain("full.explain");
+  output_cell(nb, "swa", t, full);
 
   nb.heading("ch04/06", "heading.compare");
   nb.cell({"torch.manual_seed(" + fmt_seed(opt, 123) + ")",
@@ -99,11 +86,7 @@ Notebook swa_lesson(const LessonOptions& given) {
   nb.note(w >= n ? "compare.note_wide" : "compare.note", {ws, str(std::min(w, n))});
   nb.explain("compare.explain");
 
-  cached_steps_cell(nb, "swa", "swa.cache_k", x, full, [&](const Tensor& token) {
-    Generator none;
-    const Tensor out = swa.forward(token, true, none, BernoulliPath::Default);
-    return std::make_pair(out, *swa.cache_k);
-  });
+  module_steps_cell(nb, "swa", "swa.cache_k", x, full, swa, &SlidingWindowAttention::cache_k);
 
   const int64_t cached = swa.cache_k->size(1), bytes = 2 * swa.cache_k->numel() * 4;
   nb.cell({"n_bytes = 2 * swa.cache_k.numel() * swa.cache_k.element_size()",

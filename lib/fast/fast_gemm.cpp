@@ -30,6 +30,19 @@ void edge_tile(const KernelSet& k, int64_t kc, const float* a, int64_t rs, int64
   for (int64_t r = 0; r < mr; ++r) std::memcpy(c + r * ldc, tile + r * k.nr, sizeof(float) * nr);
 }
 
+// A strip [p][width] from `used` rows of kc floats (row c at src(c)), zero-padded past them.
+template <class Src>
+void pack_transposed(float* dst, int64_t width, int64_t used, int64_t kc, Src src) {
+  for (int64_t c = 0; c < width; ++c) {
+    if (c >= used) {
+      for (int64_t p = 0; p < kc; ++p) dst[p * width + c] = 0.0f;
+      continue;
+    }
+    const float* row = src(c);
+    for (int64_t p = 0; p < kc; ++p) dst[p * width + c] = row[p];
+  }
+}
+
 // B block rows [pc, pc+kc) x columns [j, j+NR) into one strip [p][NR], zero-padded past n.
 void pack_b_strip(const GemmArgs& g, int64_t NR, int64_t pc, int64_t kc, int64_t j, float* dst) {
   const int64_t nr = std::min(NR, g.n - j);
@@ -41,27 +54,13 @@ void pack_b_strip(const GemmArgs& g, int64_t NR, int64_t pc, int64_t kc, int64_t
       for (int64_t c = nr; c < NR; ++c) d[c] = 0.0f;
     }
   } else {
-    for (int64_t c = 0; c < NR; ++c) {
-      if (c >= nr) {
-        for (int64_t p = 0; p < kc; ++p) dst[p * NR + c] = 0.0f;
-        continue;
-      }
-      const float* src = g.b + (j + c) * g.ldb + pc;
-      for (int64_t p = 0; p < kc; ++p) dst[p * NR + c] = src[p];
-    }
+    pack_transposed(dst, NR, nr, kc, [&](int64_t c) { return g.b + (j + c) * g.ldb + pc; });
   }
 }
 
 // A rows [i, i+mr) x k [pc, pc+kc) into one strip [p][MR], zero-padded past mr.
 void pack_a_strip(const GemmArgs& g, int64_t MR, int64_t i, int64_t mr, int64_t pc, int64_t kc, float* dst) {
-  for (int64_t r = 0; r < MR; ++r) {
-    if (r >= mr) {
-      for (int64_t p = 0; p < kc; ++p) dst[p * MR + r] = 0.0f;
-      continue;
-    }
-    const float* src = g.a + (i + r) * g.lda + pc;
-    for (int64_t p = 0; p < kc; ++p) dst[p * MR + r] = src[p];
-  }
+  pack_transposed(dst, MR, mr, kc, [&](int64_t r) { return g.a + (i + r) * g.lda + pc; });
 }
 
 // Rows [ic, ic+mc) of C for one (jc, pc) block, B already packed. A narrow C (a few strips)

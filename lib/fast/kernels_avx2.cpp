@@ -5,17 +5,45 @@
 #include <immintrin.h>
 
 #include <algorithm>
-#include <cstring>
 #include <limits>
 
-#include "fast/kernels.h"
-#include "fast/simd_exp.h"
-
 #define ATTN_AVX2 __attribute__((target("avx2,fma")))
+#define ATTN_SIMD_TARGET ATTN_AVX2
+
+#include "fast/kernels.h"
+#include "fast/simd_kernels.h"
 
 namespace attn {
 
 namespace {
+
+// The vector traits of fast/simd_kernels.h: 8 lanes of __m256.
+struct Avx2 {
+  using reg = __m256;
+  using mask = __m256;
+  static constexpr int lanes = 8;
+  static ATTN_AVX2 reg set1(float x) { return _mm256_set1_ps(x); }
+  static ATTN_AVX2 reg max(reg a, reg b) { return _mm256_max_ps(a, b); }
+  static ATTN_AVX2 reg min(reg a, reg b) { return _mm256_min_ps(a, b); }
+  static ATTN_AVX2 reg fmadd(reg a, reg b, reg c) { return _mm256_fmadd_ps(a, b, c); }
+  static ATTN_AVX2 reg round(reg v) { return _mm256_round_ps(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
+  static ATTN_AVX2 reg pow2(reg n) {
+    return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23));
+  }
+  // NaN lanes are kept (and stay NaN), as _CMP_LT_OQ's complement does
+  static ATTN_AVX2 mask at_least(reg x, reg lo) { return _mm256_cmp_ps(x, lo, _CMP_NLT_UQ); }
+  static ATTN_AVX2 reg keep(mask m, reg v) { return _mm256_and_ps(m, v); }
+  static ATTN_AVX2 float reduce_add(reg v) {  // lane 0 first, one after the other
+    float total = 0;
+    for (float x : lanes_of<Avx2>(v).v) total += x;
+    return total;
+  }
+  static ATTN_AVX2 float reduce_max(reg v) {
+    float m = -std::numeric_limits<float>::infinity();
+    for (float x : lanes_of<Avx2>(v).v) m = std::max(m, x);
+    return m;
+  }
+};
 
 constexpr int64_t MR = 6, NR = 16;
 
@@ -56,81 +84,13 @@ ATTN_AVX2 void micro_kernel(int64_t kc, const float* a, int64_t rs, int64_t ks, 
   }
 }
 
-ATTN_AVX2 void online_softmax(float* st, int64_t br, int64_t bc, float* m, float* l, float* alpha) {
-  for (int64_t c = 0; c < br; c += 8) {
-    const __m256 m_old = _mm256_loadu_ps(m + c);
-    __m256 m_new = m_old;
-    for (int64_t j = 0; j < bc; ++j) m_new = _mm256_max_ps(m_new, _mm256_loadu_ps(st + j * br + c));
-    __m256 sum = _mm256_setzero_ps();
-    for (int64_t j = 0; j < bc; ++j) {
-      const __m256 p = exp256(_mm256_sub_ps(_mm256_loadu_ps(st + j * br + c), m_new));
-      _mm256_storeu_ps(st + j * br + c, p);
-      sum = _mm256_add_ps(sum, p);
-    }
-    const __m256 a = exp256(_mm256_sub_ps(m_old, m_new));  // m_old = -inf at the first tile: 0
-    _mm256_storeu_ps(alpha + c, a);
-    _mm256_storeu_ps(l + c, _mm256_fmadd_ps(_mm256_loadu_ps(l + c), a, sum));
-    _mm256_storeu_ps(m + c, m_new);
-  }
-}
-
-ATTN_AVX2 void softmax_row(const float* in, float* out, int64_t n, float scale) {
-  const float minus_inf = -std::numeric_limits<float>::infinity();
-  const int64_t full = n / 8 * 8;
-  __m256 mx = _mm256_set1_ps(minus_inf);
-  for (int64_t j = 0; j < full; j += 8) mx = _mm256_max_ps(mx, _mm256_loadu_ps(in + j));
-  float m = minus_inf;
-  alignas(32) float lanes[8];
-  _mm256_store_ps(lanes, mx);
-  for (float x : lanes) m = std::max(m, x);
-  for (int64_t j = full; j < n; ++j) m = std::max(m, in[j]);
-  const __m256 vs = _mm256_set1_ps(scale), vms = _mm256_set1_ps(m * scale);
-  __m256 sum = _mm256_setzero_ps();
-  for (int64_t j = 0; j < full; j += 8) {  // exp(x·scale − max·scale)
-    const __m256 e = exp256(_mm256_sub_ps(_mm256_mul_ps(_mm256_loadu_ps(in + j), vs), vms));
-    _mm256_storeu_ps(out + j, e);
-    sum = _mm256_add_ps(sum, e);
-  }
-  if (full < n) {  // the tail through one padded vector
-    alignas(32) float tail[8];
-    for (int64_t j = 0; j < 8; ++j) tail[j] = full + j < n ? in[full + j] : minus_inf;
-    const __m256 e = exp256(_mm256_sub_ps(_mm256_mul_ps(_mm256_load_ps(tail), vs), vms));
-    _mm256_store_ps(tail, e);
-    sum = _mm256_add_ps(sum, e);
-    std::memcpy(out + full, tail, sizeof(float) * (n - full));
-  }
-  _mm256_store_ps(lanes, sum);
-  float total = 0;
-  for (float x : lanes) total += x;
-  const __m256 inv = _mm256_set1_ps(1.0f / total);
-  for (int64_t j = 0; j < full; j += 8) _mm256_storeu_ps(out + j, _mm256_mul_ps(_mm256_loadu_ps(out + j), inv));
-  for (int64_t j = full; j < n; ++j) out[j] *= 1.0f / total;
-}
-
-// 12 independent 8-lane FMA chains: latency 4 x 2 FMA units = 8 in flight at least; 12 of the
-// 16 YMM registers, the rest for the constants.
-constexpr int kChains = 12;
-ATTN_AVX2 float fma_loop(long n) {
-  const __m256 mul = _mm256_set1_ps(0.999999f), add = _mm256_set1_ps(1e-6f);  // fixed point 1: no denormals
-  __m256 acc[kChains];
-  for (int j = 0; j < kChains; ++j) acc[j] = _mm256_set1_ps(1.0f + 0.01f * j);
-  for (long i = 0; i < n; ++i) {
-#pragma GCC unroll 12
-    for (int j = 0; j < kChains; ++j) acc[j] = _mm256_fmadd_ps(acc[j], mul, add);
-  }
-  __m256 s = acc[0];
-  for (int j = 1; j < kChains; ++j) s = _mm256_add_ps(s, acc[j]);
-  alignas(32) float out[8];
-  _mm256_store_ps(out, s);
-  return out[0];
-}
-
 }  // namespace
 
+// The peak loop: 12 independent 8-lane FMA chains: latency 4 x 2 FMA units = 8 in flight at least; 12 of
+// the 16 YMM registers, the rest for the constants.
 const KernelSet& avx2_kernels() {
-  static const KernelSet k{Isa::Avx2Fma, MR, NR, 384, 120, 2304, micro_kernel, 48, 48, online_softmax,
-                           softmax_row, fma_loop, 2.0 * 8 * kChains, "12 independent 8-lane FMAs"};
-  return k;
+  return simd_kernel_set<Avx2, 1, 12>(Isa::Avx2Fma, MR, NR, {384, 120, 2304},
+                                      micro_kernel, 48, "12 independent 8-lane FMAs");
 }
 
 }  // namespace attn

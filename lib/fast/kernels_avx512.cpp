@@ -9,10 +9,11 @@
 #include <algorithm>
 #include <limits>
 
-#include "fast/kernels.h"
-#include "fast/simd_exp.h"
-
 #define ATTN_AVX512 __attribute__((target("avx512f,avx2,fma")))
+#define ATTN_SIMD_TARGET ATTN_AVX512
+
+#include "fast/kernels.h"
+#include "fast/simd_kernels.h"
 
 // GCC 12 warns inside its own avx512fintrin.h (the _mm512_undefined_ps() of the unmasked forms).
 #if defined(__GNUC__) && !defined(__clang__)
@@ -25,6 +26,25 @@ namespace attn {
 namespace {
 
 constexpr int MR = 8, NV = 2, NR = 16 * NV;
+
+// The vector traits of fast/simd_kernels.h: 16 lanes of __m512.
+struct Avx512 {
+  using reg = __m512;
+  using mask = __mmask16;
+  static constexpr int lanes = 16;
+  static ATTN_AVX512 reg set1(float x) { return _mm512_set1_ps(x); }
+  static ATTN_AVX512 reg max(reg a, reg b) { return _mm512_max_ps(a, b); }
+  static ATTN_AVX512 reg min(reg a, reg b) { return _mm512_min_ps(a, b); }
+  static ATTN_AVX512 reg fmadd(reg a, reg b, reg c) { return _mm512_fmadd_ps(a, b, c); }
+  static ATTN_AVX512 reg round(reg v) { return _mm512_roundscale_ps(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
+  static ATTN_AVX512 reg pow2(reg n) {
+    return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(_mm512_cvtps_epi32(n), _mm512_set1_epi32(127)), 23));
+  }
+  static ATTN_AVX512 mask at_least(reg x, reg lo) { return _mm512_cmp_ps_mask(x, lo, _CMP_GE_OQ); }
+  static ATTN_AVX512 reg keep(mask m, reg v) { return _mm512_maskz_mov_ps(m, v); }
+  static ATTN_AVX512 float reduce_add(reg v) { return _mm512_reduce_add_ps(v); }
+  static ATTN_AVX512 float reduce_max(reg v) { return _mm512_reduce_max_ps(v); }
+};
 
 // kPacked: A(r, p) at a[r + p*ks] (packed strips, flash's P^T); else at a[r*rs + p] (rows in place).
 template <bool kPacked>
@@ -80,81 +100,11 @@ ATTN_AVX512 void micro_kernel(int64_t kc, const float* a, int64_t rs, int64_t ks
   else kernel<false>(kc, a, rs, ks, b, c, ldc, start, v);
 }
 
-ATTN_AVX512 void online_softmax(float* st, int64_t br, int64_t bc, float* m, float* l, float* alpha) {
-  for (int64_t c = 0; c < br; c += 16) {
-    const __m512 m_old = _mm512_loadu_ps(m + c);
-    __m512 m_new = m_old;
-    for (int64_t j = 0; j < bc; ++j) m_new = _mm512_max_ps(m_new, _mm512_loadu_ps(st + j * br + c));
-    __m512 sum0 = _mm512_setzero_ps(), sum1 = _mm512_setzero_ps();
-    int64_t j = 0;
-    for (; j + 1 < bc; j += 2) {  // two exps at once: their latency overlaps
-      const __m512 p0 = exp512(_mm512_sub_ps(_mm512_loadu_ps(st + j * br + c), m_new));
-      const __m512 p1 = exp512(_mm512_sub_ps(_mm512_loadu_ps(st + (j + 1) * br + c), m_new));
-      _mm512_storeu_ps(st + j * br + c, p0);
-      _mm512_storeu_ps(st + (j + 1) * br + c, p1);
-      sum0 = _mm512_add_ps(sum0, p0);
-      sum1 = _mm512_add_ps(sum1, p1);
-    }
-    for (; j < bc; ++j) {
-      const __m512 p = exp512(_mm512_sub_ps(_mm512_loadu_ps(st + j * br + c), m_new));
-      _mm512_storeu_ps(st + j * br + c, p);
-      sum0 = _mm512_add_ps(sum0, p);
-    }
-    const __m512 a = exp512(_mm512_sub_ps(m_old, m_new));  // m_old = -inf at the first tile: 0
-    _mm512_storeu_ps(alpha + c, a);
-    _mm512_storeu_ps(l + c, _mm512_fmadd_ps(_mm512_loadu_ps(l + c), a, _mm512_add_ps(sum0, sum1)));
-    _mm512_storeu_ps(m + c, m_new);
-  }
-}
-
-ATTN_AVX512 void softmax_row(const float* in, float* out, int64_t n, float scale) {
-  const float minus_inf = -std::numeric_limits<float>::infinity();
-  const int64_t full = n / 16 * 16;
-  const __mmask16 tail = static_cast<__mmask16>((1u << (n - full)) - 1);
-  __m512 mx = _mm512_set1_ps(minus_inf);
-  for (int64_t j = 0; j < full; j += 16) mx = _mm512_max_ps(mx, _mm512_loadu_ps(in + j));
-  if (tail) mx = _mm512_max_ps(mx, _mm512_mask_loadu_ps(_mm512_set1_ps(minus_inf), tail, in + full));
-  const float m = _mm512_reduce_max_ps(mx);
-  const __m512 vs = _mm512_set1_ps(scale), vms = _mm512_set1_ps(m * scale);
-  __m512 sum = _mm512_setzero_ps();
-  for (int64_t j = 0; j < full; j += 16) {  // exp(x·scale − max·scale)
-    const __m512 e = exp512(_mm512_sub_ps(_mm512_mul_ps(_mm512_loadu_ps(in + j), vs), vms));
-    _mm512_storeu_ps(out + j, e);
-    sum = _mm512_add_ps(sum, e);
-  }
-  if (tail) {
-    const __m512 x = _mm512_mask_loadu_ps(_mm512_set1_ps(minus_inf), tail, in + full);
-    const __m512 e = exp512(_mm512_sub_ps(_mm512_mul_ps(x, vs), vms));  // -inf lanes: 0
-    _mm512_mask_storeu_ps(out + full, tail, e);
-    sum = _mm512_add_ps(sum, e);
-  }
-  const __m512 inv = _mm512_set1_ps(1.0f / _mm512_reduce_add_ps(sum));
-  for (int64_t j = 0; j < full; j += 16) _mm512_storeu_ps(out + j, _mm512_mul_ps(_mm512_loadu_ps(out + j), inv));
-  if (tail) _mm512_mask_storeu_ps(out + full, tail, _mm512_mul_ps(_mm512_maskz_loadu_ps(tail, out + full), inv));
-}
-
-constexpr int kChains = 16;
-ATTN_AVX512 float fma_loop(long n) {
-  const __m512 mul = _mm512_set1_ps(0.999999f), add = _mm512_set1_ps(1e-6f);  // fixed point 1: no denormals
-  __m512 acc[kChains];
-#pragma GCC unroll 16
-  for (int j = 0; j < kChains; ++j) acc[j] = _mm512_set1_ps(1.0f + 0.01f * j);
-  for (long i = 0; i < n; ++i) {
-#pragma GCC unroll 16
-    for (int j = 0; j < kChains; ++j) acc[j] = _mm512_fmadd_ps(acc[j], mul, add);
-  }
-  __m512 s = acc[0];
-#pragma GCC unroll 16
-  for (int j = 1; j < kChains; ++j) s = _mm512_add_ps(s, acc[j]);
-  return _mm512_reduce_add_ps(s);
-}
-
 }  // namespace
 
 const KernelSet& avx512_kernels() {
-  static const KernelSet k{Isa::Avx512, MR, NR, 256, 128, 2304, micro_kernel, 64, 64, online_softmax,
-                           softmax_row, fma_loop, 2.0 * 16 * kChains, "16 independent 16-lane FMAs"};
-  return k;
+  return simd_kernel_set<Avx512, 2, 16>(Isa::Avx512, MR, NR, {256, 128, 2304},
+                                        micro_kernel, 64, "16 independent 16-lane FMAs");
 }
 
 }  // namespace attn

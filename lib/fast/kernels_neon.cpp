@@ -8,14 +8,33 @@
 #include <algorithm>
 #include <limits>
 
+#define ATTN_SIMD_TARGET  // NEON is the baseline of arm64
+
 #include "fast/kernels.h"
-#include "fast/simd_exp.h"
+#include "fast/simd_kernels.h"
 
 namespace attn {
 
 namespace {
 
 constexpr int MR = 6, NV = 4, NR = 4 * NV;
+
+// The vector traits of fast/simd_kernels.h: 4 lanes of float32x4_t.
+struct Neon {
+  using reg = float32x4_t;
+  using mask = uint32x4_t;
+  static constexpr int lanes = 4;
+  static reg set1(float x) { return vdupq_n_f32(x); }
+  static reg max(reg a, reg b) { return vmaxq_f32(a, b); }
+  static reg min(reg a, reg b) { return vminq_f32(a, b); }
+  static reg fmadd(reg a, reg b, reg c) { return vfmaq_f32(c, a, b); }
+  static reg round(reg v) { return vrndnq_f32(v); }
+  static reg pow2(reg n) { return vreinterpretq_f32_s32(vshlq_n_s32(vaddq_s32(vcvtnq_s32_f32(n), vdupq_n_s32(127)), 23)); }
+  static mask at_least(reg x, reg lo) { return vcgeq_f32(x, lo); }
+  static reg keep(mask m, reg v) { return vreinterpretq_f32_u32(vandq_u32(m, vreinterpretq_u32_f32(v))); }
+  static float reduce_add(reg v) { return vaddvq_f32(v); }
+  static float reduce_max(reg v) { return vmaxvq_f32(v); }
+};
 
 void micro_kernel(int64_t kc, const float* a, int64_t rs, int64_t ks, const float* b, float* c, int64_t ldc,
                   Start start, const float* v) {
@@ -51,73 +70,11 @@ void micro_kernel(int64_t kc, const float* a, int64_t rs, int64_t ks, const floa
     for (int h = 0; h < NV; ++h) vst1q_f32(c + r * ldc + 4 * h, acc[r][h]);
 }
 
-void online_softmax(float* st, int64_t br, int64_t bc, float* m, float* l, float* alpha) {
-  for (int64_t c = 0; c < br; c += 4) {
-    const float32x4_t m_old = vld1q_f32(m + c);
-    float32x4_t m_new = m_old;
-    for (int64_t j = 0; j < bc; ++j) m_new = vmaxq_f32(m_new, vld1q_f32(st + j * br + c));
-    float32x4_t sum = vdupq_n_f32(0.0f);
-    for (int64_t j = 0; j < bc; ++j) {
-      const float32x4_t p = exp_neon(vsubq_f32(vld1q_f32(st + j * br + c), m_new));
-      vst1q_f32(st + j * br + c, p);
-      sum = vaddq_f32(sum, p);
-    }
-    const float32x4_t a = exp_neon(vsubq_f32(m_old, m_new));  // m_old = -inf at the first tile: 0
-    vst1q_f32(alpha + c, a);
-    vst1q_f32(l + c, vfmaq_f32(sum, vld1q_f32(l + c), a));
-    vst1q_f32(m + c, m_new);
-  }
-}
-
-void softmax_row(const float* in, float* out, int64_t n, float scale) {
-  const float minus_inf = -std::numeric_limits<float>::infinity();
-  const int64_t full = n / 4 * 4;
-  float32x4_t mx = vdupq_n_f32(minus_inf);
-  for (int64_t j = 0; j < full; j += 4) mx = vmaxq_f32(mx, vld1q_f32(in + j));
-  float m = vmaxvq_f32(mx);
-  for (int64_t j = full; j < n; ++j) m = std::max(m, in[j]);
-  const float32x4_t vs = vdupq_n_f32(scale), vms = vdupq_n_f32(m * scale);
-  float32x4_t sum = vdupq_n_f32(0.0f);
-  for (int64_t j = 0; j < full; j += 4) {  // exp(x·scale − max·scale)
-    const float32x4_t e = exp_neon(vsubq_f32(vmulq_f32(vld1q_f32(in + j), vs), vms));
-    vst1q_f32(out + j, e);
-    sum = vaddq_f32(sum, e);
-  }
-  if (full < n) {  // the tail through one padded vector
-    float tail[4];
-    for (int64_t j = 0; j < 4; ++j) tail[j] = full + j < n ? in[full + j] : minus_inf;
-    const float32x4_t e = exp_neon(vsubq_f32(vmulq_f32(vld1q_f32(tail), vs), vms));
-    vst1q_f32(tail, e);
-    sum = vaddq_f32(sum, e);
-    for (int64_t j = full; j < n; ++j) out[j] = tail[j - full];
-  }
-  const float inv = 1.0f / vaddvq_f32(sum);
-  for (int64_t j = 0; j < full; j += 4) vst1q_f32(out + j, vmulq_n_f32(vld1q_f32(out + j), inv));
-  for (int64_t j = full; j < n; ++j) out[j] *= inv;
-}
-
-constexpr int kChains = 24;
-float fma_loop(long n) {
-  const float32x4_t mul = vdupq_n_f32(0.999999f), add = vdupq_n_f32(1e-6f);  // fixed point 1: no denormals
-  float32x4_t acc[kChains];
-#pragma GCC unroll 24
-  for (int j = 0; j < kChains; ++j) acc[j] = vdupq_n_f32(1.0f + 0.01f * j);
-  for (long i = 0; i < n; ++i) {
-#pragma GCC unroll 24
-    for (int j = 0; j < kChains; ++j) acc[j] = vfmaq_f32(add, acc[j], mul);
-  }
-  float32x4_t s = acc[0];
-#pragma GCC unroll 24
-  for (int j = 1; j < kChains; ++j) s = vaddq_f32(s, acc[j]);
-  return vaddvq_f32(s);
-}
-
 }  // namespace
 
 const KernelSet& neon_kernels() {
-  static const KernelSet k{Isa::Neon, MR, NR, 384, 120, 2304, micro_kernel, 48, 48, online_softmax,
-                           softmax_row, fma_loop, 2.0 * 4 * kChains, "24 independent 4-lane FMAs"};
-  return k;
+  return simd_kernel_set<Neon, 1, 24>(Isa::Neon, MR, NR, {384, 120, 2304},
+                                      micro_kernel, 48, "24 independent 4-lane FMAs");
 }
 
 }  // namespace attn

@@ -2,6 +2,8 @@
 // The part every multi-head module of the chapter and of the bonus material shares once queries, keys
 // and values are split into heads: scores, the mask, the scaled softmax, dropout, the weighted values,
 // the heads merged back (transpose, contiguous, view) and out_proj. Each op as PyTorch runs it.
+#include <stdexcept>
+
 #include "core/generator.h"
 #include "core/random_ops.h"
 #include "core/tensor.h"
@@ -26,6 +28,16 @@ struct HeadsAttentionTrace {
 // scores. Fills `t` and returns t.context_vec.
 Tensor attend_heads(const Tensor& queries, const Tensor& keys, const Tensor& values, const Tensor& mask_bool,
                     double dropout, Generator& gen, BernoulliPath path, const Linear& out_proj, HeadsAttentionTrace& t);
+
+// d_out, num_heads and head_dim = d_out / num_heads of a multi-head module, after the class's assert:
+// std::invalid_argument unless num_heads divides d_out.
+template <class Module>
+void set_head_sizes(Module& m, int64_t d_out, int64_t num_heads) {
+  if (num_heads <= 0 || d_out % num_heads != 0) throw std::invalid_argument("d_out must be divisible by num_heads");
+  m.d_out = d_out;
+  m.num_heads = num_heads;
+  m.head_dim = d_out / num_heads;
+}
 
 // The same values without autograd provenance: what a module computes under torch.no_grad().
 Tensor inference(const Tensor& t);

@@ -23,11 +23,16 @@ struct BonusAttentionTrace : HeadsAttentionTrace {
   int64_t ptr_before = 0;                       // ptr_current_pos when the call started
 };
 
-// The chapter's MultiHeadAttention with cache_k/cache_v (b, K, H, hd) and ptr_current_pos (ch04/03_kv-cache).
-struct KVCacheMultiHeadAttention {
-  MultiHeadAttention mha;  // W_query, W_key, W_value, out_proj and the triu mask buffer, as in chapter 3
+// cache_k, cache_v and ptr_current_pos, as three of the modules keep them; reset_cache() empties them.
+struct KeyValueCache {
   std::optional<Tensor> cache_k, cache_v;
   int64_t ptr_current_pos = 0;
+  void reset_cache();
+};
+
+// The chapter's MultiHeadAttention with cache_k/cache_v (b, K, H, hd) and ptr_current_pos (ch04/03_kv-cache).
+struct KVCacheMultiHeadAttention : KeyValueCache {
+  MultiHeadAttention mha;  // W_query, W_key, W_value, out_proj and the triu mask buffer, as in chapter 3
 
   static KVCacheMultiHeadAttention init(Generator& gen, int64_t d_in, int64_t d_out, int64_t context_length,
                                         double dropout, int64_t num_heads, bool qkv_bias);
@@ -35,23 +40,20 @@ struct KVCacheMultiHeadAttention {
   // PyTorch raises (std::invalid_argument).
   Tensor forward(const Tensor& x, bool use_cache, Generator& gen, BernoulliPath path,
                  BonusAttentionTrace* trace = nullptr);
-  void reset_cache();
 };
 
-// GroupedQueryAttention (ch04/04_gqa): W_key, W_value (d_in -> G * hd), W_query, out_proj without bias.
-struct GroupedQueryAttention {
+// GroupedQueryAttention (ch04/04_gqa): W_key, W_value (d_in -> G * hd), W_query, out_proj without bias;
+// the cache holds the G groups' keys and values: (b, G, K, hd).
+struct GroupedQueryAttention : KeyValueCache {
   int64_t d_out = 0, num_heads = 0, num_kv_groups = 0, head_dim = 0, group_size = 0;
   Linear W_key, W_value, W_query, out_proj;
   double dropout = 0.0;
-  std::optional<Tensor> cache_k, cache_v;  // (b, G, K, hd)
-  int64_t ptr_current_pos = 0;
 
   // Throws std::invalid_argument unless num_heads divides d_out and num_kv_groups divides num_heads.
   static GroupedQueryAttention init(Generator& gen, int64_t d_in, int64_t d_out, double dropout, int64_t num_heads,
                                     int64_t num_kv_groups, bool qkv_bias);
   Tensor forward(const Tensor& x, bool use_cache, Generator& gen, BernoulliPath path,
                  BonusAttentionTrace* trace = nullptr);
-  void reset_cache();
   int64_t parameter_count() const;
 };
 
@@ -74,25 +76,31 @@ struct MultiHeadLatentAttention {
 };
 
 // MultiHeadAttentionWithSWA (ch04/06_swa): the chapter's layers; key j is visible to query i iff
-// 0 <= i - j < W (W tokens, the query's own included). No window: causal. The cache keeps the last W.
-struct SlidingWindowAttention {
+// 0 <= i - j < W (W tokens, the query's own included). No window: causal. The cache keeps the last W:
+// (b, <= W, H, hd).
+struct SlidingWindowAttention : KeyValueCache {
   int64_t d_out = 0, num_heads = 0, head_dim = 0;
   Linear W_query, W_key, W_value, out_proj;
   double dropout = 0.0;
   std::optional<int64_t> window;
-  std::optional<Tensor> cache_k, cache_v;  // (b, <= W, H, hd)
-  int64_t ptr_current_pos = 0;
 
   static SlidingWindowAttention init(Generator& gen, int64_t d_in, int64_t d_out, double dropout, int64_t num_heads,
                                      bool qkv_bias, std::optional<int64_t> window);
   Tensor forward(const Tensor& x, bool use_cache, Generator& gen, BernoulliPath path,
                  BonusAttentionTrace* trace = nullptr);
-  void reset_cache();
 };
 
 // torch.arange(start, start + n) as int64, and q_positions.unsqueeze(-1) < k_positions.unsqueeze(0).
 Tensor arange_positions(int64_t start, int64_t n);
 Tensor future_mask(const Tensor& q_positions, const Tensor& k_positions);
+// The end every forward shares: attend_heads on t's queries, keys and values under mask_bool (scores to
+// out_proj), the output without autograd provenance, t handed to `trace` (when given); returns the output.
+Tensor finish_forward(BonusAttentionTrace& t, const Tensor& mask_bool, double dropout, Generator& gen,
+                      BernoulliPath path, const Linear& out_proj, BonusAttentionTrace* trace);
+// Causal positions with a cache: t.q_positions from ptr_current_pos (use_cache) or 0, ptr_current_pos moved
+// on past the new tokens (or back to 0), t.k_positions 0 .. num_keys - 1; returns their future_mask.
+Tensor cached_future_mask(BonusAttentionTrace& t, int64_t& ptr_current_pos, bool use_cache, int64_t num_tokens,
+                          int64_t num_keys);
 // x[:, start:start + length, ...] as a contiguous copy.
 Tensor token_slice(const Tensor& x, int64_t start, int64_t length);
 

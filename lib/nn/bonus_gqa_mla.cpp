@@ -10,13 +10,10 @@ namespace attn {
 
 GroupedQueryAttention GroupedQueryAttention::init(Generator& gen, int64_t d_in, int64_t d_out, double dropout,
                                                   int64_t num_heads, int64_t num_kv_groups, bool qkv_bias) {
-  if (num_heads <= 0 || d_out % num_heads != 0) throw std::invalid_argument("d_out must be divisible by num_heads");
+  GroupedQueryAttention m;
+  set_head_sizes(m, d_out, num_heads);
   if (num_kv_groups <= 0 || num_heads % num_kv_groups != 0)
     throw std::invalid_argument("num_heads must be divisible by num_kv_groups");
-  GroupedQueryAttention m;
-  m.d_out = d_out;
-  m.num_heads = num_heads;
-  m.head_dim = d_out / num_heads;
   m.num_kv_groups = num_kv_groups;
   m.group_size = num_heads / num_kv_groups;
   // The bonus class's order: keys and values first, then queries, then out_proj (no bias).
@@ -52,20 +49,8 @@ Tensor GroupedQueryAttention::forward(const Tensor& x, bool use_cache, Generator
   // (b, G, K, hd) -> (b, num_heads, K, hd): group g serves query heads g * group_size ... (g + 1) * group_size - 1
   t.keys = repeat_interleave(t.keys_base, group_size, 1);
   t.values = repeat_interleave(t.values_base, group_size, 1);
-  t.q_positions = arange_positions(use_cache ? ptr_current_pos : 0, num_tokens);
-  ptr_current_pos = use_cache ? ptr_current_pos + num_tokens : 0;
-  t.k_positions = arange_positions(0, t.keys.size(2));
-  attend_heads(t.queries, t.keys, t.values, future_mask(t.q_positions, t.k_positions), dropout, gen, path, out_proj, t);
-  t.context_vec = inference(t.context_vec);
-  Tensor out = t.context_vec;
-  if (trace) *trace = std::move(t);
-  return out;
-}
-
-void GroupedQueryAttention::reset_cache() {
-  cache_k.reset();
-  cache_v.reset();
-  ptr_current_pos = 0;
+  const Tensor mask_bool = cached_future_mask(t, ptr_current_pos, use_cache, num_tokens, t.keys.size(2));
+  return finish_forward(t, mask_bool, dropout, gen, path, out_proj, trace);
 }
 
 int64_t GroupedQueryAttention::parameter_count() const {
@@ -75,11 +60,8 @@ int64_t GroupedQueryAttention::parameter_count() const {
 MultiHeadLatentAttention MultiHeadLatentAttention::init(Generator& gen, int64_t d_in, int64_t d_out, double dropout,
                                                         int64_t num_heads, bool qkv_bias,
                                                         std::optional<int64_t> latent_dim) {
-  if (num_heads <= 0 || d_out % num_heads != 0) throw std::invalid_argument("d_out must be divisible by num_heads");
   MultiHeadLatentAttention m;
-  m.d_out = d_out;
-  m.num_heads = num_heads;
-  m.head_dim = d_out / num_heads;
+  set_head_sizes(m, d_out, num_heads);
   m.latent_dim = latent_dim ? *latent_dim : std::max<int64_t>(16, d_out / 8);
   m.W_query = Linear::init(gen, d_in, d_out, qkv_bias);
   m.W_DKV = Linear::init(gen, d_in, m.latent_dim, qkv_bias);
@@ -111,14 +93,8 @@ Tensor MultiHeadLatentAttention::forward(const Tensor& x, bool use_cache, Genera
   t.queries = to_heads(t.queries_proj);
   t.keys = to_heads(t.keys_proj);
   t.values = to_heads(t.values_proj);
-  t.q_positions = arange_positions(use_cache ? ptr_current_pos : 0, num_tokens);
-  ptr_current_pos = use_cache ? ptr_current_pos + num_tokens : 0;
-  t.k_positions = arange_positions(0, t.keys.size(2));
-  attend_heads(t.queries, t.keys, t.values, future_mask(t.q_positions, t.k_positions), dropout, gen, path, out_proj, t);
-  t.context_vec = inference(t.context_vec);
-  Tensor out = t.context_vec;
-  if (trace) *trace = std::move(t);
-  return out;
+  const Tensor mask_bool = cached_future_mask(t, ptr_current_pos, use_cache, num_tokens, t.keys.size(2));
+  return finish_forward(t, mask_bool, dropout, gen, path, out_proj, trace);
 }
 
 void MultiHeadLatentAttention::reset_cache() {

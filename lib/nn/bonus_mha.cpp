@@ -24,6 +24,29 @@ Tensor future_mask(const Tensor& q_positions, const Tensor& k_positions) {
   return Tensor({q_positions.numel(), k_positions.numel()}, std::move(m), DType::Bool);
 }
 
+Tensor cached_future_mask(BonusAttentionTrace& t, int64_t& ptr_current_pos, bool use_cache, int64_t num_tokens,
+                          int64_t num_keys) {
+  t.q_positions = arange_positions(use_cache ? ptr_current_pos : 0, num_tokens);
+  ptr_current_pos = use_cache ? ptr_current_pos + num_tokens : 0;
+  t.k_positions = arange_positions(0, num_keys);
+  return future_mask(t.q_positions, t.k_positions);
+}
+
+Tensor finish_forward(BonusAttentionTrace& t, const Tensor& mask_bool, double dropout, Generator& gen,
+                      BernoulliPath path, const Linear& out_proj, BonusAttentionTrace* trace) {
+  attend_heads(t.queries, t.keys, t.values, mask_bool, dropout, gen, path, out_proj, t);
+  t.context_vec = inference(t.context_vec);
+  Tensor out = t.context_vec;
+  if (trace) *trace = std::move(t);
+  return out;
+}
+
+void KeyValueCache::reset_cache() {
+  cache_k.reset();
+  cache_v.reset();
+  ptr_current_pos = 0;
+}
+
 Tensor token_slice(const Tensor& x, int64_t start, int64_t length) { return contiguous(narrow(x, 1, start, length)); }
 
 namespace {
@@ -48,6 +71,19 @@ Tensor split_heads(const Tensor& projected, int64_t num_heads, int64_t head_dim)
   return view(projected, {projected.size(0), projected.size(1), num_heads, head_dim});
 }
 
+// The start of the chapter-shaped forwards: x's keys, values and queries (in that order), and the new
+// tokens' keys and values as (b, T, H, hd).
+BonusAttentionTrace project_new_tokens(const Tensor& x, const Linear& W_query, const Linear& W_key,
+                                       const Linear& W_value, int64_t num_heads, int64_t head_dim) {
+  BonusAttentionTrace t;
+  t.keys_proj = inference(W_key(x));
+  t.values_proj = inference(W_value(x));
+  t.queries_proj = inference(W_query(x));
+  t.keys_new = split_heads(t.keys_proj, num_heads, head_dim);
+  t.values_new = split_heads(t.values_proj, num_heads, head_dim);
+  return t;
+}
+
 }  // namespace
 
 KVCacheMultiHeadAttention KVCacheMultiHeadAttention::init(Generator& gen, int64_t d_in, int64_t d_out,
@@ -61,13 +97,8 @@ KVCacheMultiHeadAttention KVCacheMultiHeadAttention::init(Generator& gen, int64_
 Tensor KVCacheMultiHeadAttention::forward(const Tensor& x, bool use_cache, Generator& gen, BernoulliPath path,
                                           BonusAttentionTrace* trace) {
   const int64_t num_tokens = x.size(1);
-  BonusAttentionTrace t;
+  BonusAttentionTrace t = project_new_tokens(x, mha.W_query, mha.W_key, mha.W_value, mha.num_heads, mha.head_dim);
   t.ptr_before = ptr_current_pos;
-  t.keys_proj = inference(mha.W_key(x));
-  t.values_proj = inference(mha.W_value(x));
-  t.queries_proj = inference(mha.W_query(x));
-  t.keys_new = split_heads(t.keys_proj, mha.num_heads, mha.head_dim);
-  t.values_new = split_heads(t.values_proj, mha.num_heads, mha.head_dim);
   Tensor keys = t.keys_new, values = t.values_new;
   if (use_cache) {
     cache_k = cache_k ? cat({*cache_k, t.keys_new}, 1) : t.keys_new;
@@ -86,26 +117,13 @@ Tensor KVCacheMultiHeadAttention::forward(const Tensor& x, bool use_cache, Gener
     check_fits_context(num_tokens, mha.mask);
     mask_bool = causal_mask_bool(mha.mask, num_tokens);
   }
-  attend_heads(t.queries, t.keys, t.values, mask_bool, mha.dropout, gen, path, mha.out_proj, t);
-  t.context_vec = inference(t.context_vec);
-  Tensor out = t.context_vec;
-  if (trace) *trace = std::move(t);
-  return out;
-}
-
-void KVCacheMultiHeadAttention::reset_cache() {
-  cache_k.reset();
-  cache_v.reset();
-  ptr_current_pos = 0;
+  return finish_forward(t, mask_bool, mha.dropout, gen, path, mha.out_proj, trace);
 }
 
 SlidingWindowAttention SlidingWindowAttention::init(Generator& gen, int64_t d_in, int64_t d_out, double dropout,
                                                     int64_t num_heads, bool qkv_bias, std::optional<int64_t> window) {
-  if (num_heads <= 0 || d_out % num_heads != 0) throw std::invalid_argument("d_out must be divisible by num_heads");
   SlidingWindowAttention m;
-  m.d_out = d_out;
-  m.num_heads = num_heads;
-  m.head_dim = d_out / num_heads;
+  set_head_sizes(m, d_out, num_heads);
   m.W_query = Linear::init(gen, d_in, d_out, qkv_bias);
   m.W_key = Linear::init(gen, d_in, d_out, qkv_bias);
   m.W_value = Linear::init(gen, d_in, d_out, qkv_bias);
@@ -118,13 +136,8 @@ SlidingWindowAttention SlidingWindowAttention::init(Generator& gen, int64_t d_in
 Tensor SlidingWindowAttention::forward(const Tensor& x, bool use_cache, Generator& gen, BernoulliPath path,
                                        BonusAttentionTrace* trace) {
   const int64_t num_tokens = x.size(1);
-  BonusAttentionTrace t;
+  BonusAttentionTrace t = project_new_tokens(x, W_query, W_key, W_value, num_heads, head_dim);
   t.ptr_before = ptr_current_pos;
-  t.keys_proj = inference(W_key(x));
-  t.values_proj = inference(W_value(x));
-  t.queries_proj = inference(W_query(x));
-  t.keys_new = split_heads(t.keys_proj, num_heads, head_dim);
-  t.values_new = split_heads(t.values_proj, num_heads, head_dim);
   Tensor keys = t.keys_new, values = t.values_new;
   int64_t q_start = 0, k_start = 0;
   if (use_cache) {
@@ -164,18 +177,8 @@ Tensor SlidingWindowAttention::forward(const Tensor& x, bool use_cache, Generato
     }
   t.diff = Tensor({num_tokens, num_keys}, std::move(diff), DType::Int64);
   ptr_current_pos = use_cache ? ptr_current_pos + num_tokens : 0;
-  attend_heads(t.queries, t.keys, t.values, Tensor({num_tokens, num_keys}, std::move(masked), DType::Bool), dropout,
-               gen, path, out_proj, t);
-  t.context_vec = inference(t.context_vec);
-  Tensor out = t.context_vec;
-  if (trace) *trace = std::move(t);
-  return out;
-}
-
-void SlidingWindowAttention::reset_cache() {
-  cache_k.reset();
-  cache_v.reset();
-  ptr_current_pos = 0;
+  return finish_forward(t, Tensor({num_tokens, num_keys}, std::move(masked), DType::Bool), dropout, gen, path,
+                        out_proj, trace);
 }
 
 }  // namespace attn

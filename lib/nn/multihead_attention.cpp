@@ -4,6 +4,7 @@
 
 #include "core/ops_math.h"
 #include "core/ops_shape.h"
+#include "nn/attention_core.h"
 #include "nn/attention_steps.h"
 #include "nn/causal_attention.h"
 #include "nn/self_attention.h"
@@ -12,12 +13,8 @@ namespace attn {
 
 MultiHeadAttention MultiHeadAttention::init(Generator& gen, int64_t d_in, int64_t d_out, int64_t context_length,
                                             double dropout, int64_t num_heads, bool qkv_bias, const Variant& v) {
-  if (num_heads <= 0 || d_out % num_heads != 0)
-    throw std::invalid_argument("d_out must be divisible by num_heads");
   MultiHeadAttention m;
-  m.d_out = d_out;
-  m.num_heads = num_heads;
-  m.head_dim = d_out / num_heads;
+  set_head_sizes(m, d_out, num_heads);
   Linear* created[] = {&m.W_query, &m.W_key, &m.W_value, &m.out_proj};
   for (int i : creation_order(v, 4))
     *created[i] = i == 3 ? Linear::init(gen, d_out, d_out, true) : Linear::init(gen, d_in, d_out, qkv_bias);
