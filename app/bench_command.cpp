@@ -42,20 +42,16 @@ int run_bench(BenchCli& b, Lang env_lang) {
   if (!b.seed.empty()) {
     const std::optional<uint64_t> seed = parse_torch_seed(b.seed);
     if (!seed)
-      throw UsageError("--seed " + b.seed + ": not an integer torch.manual_seed accepts; use a whole number "
-                                            "from -9223372036854775808 to 18446744073709551615");
+      throw UsageError(tr("err.seed", {"--seed " + b.seed}));
     b.options.seed = *seed;
   }
   if (b.threads != kNotGiven && (b.threads < 1 || b.threads > hardware_threads()))
-    throw UsageError("--threads " + std::to_string(b.threads) + ": " +
-                     (b.threads < 1 ? std::string("the bench runs on at least one thread")
-                                    : "more threads than this machine's " + std::to_string(hardware_threads()) +
-                                          " hardware threads only take turns") +
-                     "; use 1 to " + std::to_string(hardware_threads()));
+    throw UsageError(tr(b.threads < 1 ? "err.threads-none" : "err.threads-many",
+                        {std::to_string(b.threads), std::to_string(hardware_threads())}));
   if (!b.kernels.empty()) {
     Isa isa;
     if (!isa_from_name(b.kernels, isa))
-      throw UsageError("--kernels " + b.kernels + ": not a kernel set; use avx512, avx2, neon or portable");
+      throw UsageError(tr("err.kernels", {b.kernels}));
     b.options.kernels = isa;
   }
   b.options.threads = b.threads == kNotGiven ? hardware_threads() : static_cast<int>(b.threads);

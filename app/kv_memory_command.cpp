@@ -49,7 +49,7 @@ int run_kv_memory(KvMemoryCli& k, Lang env_lang) {
   }
   if (!k.json.empty()) {
     const std::string error = write_file_atomically(k.json, json);
-    if (!error.empty()) throw UsageError("--json " + error + "; choose a path in a writable directory");
+    if (!error.empty()) throw UsageError(tr("err.json-path", {error}));
   }
   const Lang lang = k.lang.empty() ? env_lang : (k.lang == "zh" ? Lang::Zh : Lang::En);
   std::cout << render_kv_memory(e, lang);

@@ -64,7 +64,7 @@ int emit(const Notebook& nb, const CliOptions& cli, const LessonOptions& opt) {
 
 int run_verify(const std::string& only_lesson, Lang lang) {
   if (!only_lesson.empty() && !find_lesson(only_lesson))
-    throw UsageError("verify " + only_lesson + ": no such lesson; run 'attn-tutor' to list them");
+    throw UsageError(tr("err.verify-lesson", {only_lesson}));
   const std::vector<ReferenceEntry> reference = parse_reference(embedded_book_reference());
   const auto results = verify_reference(reference, only_lesson, [](const std::string& lesson, const std::string& words) {
     return find_lesson(lesson)->run(parse_lesson_words(lesson, words));
@@ -239,6 +239,6 @@ int main(int argc, char** argv) {
   } catch (const UsageError& e) {
     return usage_error(e.what());
   } catch (const std::exception& e) {
-    return usage_error(std::string("cannot run this lesson with these options: ") + e.what());
+    return usage_error(tr("err.cannot-run", {e.what()}));
   }
 }

@@ -14,7 +14,7 @@ Word word_kind(std::string w) {
       "None", "True", "False"};
   while (!w.empty() && (w.front() == '(' || w.front() == '[')) w.erase(0, 1);
   while (!w.empty() && std::string(",.;:!?)]").find(w.back()) != std::string::npos) w.pop_back();
-  if (python.count(w)) return Word::Keyword;
+  if (python.count(w) || w == "a" || w == "A" || w == "I") return Word::Keyword;  // continue a run, not count
   if (w.size() < 2) return Word::None;
   for (size_t i = 0; i < w.size(); ++i) {
     const char c = w[i];

@@ -7,7 +7,7 @@
 // capital ("the", "Diagnosis:", "reader's"), with at most an opening bracket before it and closing
 // punctuation after it. Not words, so never part of a run: anything with a digit, '_', '.', '/', '-',
 // '=', '|' or a bracket inside (attn_weights, torch.Size, --init, 0.4419, Intel/Windows, max|diff|),
-// single letters (the dimensions b, T, N), CamelCase and acronyms (PyTorch, MultiHeadAttention, GPT),
+// single letters (the dimensions b, T, N; the articles a and I continue a run without counting), CamelCase and acronyms (PyTorch, MultiHeadAttention, GPT),
 // Python's keywords and builtins (for, in, if, not, return, print, range, None, ...: they continue a
 // run but do not count, so code such as "for head in self.heads" never makes one), and text in quotes: `...`, "..." and “...”, which
 // a note may carry over to its next line (quoted code, token strings and PyTorch's own messages).

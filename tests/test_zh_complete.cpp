@@ -48,7 +48,8 @@ TEST_CASE("zh: the English-prose rule flags prose and spares code, tensors and n
   for (const char* prose : {"First difference: context_vecs (the first in the order the lesson computes them)",
                             "Recomputed with this mistake, the lesson gives exactly your numbers:",
                             "  Fix: call module.train() before running it", "这一行 and then some English 在中间",
-                            "No known mistake gives your numbers. Compare your code"}) {
+                            "No known mistake gives your numbers. Compare your code",
+                            "--dropout 2: a dropout rate is a probability; use a number from 0 (keep all) to 1"}) {
     CAPTURE(prose);
     CHECK(english_prose_lines(prose).size() == 1);
   }
@@ -96,6 +97,20 @@ TEST_CASE("zh: every lesson with --explain prints no English prose") {
                                  "course-mha --lang zh --explain --preset post --color never"})
     expect_chinese(args, run_cli(args), true);
   expect_chinese("--lang zh", run_cli("--lang zh"));
+}
+
+TEST_CASE("zh: the command line's own errors are Chinese") {
+  for (const std::string args :
+       {"verify nope", "mha --dropout 2", "mha --seed x", "trainable --d-in 4", "mha --num-heads 65",
+        "causal-mask --context-length 3", "causal-mask --context-length 5000", "bench --threads 0",
+        "bench --kernels foo", "mha --tokens 'a b' --inputs x.json", "mha --num-head 4", "nope"}) {
+    const CliResult r = run_cli(args + " --lang zh");
+    CAPTURE(args);
+    CAPTURE(r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(count_lines(r.err) == 1);
+    CHECK(english_prose_lines(r.err).empty());
+  }
 }
 
 TEST_CASE("zh: every command's --help is Chinese") {
