@@ -12,6 +12,7 @@
 #include "notebook/html_report.h"
 #include "notebook/json_export.h"
 #include "notebook/notebook_text.h"
+#include "page_command.h"
 #include "step_mode.h"
 
 namespace attn {
@@ -22,7 +23,7 @@ int write_lesson_outputs(const Notebook& nb, const CliOptions& cli, const Lesson
   OutputSet outputs;
   // add_file refuses an empty path before anything is rendered.
   const std::string& json = cli.text("--json");
-  if (cli.given("--html")) outputs.add_file("--html", cli.text("--html"), html_report(nb, opt.lang, opt.explain));
+  if (cli.given("--html")) outputs.add_file("--html", cli.text("--html"), html_report(nb, opt.lang, opt.explain, reproducing_command(nb.lesson(), cli, opt.lang)));
   if (cli.given("--json") && json != "-") outputs.add_file("--json", json, export_json(nb, ATTN_TUTOR_VERSION));
   if (json == "-") {
     outputs.set_stdout(export_json(nb, ATTN_TUTOR_VERSION));

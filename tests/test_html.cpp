@@ -7,8 +7,9 @@
 #include <set>
 
 #include "notebook/attention_matrix.h"
+#include "notebook/notebook_maps.h"
 #include "lessons/lesson.h"
-#include "png_image.h"
+#include "chromium_render.h"
 #include "run_cli.h"
 
 namespace {
@@ -33,17 +34,22 @@ int data_side(const std::string& svg) {
   return at == std::string::npos ? -1 : std::atoi(svg.c_str() + at + 11);
 }
 
-// The grids the rule gives, counted on the notebook itself ("all": the chapter's lessons).
+// The SVGs the notebook's pictures give (notebook_maps.h), counted on the notebook itself ("all": the
+// chapter's lessons): a grid per batch/head index of a matrix, one for bars.
 int expected_grids(const std::string& lesson) {
   int n = 0;
   for (const attn::LessonInfo& l : attn::lessons()) {
     if (lesson == "all" ? l.sections.front().rfind("3.", 0) != 0 : l.name != lesson) continue;
     const attn::Notebook nb = l.run(attn::LessonOptions{});
-    for (const attn::NotebookItem& item : nb.items())
-      if (item.tensor >= 0 && attn::is_attention_matrix(nb.tensors()[item.tensor]))
-        n += static_cast<int>(attn::attention_grids(nb.tensors()[item.tensor].tensor).size());
+    for (const auto& [item, map] : attn::all_maps(nb))
+      n += attn::is_weight_vector(map.tensor) ? 1 : static_cast<int>(attn::attention_grids(map.tensor.tensor).size());
   }
   return n;
+}
+
+int data_rows(const std::string& svg) {
+  const size_t at = svg.find("data-rows=\"");
+  return at == std::string::npos ? -1 : std::atoi(svg.c_str() + at + 11);
 }
 
 std::string write_report(const std::string& lesson, const std::string& extra = "") {
@@ -54,42 +60,15 @@ std::string write_report(const std::string& lesson, const std::string& extra = "
   return path;
 }
 
-struct Render {
-  int status = -1;
-  std::string dom;
-  RgbImage shot;
-  size_t png_bytes = 0;
-};
-
-// One headless Chromium run with a fresh profile: the DOM after load and a 1200x3000 screenshot.
-Render render(const std::string& html_path) {
-  const std::string dir = temp_dir();
-  const std::string png = dir + "/shot.png", dom = dir + "/dom.html";
-  const std::string cmd =
-      "timeout 60 chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run "
-      "--disable-background-networking --disable-component-update --disable-sync --user-data-dir='" + dir +
-      "/profile' --screenshot='" + png + "' --window-size=1200,3000 --dump-dom 'file://" + html_path + "' >'" + dom +
-      "' 2>'" + dir + "/chromium.err'";
-  Render r;
-  r.status = std::system(cmd.c_str());
-  r.dom = read_text_file(dom);
-  const std::string bytes = read_text_file(png);
-  r.png_bytes = bytes.size();
-  r.shot = read_png(bytes);
-  std::error_code ignored;
-  std::filesystem::remove_all(dir + "/profile", ignored);
-  return r;
-}
-
 bool near(const uint8_t* p, int r, int g, int b) {
   return std::abs(p[0] - r) <= 8 && std::abs(p[1] - g) <= 8 && std::abs(p[2] - b) <= 8;
 }
 
 void check_rendered(const std::string& lesson) {
-  REQUIRE_MESSAGE(std::system("command -v chromium >/dev/null 2>&1") == 0,
+  REQUIRE_MESSAGE(chromium_installed(),
                   "chromium is not installed: run sh tools/install-deps.sh (make test does)");
   const std::string path = write_report(lesson);
-  const Render r = render(path);
+  const Render r = render_in_chromium(path, 1200, 4500);
   REQUIRE(r.status == 0);
   CHECK(count(r.dom, "<svg") == expected_grids(lesson));
   CHECK(count(r.dom, "<rect") == count(read_text_file(path), "<rect"));
@@ -129,8 +108,9 @@ TEST_CASE("html report of causal-mask: one svg per attention matrix with 6x6 cel
     CHECK(count(svg, "<rect") == 36);
     for (const std::string& token : kTokens) CHECK(count(svg, ">" + token + "</text>") == 2);  // row and column
   }
-  CHECK(count(html, ">-inf</text>") == 15);  // masked's upper triangle
-  CHECK(html.find("<pre class=\"code\"><span class=\"prompt\">In [6]:</span>\nmask = torch.triu(") != std::string::npos);
+  CHECK(count(html, ">\u00b7 -inf</text>") == 15);  // masked's upper triangle, marked as masked
+  CHECK(count(html, "<rect class=\"masked\"") > 15);  // and the 0s a mask left above the diagonal
+  CHECK(html.find("<pre class=\"code\" id=\"cell-6\"><span class=\"prompt\">In [6]:</span>\nmask = torch.triu(") != std::string::npos);
   CHECK(html.find("grad_fn=&lt;MaskedFillBackward0&gt;") != std::string::npos);
   CHECK(html.find("<MaskedFillBackward0>") == std::string::npos);
 }
@@ -143,7 +123,7 @@ TEST_CASE("html report of all: every grid has side x side cells") {
   for (const std::string& svg : grids) {
     const int side = data_side(svg);
     sides.insert(side);
-    CHECK(count(svg, "<rect") == side * side);
+    CHECK(count(svg, "<rect") == side * data_rows(svg));
   }
   CHECK(sides == std::set<int>{3, 6});
   CHECK(html.find("<div class=\"grid-caption\">batch 1, head 1</div>") != std::string::npos);
@@ -151,10 +131,11 @@ TEST_CASE("html report of all: every grid has side x side cells") {
 
 TEST_CASE("html report is self-contained and escapes every text") {
   const std::string html = read_text_file(write_report("causal-mask", "--tokens 'x<y a&b q\"t z'"));
-  for (const char* external : {"<script", "<link", "src=", "href=", "url(", "@import", "<img"}) {
+  for (const char* external : {"<script", "<link", "src=", "url(", "@import", "<img"}) {
     CAPTURE(external);
     CHECK(html.find(external) == std::string::npos);
   }
+  CHECK(count(html, "href=\"") == count(html, "href=\"#"));  // links only within the page (its contents)
   CHECK(html.find(">x&lt;y</text>") != std::string::npos);
   CHECK(html.find(">a&amp;b</text>") != std::string::npos);
   CHECK(html.find(">q&quot;t</text>") != std::string::npos);
@@ -170,3 +151,32 @@ TEST_CASE("html report: an unwritable path is a usage error") {
 TEST_CASE("html report renders in headless chromium: causal-mask") { check_rendered("causal-mask"); }
 
 TEST_CASE("html report renders in headless chromium: all") { check_rendered("all"); }
+
+TEST_CASE("html report: contents, settings as a table, the command that makes the page") {
+  const std::string html = read_text_file(write_report("dropout", "--dropout 0.5 --seed 7"));
+  // Contents: each section and each cell, linked to its anchor.
+  const size_t nav = html.find("<nav class=\"toc\">");
+  REQUIRE(nav != std::string::npos);
+  CHECK(html.find("<a href=\"#cell-1\">In [1]</a>", nav) != std::string::npos);
+  for (int cell = 1; html.find("id=\"cell-" + std::to_string(cell) + "\"") != std::string::npos; ++cell)
+    CHECK(count(html, "href=\"#cell-" + std::to_string(cell) + "\"") == 1);
+  CHECK(count(html, "<h2 id=\"item-") == count(html, "<a href=\"#item-"));
+  // Settings: one row per config entry, never the raw JSON.
+  CHECK(html.find("<tr><th>dropout</th><td>0.5</td></tr>") != std::string::npos);
+  CHECK(html.find("<tr><th>seed</th><td>7</td></tr>") != std::string::npos);
+  CHECK(html.find("{&quot;") == std::string::npos);
+  CHECK(html.find("<pre class=\"command\">attn-tutor dropout --seed 7 --dropout 0.5 --html ") != std::string::npos);
+  // Dropout zeros and masked zeros are told apart.
+  CHECK(html.find("<rect class=\"dropped\"") != std::string::npos);
+  CHECK(html.find("<rect class=\"masked\"") != std::string::npos);
+  CHECK(html.find("<span class=\"dropped-key\">") != std::string::npos);
+}
+
+TEST_CASE("html report: bars for 1-D weights and a picture per head inside the wrapper") {
+  const std::string softmax = read_text_file(write_report("softmax"));
+  CHECK(softmax.find("<figure class=\"heatmap bars\">\n<figcaption>bars of attn_weights_2: one bar per token") !=
+        std::string::npos);
+  const std::string wrapper = read_text_file(write_report("wrapper"));
+  CHECK(wrapper.find("heatmap of attn_weights inside head 0&#39;s forward") != std::string::npos);
+  CHECK(wrapper.find("heatmap of attn_weights inside head 1&#39;s forward") != std::string::npos);
+}

@@ -134,7 +134,9 @@ Notebook trainable_lesson(const LessonOptions& opt) {
            "        context_vec = attn_weights @ values", "        return context_vec", "",
            "torch.manual_seed(" + fmt_seed(opt, 123) + ")", "sa_v1 = SelfAttention_v1(d_in, d_out)",
            "print(sa_v1(inputs))"});
-  Tensor sa_v1_out = sa_v1.forward(inputs, nullptr, opt.variant);
+  SelfAttentionTrace inside_v1;  // its attention weights, for --heatmap and --html
+  Tensor sa_v1_out = sa_v1.forward(inputs, &inside_v1, opt.variant);
+  nb.inside(inside_v1.steps);
   nb.show("sa_v1(inputs)", sa_v1_out);
   const bool same_draws = opt.init == Init::Rand && seed_v1 == seed1;
   if (same_draws)
@@ -159,7 +161,9 @@ Notebook trainable_lesson(const LessonOptions& opt) {
            "torch.manual_seed(" + fmt_seed(opt, 789) + ")",
            std::string("sa_v2 = SelfAttention_v2(d_in, d_out") + (opt.qkv_bias ? ", qkv_bias=True)" : ")"),
            "print(sa_v2(inputs))"});
-  Tensor sa_v2_out = sa_v2.forward(inputs, nullptr, opt.variant);
+  SelfAttentionTrace inside_v2;
+  Tensor sa_v2_out = sa_v2.forward(inputs, &inside_v2, opt.variant);
+  nb.inside(inside_v2.steps);
   nb.show("sa_v2(inputs)", sa_v2_out);
   const std::string seed2_text = fmt_seed(opt, 789);
   if (seed_v2 != seed_v1)
@@ -200,7 +204,9 @@ Notebook trainable_lesson(const LessonOptions& opt) {
   sa_v1.W_query = as_param(sa_v2.W_query.weight);
   sa_v1.W_key = as_param(sa_v2.W_key.weight);
   sa_v1.W_value = as_param(sa_v2.W_value.weight);
-  Tensor sa_v1_copied = sa_v1.forward(inputs, nullptr, opt.variant);
+  SelfAttentionTrace inside_copied;
+  Tensor sa_v1_copied = sa_v1.forward(inputs, &inside_copied, opt.variant);
+  nb.inside(inside_copied.steps);
   nb.show("sa_v1(inputs)", sa_v1_copied);
   const bool equal = sa_v1_copied.shape() == sa_v2_out.shape() && sa_v1_copied.values() == sa_v2_out.values();
   nb.print(equal ? "True" : "False");

@@ -14,21 +14,29 @@ struct Step {
   std::string code;  // the line that gives the value
   Tensor value;
   bool in_place = false;
+  int head = -1;  // the head whose forward gives it (a wrapper's or the course's list of heads)
 };
 
 struct Steps {
   std::vector<Step> list;
   // `name = ...` gave t; returns t.
   Tensor bind(const std::string& name, const std::string& code, const Tensor& t) {
-    list.push_back({name, code, t, false});
+    list.push_back({name, code, t, false, -1});
     return t;
   }
   // `name` changed in place to t; returns t.
   Tensor modify(const std::string& name, const std::string& code, const Tensor& t) {
-    list.push_back({name, code, t, true});
+    list.push_back({name, code, t, true, -1});
     return t;
   }
   void append(const Steps& other) { list.insert(list.end(), other.list.begin(), other.list.end()); }
+  // Another module's steps, run as head `head` of a list of heads.
+  void append(const Steps& other, int head) {
+    for (Step s : other.list) {
+      s.head = head;
+      list.push_back(std::move(s));
+    }
+  }
 };
 
 }  // namespace attn

@@ -69,7 +69,7 @@ Tensor MultiHeadAttentionWrapper::forward(const Tensor& x, Generator& gen, Berno
   for (const CausalAttention& head : heads) {
     CausalAttentionTrace ht;
     t.head_outputs.push_back(head.forward(x, gen, path, &ht, v));
-    t.steps.append(ht.steps);
+    t.steps.append(ht.steps, static_cast<int>(t.heads.size()));
     t.heads.push_back(std::move(ht));
   }
   for (size_t i = 0; i < t.head_outputs.size(); ++i)

@@ -81,7 +81,7 @@ Tensor CourseMultiHeadAttention::forward(const Tensor& x, Generator& gen, Bernou
   for (const CourseAttention& head : heads) {
     CourseAttentionTrace ht;
     outs.push_back(head.forward(x, gen, path, &ht, v));
-    t.steps.append(ht.steps);
+    t.steps.append(ht.steps, static_cast<int>(t.heads.size()));
     t.heads.push_back(std::move(ht));
   }
   for (size_t i = 0; i < outs.size(); ++i)

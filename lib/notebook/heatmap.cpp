@@ -1,20 +1,24 @@
 #include "notebook/heatmap.h"
 
-#include "notebook/text_width.h"
-
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <utility>
 
+#include "notebook/notebook_maps.h"
+#include "notebook/picture_text.h"
+#include "notebook/text_width.h"
+
 namespace attn {
 namespace {
 
 const char* kShades[] = {" ", "\u2591", "\u2592", "\u2593", "\u2588"};  // " ░▒▓█"
 const char* kMaskedMark = "\u00b7";                                     // "·"
+const char* kDroppedMark = "\u00d7";                                    // "×"
 const char* kReset = "\x1b[0m";
-const Rgb kMaskedBg{58, 58, 58}, kMaskedFg{188, 188, 188};
+const char* kEighths[] = {"", "\u258f", "\u258e", "\u258d", "\u258c", "\u258b", "\u258a", "\u2589"};
+constexpr size_t kWidth = 80, kMaxLabel = 10, kBarCells = 40;
 
 size_t width(const std::string& s) { return display_width(s); }
 
@@ -56,8 +60,11 @@ std::string colored(const std::string& text, Rgb bg, Rgb fg, Palette p) {
   return sgr(bg, true, p) + sgr(fg, false, p) + text + kReset;
 }
 
-// Blank only at the bottom of the scale (a masked or dropped weight), then quarters.
-int shade_index(double position) { return position <= 0 ? 0 : std::min(4, 1 + static_cast<int>(position * 4)); }
+// Quarters of the scale; blank only for a 0 on the fixed 0…1 scale (a mask's False, a weight of 0).
+int shade_index(double position, const HeatScale& s) {
+  if (position <= 0 && s.kind == HeatScale::Kind::Fixed01) return 0;
+  return std::min(4, 1 + static_cast<int>(position * 4));
+}
 
 std::string short_number(double v) {
   char buf[32];
@@ -65,23 +72,106 @@ std::string short_number(double v) {
   return buf;
 }
 
-std::string legend(const NamedTensor& t, const HeatScale& s, Palette p) {
-  std::string out = "# heatmap " + t.name + ", " + s.describe() + ":";
-  const double lo = s.kind == HeatScale::Kind::MinMax ? s.lo : 0, hi = s.kind == HeatScale::Kind::Fixed01 ? 1 : s.hi;
-  if (p == Palette::None) {
-    out += std::string(" ") + kShades[1] + " >" + short_number(lo);
-    for (int i = 2; i < 5; ++i) out += std::string(" ") + kShades[i] + " \u2265" + short_number(lo + (hi - lo) * (i - 1) / 4);
-    if (s.has_masked) out += std::string(", ") + kMaskedMark + " -inf (masked)";
-  } else {
-    out += " " + short_number(lo) + " ";
-    for (int i = 0; i < 8; ++i) out += colored("  ", heat_color(i / 7.0), {0, 0, 0}, p);
-    out += " " + short_number(hi);
-    if (s.has_masked) out += ", " + colored(" -inf ", kMaskedBg, kMaskedFg, p) + " masked";
+// `pieces` joined by two spaces on lines of at most 80 columns, each starting with "# ".
+std::string fill_lines(const std::vector<std::string>& pieces) {
+  std::string out, line;
+  for (const std::string& piece : pieces) {
+    if (!line.empty() && visible_width(line) + 2 + visible_width(piece) > kWidth) {
+      out += line + "\n";
+      line.clear();
+    }
+    line += (line.empty() ? "# " : "  ") + piece;
   }
-  return out + "\n";
+  return line.empty() ? out : out + line + "\n";
+}
+
+std::string legend(const std::string& title, const HeatScale& s, Palette p, Lang lang, bool compact, bool bars) {
+  std::string out = wrap_text(title, "# ", kWidth);
+  out += wrap_text(bars ? picture_say("map.bar_scale", lang, {cell_text(s.hi, DType::Float32)}) : s.describe(lang),
+                   "# ", kWidth);
+  if (bars) return out;
+  std::vector<std::string> pieces;
+  const double lo = s.lo, hi = s.kind == HeatScale::Kind::Fixed01 ? 1 : s.hi;
+  if (p == Palette::None) {
+    std::string key = s.kind == HeatScale::Kind::Fixed01 ? "\u2591 >" + short_number(lo) : kShades[1] + std::string(" \u2265") + short_number(lo);
+    for (int i = 2; i < 5; ++i) key += std::string(" ") + kShades[i] + " \u2265" + short_number(lo + (hi - lo) * (i - 1) / 4);
+    pieces.push_back(key);
+    if (s.kind == HeatScale::Kind::Fixed01) pieces.push_back(picture_say("map.zero", lang));
+    if (s.has_masked) pieces.push_back(std::string(kMaskedMark) + " " + picture_say("map.masked", lang));
+    if (s.has_dropped) pieces.push_back(std::string(kDroppedMark) + " " + picture_say("map.dropped", lang));
+  } else {
+    std::string ramp = short_number(lo) + " ";
+    for (int i = 0; i < 8; ++i) ramp += colored("  ", heat_color(i / 7.0), {0, 0, 0}, p);
+    pieces.push_back(ramp + " " + short_number(hi));
+    if (s.has_masked) pieces.push_back(colored(" \u00b7 ", kMaskedBg, kMaskedFg, p) + " " + picture_say("map.masked", lang));
+    if (s.has_dropped) pieces.push_back(colored(" \u00d7 ", kDroppedBg, kDroppedFg, p) + " " + picture_say("map.dropped", lang));
+  }
+  out += fill_lines(pieces);
+  if (compact) out += wrap_text(picture_say("map.values_omitted", lang), "# ", kWidth);
+  return out;
+}
+
+// One cell: full (its value) or compact (two columns of shading); its glyph or colour by its mark.
+std::string cell(float v, CellMark mark, const HeatScale& s, DType dtype, size_t value_w, bool compact, Palette p) {
+  const bool masked = mark == CellMark::Masked || !std::isfinite(v), dropped = mark == CellMark::Dropped;
+  const double pos = masked || dropped ? 0 : s.position(v);
+  const char* glyph = masked ? kMaskedMark : dropped ? kDroppedMark : kShades[shade_index(pos, s)];
+  if (p == Palette::None) {
+    if (compact) return std::string(glyph) + glyph + " ";
+    return std::string(glyph) + " " + pad_left(cell_text(v, dtype), value_w) + " ";
+  }
+  const std::string text = compact ? (masked || dropped ? std::string(glyph) + glyph : "  ")
+                                   : " " + pad_left(cell_text(v, dtype), value_w) + " ";
+  const std::string gap = compact ? " " : "";
+  if (masked) return colored(text, kMaskedBg, kMaskedFg, p) + gap;
+  if (dropped) return colored(text, kDroppedBg, kDroppedFg, p) + gap;
+  const Rgb bg = heat_color(pos);
+  return colored(text, bg, dark_text_on(bg) ? Rgb{0, 0, 0} : Rgb{255, 255, 255}, p) + gap;
+}
+
+std::string trimmed(std::string s) {
+  while (!s.empty() && s.back() == ' ') s.pop_back();
+  return s;
+}
+
+std::string bars_text(const NamedTensor& t, const std::vector<std::string>& tokens, Palette p, Lang lang,
+                      const std::string& title) {
+  const std::vector<float> v = t.tensor.values();
+  HeatScale s;
+  s.kind = HeatScale::Kind::ZeroToMax;
+  s.hi = 0;
+  for (float x : v)
+    if (std::isfinite(x)) s.hi = std::max(s.hi, x);
+  std::string out = legend(title, s, p, lang, false, true);
+  const std::vector<std::string> labels = axis_labels(static_cast<int64_t>(v.size()), tokens);
+  size_t label_w = 0, value_w = 0;
+  for (const std::string& l : labels) label_w = std::max(label_w, std::min(kMaxLabel, width(l)));
+  for (float x : v) value_w = std::max(value_w, width(cell_text(x, DType::Float32)));
+  for (size_t i = 0; i < v.size(); ++i) {
+    const double eighths = s.hi > 0 && std::isfinite(v[i]) ? std::max(0.0, static_cast<double>(v[i]) / s.hi) * kBarCells * 8 : 0;
+    const int n = static_cast<int>(std::lround(eighths));
+    std::string bar;
+    for (int k = 0; k < n / 8; ++k) bar += kShades[4];
+    bar += kEighths[n % 8];
+    out += trimmed(pad_right(truncate(labels[i], label_w), label_w) + " " + pad_left(cell_text(v[i], DType::Float32), value_w) +
+                   " " + bar) + "\n";
+  }
+  return out;
 }
 
 }  // namespace
+
+size_t visible_width(const std::string& line) {
+  std::string plain;
+  for (size_t i = 0; i < line.size(); ++i) {
+    if (line[i] == '\x1b') {
+      while (i < line.size() && line[i] != 'm') ++i;
+      continue;
+    }
+    plain += line[i];
+  }
+  return display_width(plain);
+}
 
 Palette palette_for(bool color, const char* colorterm) {
   if (!color) return Palette::None;
@@ -89,48 +179,62 @@ Palette palette_for(bool color, const char* colorterm) {
   return ct == "truecolor" || ct == "24bit" ? Palette::TrueColor : Palette::Ansi256;
 }
 
-std::string heatmap_text(const NamedTensor& t, const std::vector<std::string>& tokens, Palette p) {
-  const HeatScale scale = heat_scale(t);
+std::string heatmap_text(const NamedTensor& t, const std::vector<std::string>& tokens, Palette p, Lang lang,
+                         const std::string& given_title, const Tensor* undropped) {
+  const std::string title = given_title.empty() ? map_title({t}, lang) : given_title;
+  if (is_weight_vector(t)) return bars_text(t, tokens, p, lang, title);
+  const HeatScale scale = heat_scale(t, undropped);
+  const std::vector<AttentionGrid> before = undropped_grids(t.tensor, undropped);
   const DType dtype = t.tensor.dtype();
   const std::vector<AttentionGrid> grids = attention_grids(t.tensor);
   if (grids.empty()) return "";
-  const int64_t side = grids.front().side;
-  const std::vector<std::string> labels = axis_labels(side, tokens);
+  const int64_t rows = grids.front().rows, cols = grids.front().cols;
+  const std::vector<std::string> row_labels = axis_labels(rows, tokens), col_labels = axis_labels(cols, tokens);
 
   size_t value_w = 0, label_w = 0;
   for (const AttentionGrid& g : grids)
     for (float v : g.values) value_w = std::max(value_w, width(cell_text(v, dtype)));
-  for (const std::string& l : labels) label_w = std::max(label_w, std::min<size_t>(10, width(l)));
-  // Plain: shade, space, value, space. Colour: space, value, space on the cell's background.
+  for (const std::string& l : row_labels) label_w = std::max(label_w, std::min(kMaxLabel, width(l)));
+  // Plain: glyph, space, value, space. Colour: space, value, space on the cell's background.
   const size_t cell_w = value_w + (p == Palette::None ? 3 : 2);
-
-  std::string out = legend(t, scale, p);
-  for (const AttentionGrid& g : grids) {
-    if (!g.caption.empty()) out += g.caption + ":\n";
-    out += std::string(label_w + 1, ' ');
-    for (const std::string& l : labels) out += pad_left(truncate(l, cell_w - 1), cell_w - 1) + " ";
-    while (!out.empty() && out.back() == ' ') out.pop_back();
-    out += "\n";
-    for (int64_t i = 0; i < side; ++i) {
-      std::string row = pad_right(truncate(labels[i], label_w), label_w) + " ";
-      for (int64_t j = 0; j < side; ++j) {
-        const float v = g.values[i * side + j];
-        const std::string text = pad_left(cell_text(v, dtype), value_w);
-        const bool finite = std::isfinite(v);
-        const double pos = finite ? scale.position(v) : 0;
-        if (p == Palette::None) {
-          row += std::string(finite ? kShades[shade_index(pos)] : kMaskedMark) + " " + text + " ";
-        } else if (!finite) {
-          row += colored(" " + text + " ", kMaskedBg, kMaskedFg, p);
-        } else {
-          const Rgb bg = heat_color(pos);
-          row += colored(" " + text + " ", bg, dark_text_on(bg) ? Rgb{0, 0, 0} : Rgb{255, 255, 255}, p);
-        }
-      }
-      while (!row.empty() && row.back() == ' ') row.pop_back();
-      out += row + "\n";
+  const bool compact = label_w + cols * cell_w > kWidth;
+  std::vector<std::string> labels = row_labels;
+  if (compact) {  // "3 with": the row's number, which also heads its column
+    const size_t digits = std::to_string(rows - 1).size();
+    label_w = 0;
+    for (int64_t i = 0; i < rows; ++i) {
+      labels[i] = pad_left(std::to_string(i), digits) + " " + row_labels[i];
+      label_w = std::max(label_w, std::min(kMaxLabel, width(labels[i])));
     }
   }
+
+  std::string out = legend(title, scale, p, lang, compact, false);
+  for (size_t gi = 0; gi < grids.size(); ++gi) {
+    const AttentionGrid& g = grids[gi];
+    const std::string caption = grid_caption(g, lang);
+    if (!caption.empty()) out += caption + ":\n";
+    std::string head(label_w + 1, ' ');
+    for (int64_t j = 0; j < cols; ++j)
+      head += compact ? pad_left(std::to_string(j), 2) + " " : pad_left(truncate(col_labels[j], cell_w - 1), cell_w - 1) + " ";
+    out += trimmed(head) + "\n";
+    const std::vector<CellMark> marks = cell_marks(t, g, before.empty() ? nullptr : &before[gi]);
+    for (int64_t i = 0; i < rows; ++i) {
+      std::string row = pad_right(truncate(labels[i], label_w), label_w) + " ";
+      for (int64_t j = 0; j < cols; ++j) {
+        const size_t k = static_cast<size_t>(i * cols + j);
+        row += cell(g.values[k], marks[k], scale, dtype, value_w, compact, p);
+      }
+      out += trimmed(row) + "\n";
+    }
+  }
+  return out;
+}
+
+std::string output_heatmaps(const Notebook& nb, const NotebookItem& item, Palette palette, Lang lang) {
+  if (nb.items().empty() || &item < &nb.items().front() || &item > &nb.items().back()) return "";
+  std::string out;
+  for (const MapSource& m : maps_after(nb, static_cast<size_t>(&item - &nb.items().front())))
+    out += heatmap_text(m.tensor, nb.tokens(), palette, lang, map_title(m, lang), m.undropped ? &*m.undropped : nullptr);
   return out;
 }
 

@@ -1,6 +1,8 @@
 #pragma once
-// Attention matrices as coloured grids in the terminal: token labels on rows (queries) and columns
-// (keys), the value in each cell, a one-line legend. One grid per batch/head index.
+// Attention matrices as grids in the terminal: token labels on rows (queries) and columns (keys), the
+// value in each cell with a shade (or its colour), masked and dropped cells marked apart, a legend
+// in the reader's language; 1-D weights as bars. Every line fits 80 columns: when the values do not
+// fit, the grid shows shading only with numbered columns. One grid per batch/head index.
 #include <string>
 #include <vector>
 
@@ -14,7 +16,16 @@ enum class Palette { None, Ansi256, TrueColor };
 // The palette for a colour terminal: TrueColor when COLORTERM is "truecolor" or "24bit".
 Palette palette_for(bool color, const char* colorterm);
 
-// The legend line, then each grid (caption first when there are leading dims); ends with "\n".
-std::string heatmap_text(const NamedTensor& t, const std::vector<std::string>& tokens, Palette palette);
+// The legend, then each grid (caption first when there are leading dims); ends with "\n". `title`
+// replaces the legend's first line (notebook_maps.h's map_title; empty: the tensor's).
+// `undropped`: a dropout result's weights before dropout (attention_matrix.h's cell_marks).
+std::string heatmap_text(const NamedTensor& t, const std::vector<std::string>& tokens, Palette palette,
+                         Lang lang = Lang::En, const std::string& title = "", const Tensor* undropped = nullptr);
+
+// The pictures that follow an output item of `nb` (notebook_maps.h), drawn; "" for none.
+std::string output_heatmaps(const Notebook& nb, const NotebookItem& item, Palette palette, Lang lang);
+
+// Columns of a line on the terminal, ANSI colour sequences not counted.
+size_t visible_width(const std::string& line);
 
 }  // namespace attn

@@ -131,11 +131,15 @@ void Notebook::record(const std::string& name, const Tensor& t) {
       if (same_tensor(b->tensor, t)) return;  // its current value again
       break;
     }
-  timeline_.push_back({name, cell_, code_for(name), t, false, false});
+  timeline_.push_back({name, cell_, code_for(name), t, false, false, -1});
 }
 
 void Notebook::trace(const Steps& steps) {
-  for (const Step& s : steps.list) timeline_.push_back({s.name, cell_, s.code, s.value, s.in_place, true});
+  for (const Step& s : steps.list) timeline_.push_back({s.name, cell_, s.code, s.value, s.in_place, true, s.head});
+}
+
+void Notebook::inside(const Steps& steps) {
+  for (const Step& s : steps.list) inside_.push_back({s.name, cell_, s.code, s.value, s.in_place, true, s.head});
 }
 
 std::string Notebook::cell_code(int n) const {
@@ -175,6 +179,8 @@ std::vector<int> Notebook::cells_without_explanation() const { return cells_miss
 
 void Notebook::append(const Notebook& other) {
   const int base = cell_;
+  appended_after_.push_back(base);
+  for (int c : other.appended_after_) appended_after_.push_back(base + c);
   const int tensor_base = static_cast<int>(tensors_.size());
   for (NotebookItem item : other.items_) {
     item.cell += base;
@@ -188,6 +194,10 @@ void Notebook::append(const Notebook& other) {
   for (Binding b : other.timeline_) {
     b.cell += base;
     timeline_.push_back(b);
+  }
+  for (Binding b : other.inside_) {
+    b.cell += base;
+    inside_.push_back(b);
   }
   for (int c : other.noted_cells_) noted_cells_.push_back(c + base);
   for (int c : other.explained_cells_) explained_cells_.push_back(c + base);

@@ -28,6 +28,7 @@ struct Binding {
   Tensor tensor;
   bool in_place = false;
   bool traced = false;   // from a forward's steps, not yet claimed by a show() or record()
+  int head = -1;         // the head whose forward gives it (Step::head)
 };
 
 struct NotebookItem {
@@ -67,6 +68,9 @@ class Notebook {
   // The steps of a forward the cell runs, in compute order. A later show() or record() of one of
   // these values places it in its own cell.
   void trace(const Steps& steps);
+  // The steps of a forward the cell runs, for the pictures only (--heatmap, --html): the attention
+  // weights inside a module that no output shows. Neither in the timeline nor in the JSON.
+  void inside(const Steps& steps);
   // The annotation of the cell: a key of the lesson's text table and the values it quotes.
   void note(const std::string& key, std::vector<Prose> args = {});
   // The longer explanation of the cell (rendered with --explain only).
@@ -86,6 +90,9 @@ class Notebook {
   // Every value each name takes, in compute order (show, record and trace; a re-show of a name's
   // current value adds nothing).
   const std::vector<Binding>& timeline() const { return timeline_; }
+  const std::vector<Binding>& inside_values() const { return inside_; }
+  // The cells after which another notebook was appended (`all`: where each lesson starts), in order.
+  const std::vector<int>& appended_after() const { return appended_after_; }
   // The code of cell `n` (In [n]), its lines joined with newlines.
   std::string cell_code(int n) const;
   // Appends another notebook's items and tensors (for `all`), renumbering its cells.
@@ -102,6 +109,8 @@ class Notebook {
   std::vector<NotebookItem> items_;
   std::vector<NamedTensor> tensors_;
   std::vector<Binding> timeline_;
+  std::vector<Binding> inside_;
+  std::vector<int> appended_after_;
   std::vector<std::string> cell_code_;
   int cell_ = 0;
   const TextTable* text_ = nullptr;

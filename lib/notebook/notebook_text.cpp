@@ -60,8 +60,7 @@ std::string render_text(const Notebook& nb, const TextOptions& options) {
         break;
       case NotebookItem::Kind::Output:
         out += item.text + "\n";
-        if (options.heatmap && item.tensor >= 0 && is_attention_matrix(nb.tensors()[item.tensor]))
-          out += heatmap_text(nb.tensors()[item.tensor], nb.tokens(), options.palette);
+        if (options.heatmap) out += output_heatmaps(nb, item, options.palette, options.lang);
         break;
       case NotebookItem::Kind::Shape:
         out += paint("# " + item.text, kShape, color) + "\n";
