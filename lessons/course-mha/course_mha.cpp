@@ -144,7 +144,7 @@ void head_output_cells(Notebook& nb, const CourseConfig& c, const CourseMultiHea
 
 void comparison_cells(Notebook& nb, const CourseConfig& c, const CourseMultiHeadAttention& mha, const Tensor& x,
                       Generator& gen, BernoulliPath path) {
-  nb.heading("course", "heading.002");
+  nb.source_heading("course", "lesson.source", "heading.002");
   nb.cell({"# CausalAttention: the book's listing 3.3 (attn-tutor dropout, 3.5.3)",
            "for i, head in enumerate(mha.heads):",
            "    ca = CausalAttention(d_model, d_model // num_heads, context_length, dropout)",
@@ -194,7 +194,7 @@ Notebook course_mha_lesson(const LessonOptions& opt) {
   const std::string seed_code = "torch.manual_seed(" + fmt_seed(opt, 123) + ")";
   const std::string d_model = str(c.d_model), heads = str(c.num_heads), hs = str(c.head_size());
 
-  nb.heading("course", "heading.0022");
+  nb.source_heading("course", "lesson.source", "heading.0022");
   nb.cell(hyperparameter_code(c));
   if (c.post) {
     nb.note("i_torch_equal_out_course_out_boo.note3", {str(c.T)});
@@ -257,7 +257,7 @@ Notebook course_mha_lesson(const LessonOptions& opt) {
     nb.explain("x.explain", {shape, str(c.batch), str(c.T)});
   }
 
-  nb.heading("course", "heading.0023");
+  nb.source_heading("course", "lesson.source", "heading.0023");
   nb.cell({"out = mha(x)", "print(out)"});
   CourseMultiHeadTrace t;
   const Tensor out = mha.forward(x, gen, opt.bernoulli, &t, opt.variant);
