@@ -1,7 +1,7 @@
 #pragma once
-// The command line's messages about the command line itself, in English and Chinese (tr()): the
-// errors of app/parse_errors.cpp, app/option_rules.cpp and --from, and the --help footer. Each
-// error names the option (or word) first and says how to fix it.
+// The command line's messages about the command line itself, in English and Chinese (the keys cli.*
+// of app/text.txt, through tr()): the errors of app/parse_errors.cpp, app/option_rules.cpp and
+// --from, and the --help footer. Each error names the option (or word) first and says how to fix it.
 #include <string>
 #include <vector>
 

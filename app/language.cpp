@@ -3,6 +3,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "lessons/ui_text.h"
+
 namespace attn {
 namespace {
 
@@ -27,6 +29,8 @@ Lang choose_language(int argc, char** argv) {
 void set_help_language(Lang lang) { help_lang = lang; }
 Lang help_language() { return help_lang; }
 
-std::string tr(const std::string& en, const std::string& zh) { return help_lang == Lang::Zh ? zh : en; }
+std::string tr(const std::string& key, std::vector<Prose> args) { return ui(key, help_lang, std::move(args)); }
+
+std::string in_help_language(const std::string& en, const std::string& zh) { return help_lang == Lang::Zh ? zh : en; }
 
 }  // namespace attn

@@ -1,6 +1,7 @@
 #pragma once
 // --lang: English or Chinese for annotations, titles and help text.
 #include <string>
+#include <vector>
 
 #include "notebook/notebook.h"
 
@@ -13,6 +14,9 @@ Lang choose_language(int argc, char** argv);
 // The text in the help language chosen at start-up.
 void set_help_language(Lang lang);
 Lang help_language();
-std::string tr(const std::string& en, const std::string& zh);
+// The sentence `key` of app/text.txt (or any command's text.txt, lessons/ui_text.h) in that language.
+std::string tr(const std::string& key, std::vector<Prose> args = {});
+// One of two texts given in both languages by another table: an option's row of lessons/options.txt.
+std::string in_help_language(const std::string& en, const std::string& zh);
 
 }  // namespace attn

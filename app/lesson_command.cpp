@@ -18,7 +18,7 @@ void add_lesson_options(CLI::App* sub, CliOptions& o, const LessonInfo* lesson) 
     for (const LessonInfo& l : lessons())
       if (lesson ? &l == lesson && l.takes(row) : l.in_chapter() && l.takes(row)) takes = true;
     if (!takes) continue;
-    const std::string help = tr(row.help_en, row.help_zh);
+    const std::string help = in_help_language(row.help_en, row.help_zh);
     if (row.kind == OptionKind::Flag) {
       sub->add_flag_function(row.flag, [&o, flag = row.flag](int64_t) { o.values[flag] = "true"; }, help)
           ->disable_flag_override();  // --qkv-bias=false is an error, not a bias
@@ -41,7 +41,7 @@ int64_t integer_value(const CliOptions& o, const std::string& flag) {
   errno = 0;
   const long long v = std::strtoll(text.c_str(), &end, 10);
   if (text.empty() || end == text.c_str() || *end != '\0' || errno == ERANGE)
-    throw UsageError(flag + " " + text + ": not a whole number; use an integer such as " + flag + " 2");
+    throw UsageError(tr("err.not-integer", {flag, text}));
   return v;
 }
 
@@ -54,16 +54,14 @@ LessonOptions to_lesson_options(const CliOptions& o, Lang env_lang) {
   if (o.given("--seed")) {
     opt.seed = parse_torch_seed(o.text("--seed"));
     if (!opt.seed)
-      throw UsageError("--seed " + o.text("--seed") + ": not an integer torch.manual_seed accepts; use a whole number "
-                                            "from -9223372036854775808 to 18446744073709551615");
+      throw UsageError(tr("err.seed", {"--seed " + o.text("--seed")}));
     opt.seed_text = o.text("--seed");
   }
   if (o.given("--d-in") && !o.given("--tokens"))
-    throw UsageError("--d-in " + o.text("--d-in") + ": has no effect without --tokens (the embeddings' size comes from "
-                     "--inputs or the book); add --tokens \"your sentence\" or drop --d-in");
+    throw UsageError(tr("err.d-in", {o.text("--d-in")}));
   if (o.given("--tokens")) {
     if (o.given("--inputs"))
-      throw UsageError("--tokens and --inputs both give the embeddings; use one of them");
+      throw UsageError(tr("err.tokens-and-inputs"));
     opt.inputs = sentence_inputs(o.text("--tokens"), o.given("--d-in") ? integer_value(o, "--d-in") : 3, opt.seed_or(123), "--tokens");
     opt.custom_inputs = true;
     opt.inputs_source = "tokens";
@@ -73,9 +71,7 @@ LessonOptions to_lesson_options(const CliOptions& o, Lang env_lang) {
     opt.inputs_source = o.text("--inputs");
   }
   if (opt.custom_inputs && (opt.num_tokens() > 16 || opt.d_in() > 16))
-    throw UsageError((!o.given("--inputs") ? std::string("--tokens: ") : "--inputs " + o.text("--inputs") + ": ") +
-                     "at most 16 tokens of at most 16 numbers each, so every tensor stays readable; shorten the "
-                     "sentence or the embeddings");
+    throw UsageError(tr("err.too-many-tokens", {!o.given("--inputs") ? std::string("--tokens") : "--inputs " + o.text("--inputs")}));
   if (o.given("--d-out")) {
     opt.d_out = integer_value(o, "--d-out");
     opt.d_out_given = true;
@@ -85,9 +81,8 @@ LessonOptions to_lesson_options(const CliOptions& o, Lang env_lang) {
   if (o.given("--num-heads")) {
     const int64_t num_heads = integer_value(o, "--num-heads");
     if (num_heads < 1)
-      throw UsageError("--num-heads " + std::to_string(num_heads) +
-                       ": attention needs at least one head; use --num-heads 1 or more");
-    if (num_heads > 64) throw UsageError("--num-heads " + std::to_string(num_heads) + ": at most 64 heads here");
+      throw UsageError(tr("err.no-heads", {std::to_string(num_heads)}));
+    if (num_heads > 64) throw UsageError(tr("err.many-heads", {std::to_string(num_heads)}));
     opt.num_heads = num_heads;
   }
   if (o.given("--preset")) opt.preset = o.text("--preset");
@@ -99,19 +94,15 @@ LessonOptions to_lesson_options(const CliOptions& o, Lang env_lang) {
     char* end = nullptr;
     const double p = std::strtod(dropout.c_str(), &end);
     if (end == dropout.c_str() || *end != '\0' || !(p >= 0.0 && p <= 1.0))
-      throw UsageError("--dropout " + dropout +
-                       ": a dropout rate is a probability; use a number from 0 (keep all) to 1 (drop all)");
+      throw UsageError(tr("err.dropout", {dropout}));
     opt.dropout = p;
   }
   if (o.given("--context-length")) {
     const int64_t context_length = integer_value(o, "--context-length");
     if (context_length < opt.num_tokens())
-      throw UsageError("--context-length " + std::to_string(context_length) + ": smaller than the " +
-                       std::to_string(opt.num_tokens()) + " input tokens; the causal mask is a context_length x "
-                       "context_length buffer and mask[:num_tokens, :num_tokens] cannot cover more tokens than that. "
-                       "Use --context-length " + std::to_string(opt.num_tokens()) + " or more");
+      throw UsageError(tr("err.context-short", {std::to_string(context_length), std::to_string(opt.num_tokens())}));
     if (context_length > 4096)
-      throw UsageError("--context-length " + std::to_string(context_length) + ": at most 4096 here; use a smaller value");
+      throw UsageError(tr("err.context-long", {std::to_string(context_length)}));
     opt.context_length = context_length;
   }
   if (o.given("--num-kv-groups")) opt.num_kv_groups = integer_value(o, "--num-kv-groups");

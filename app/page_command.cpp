@@ -18,13 +18,9 @@ std::string shell_word(const std::string& word) {
 }
 
 std::string reproducing_command(const std::string& lesson, const CliOptions& cli, Lang lang) {
-  static const char* const kOutputOnly[] = {"--json", "--step", "--color", "--heatmap", "--html", "--py", "--ipynb"};
   std::string out = "attn-tutor " + shell_word(lesson);
   for (const OptionRow& row : option_table()) {
-    if (!cli.given(row.flag)) continue;
-    if (std::find_if(std::begin(kOutputOnly), std::end(kOutputOnly), [&](const char* f) { return row.flag == f; }) !=
-        std::end(kOutputOnly))
-      continue;
+    if (!cli.given(row.flag) || row.display) continue;  // an output file, paging, colour: not the page
     out += " " + row.flag;
     if (row.kind != OptionKind::Flag) out += " " + shell_word(cli.text(row.flag));
   }

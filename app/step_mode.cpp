@@ -9,6 +9,8 @@
 #include <iostream>
 #include <sstream>
 
+#include "lessons/ui_text.h"
+
 namespace attn {
 namespace {
 
@@ -29,12 +31,8 @@ bool starts_heading(const std::string& plain) { return plain.rfind("== ", 0) == 
 
 // The prompt under each page, in the lesson's language.
 std::string step_prompt(Lang lang, size_t page, size_t pages, bool clearing) {
-  const std::string where = std::to_string(page) + "/" + std::to_string(pages);
-  if (lang == Lang::Zh)
-    return "-- 单元格 " + where + " -- n/空格/回车 下一个  b 返回  c 清屏（" + (clearing ? "开" : "关") +
-           "）  q 退出 > ";
-  return "-- cell " + where + " -- n/space/Enter next  b back  c clear screen (" + (clearing ? "on" : "off") +
-         ")  q quit > ";
+  return ui(clearing ? "app.step.prompt-clearing" : "app.step.prompt", lang,
+            {std::to_string(page) + "/" + std::to_string(pages)});
 }
 
 const char* kClearScreen = "\x1b[H\x1b[2J";

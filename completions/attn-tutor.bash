@@ -27,9 +27,9 @@ _attn_tutor() {
                               --window --swa-ratio --latent-dim --json --lang --help" -- "$cur"))
     COMPREPLY=($(compgen -W "--batch --tokens --d-model --num-heads --threads --repeats --seed --kernels --json --lang --help" -- "$cur"))
   elif [[ ${COMP_WORDS[1]} == check ]]; then
-    COMPREPLY=($(compgen -f -- "$cur"))
+    if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--color --lang --help" -- "$cur")); else COMPREPLY=($(compgen -f -- "$cur")); fi
   elif [[ ${COMP_WORDS[1]} == verify ]]; then
-    COMPREPLY=($(compgen -W "$lessons" -- "$cur"))
+    COMPREPLY=($(compgen -W "$lessons --lang --help" -- "$cur"))
   else
     COMPREPLY=($(compgen -W "$options" -- "$cur"))
   fi

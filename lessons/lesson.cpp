@@ -59,7 +59,7 @@ const TextTable& lesson_text(const std::string& folder) {
     for (const auto& [name, source] : embedded_text_tables())
       if (name == "common") common = &out.emplace(name, TextTable("lessons/common/text.txt", source)).first->second;
     for (const auto& [name, source] : embedded_text_tables())
-      if (name != "common" && name.find('.') == std::string::npos) out.emplace(name, TextTable("lessons/" + name + "/text.txt", source, common));
+      if (name != "common" && name.find_first_of(".:") == std::string::npos) out.emplace(name, TextTable("lessons/" + name + "/text.txt", source, common));
     return out;
   }();
   const auto it = tables.find(folder);

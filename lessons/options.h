@@ -18,6 +18,7 @@ struct OptionRow {
   std::vector<std::string> choices;  // Choice: the accepted values
   int64_t min = 0, max = 0;          // Integer: the accepted range when min < max
   bool common = false;               // every lesson takes it (otherwise the lessons that list it)
+  bool display = false;              // changes only where or how the lesson is shown, never what it computes
   std::string help_en, help_zh;
 
   std::string config_key() const;    // "num_heads": its name in the JSON export's config

@@ -78,4 +78,13 @@ tmux -L "$sock" capture-pane -p -S -300 | grep -q '^In \[6\]:' && fail "--from 7
 tmux -L "$sock" send-keys q
 wait_text STEP-EXITED "q did not quit after --from"
 tmux -L "$sock" kill-server 2>/dev/null || true
+sock="attn-step-$$-zh"
+# --lang zh: the prompt comes from app/text.txt in Chinese.
+tmux -u -L "$sock" new-session -d -x 120 -y 60 "'$exe' softmax --lang zh --step --color never; echo STEP-EXITED; sleep 30"
+wait_text "-- 单元格 1/" "no Chinese prompt under --lang zh"
+tmux -L "$sock" capture-pane -p -S -300 | grep -- "-- 单元格 1/" | grep -q "下一个" || fail "the Chinese prompt names no key"
+tmux -L "$sock" capture-pane -p -S -300 | grep -q -- "-- cell " && fail "an English prompt under --lang zh"
+tmux -L "$sock" send-keys q
+wait_text STEP-EXITED "q did not quit under --lang zh"
+tmux -L "$sock" kill-server 2>/dev/null || true
 echo "step mode ok"

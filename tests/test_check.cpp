@@ -50,10 +50,10 @@ TEST_CASE("check: each mistake's export gets its diagnosis") {
     const CliResult r = check(kMistakes + m.id + ".json");
     CHECK(r.exit_code == 1);
     CHECK(r.err.empty());
-    check_contains(r.out, {"First difference: ", "Diagnosis: " + m.title + "\n", "Fix: "});
+    check_contains(r.out, {"First difference: ", "Diagnosis: " + m.title(attn::Lang::En) + "\n", "Fix: "});
     // Exactly one diagnosis, and not another mistake's.
     for (const attn::Mistake& other : attn::known_mistakes())
-      if (other.id != m.id) CHECK(r.out.find("Diagnosis: " + other.title + "\n") == std::string::npos);
+      if (other.id != m.id) CHECK(r.out.find("Diagnosis: " + other.title(attn::Lang::En) + "\n") == std::string::npos);
   }
 }
 
@@ -61,7 +61,7 @@ TEST_CASE("check: README lists every diagnosis with a line that makes it") {
   const std::string readme = read_text_file(std::string(ATTN_TEST_FIXTURE_DIR) + "/../../README.md");
   for (const attn::Mistake& m : attn::known_mistakes()) {
     INFO(m.id);
-    CHECK(readme.find("| " + m.title + " | `") != std::string::npos);
+    CHECK(readme.find("| " + m.title(attn::Lang::En) + " | `") != std::string::npos);
     CHECK(!m.example.empty());
   }
 }

@@ -153,8 +153,8 @@ def print_reference():
     for lesson, name, k, c, words in REFERENCE:
         got = tbn.run_lesson(lesson, c, tb.BOOK_ROWS)
         t = [v for n, v in got if n == name][k - 1]
-        print("=== %s | %s | %s | the book's bonus material, %s (real PyTorch %s)"
-              % (lesson, name, words, SOURCE[lesson], version))
+        print("=== %s | %s | %s | the book's bonus material, %s (real PyTorch %s) | bonus %s"
+              % (lesson, name, words, SOURCE[lesson], version, SOURCE[lesson]))
         print(t)
 
 

@@ -12,11 +12,12 @@ namespace attn {
 
 // A mistake learners make in chapter 3 (or an export that does not say what it holds): what it does and the fix.
 struct Mistake {
-  std::string id;     // also the fixture's name: tests/fixtures/mistakes/<id>.json
-  std::string title;
-  std::string explanation;
-  std::string fix;
+  std::string id;       // also the fixture's name: tests/fixtures/mistakes/<id>.json
   std::string example;  // one line of a learner's code that makes it (README)
+  // Its prose, mistake.ID.* of features/check/text.txt.
+  std::string title(Lang lang) const;
+  std::string explanation(Lang lang) const;
+  std::string fix(Lang lang) const;
 };
 const std::vector<Mistake>& known_mistakes();
 const Mistake* find_mistake(const std::string& id);
@@ -24,7 +25,7 @@ const Mistake* find_mistake(const std::string& id);
 // The lesson rerun with one mistake (or other settings): every value its names take.
 struct WhatIf {
   std::string mistake;  // a known_mistakes() id
-  std::string detail;   // what exactly was rerun, e.g. "softmax(..., dim=1)"
+  Prose detail;         // what exactly was rerun: a key check.detail.* of features/check/text.txt with its values
   std::vector<Binding> timeline;
 };
 
@@ -58,7 +59,7 @@ struct TensorCheck {
 
 struct Diagnosis {
   const Mistake* mistake = nullptr;
-  std::string detail;  // the WhatIf's
+  Prose detail;  // the WhatIf's
 };
 
 struct CheckReport {

@@ -8,6 +8,7 @@
 
 #include "notebook/json_export.h"
 #include "core/tensor_print.h"
+#include "lessons/ui_text.h"
 
 namespace attn {
 
@@ -42,18 +43,12 @@ std::string two_columns(const std::string& left, const std::string& right) {
   return out;
 }
 
-// Words wrapped at `width` columns, every line after the first indented by `indent`.
+// Text wrapped at `width` columns (text_width.h: no word, number or Chinese word split), every line
+// after the first indented by `indent`.
 std::string wrap(const std::string& text, size_t width, const std::string& indent) {
-  std::string out, line;
-  std::istringstream in(text);
-  for (std::string word; in >> word;) {
-    if (!line.empty() && columns(line) + 1 + columns(word) > width) {
-      out += line + "\n" + indent;
-      line.clear();
-    }
-    line += (line.empty() ? "" : " ") + word;
-  }
-  return out + line;
+  std::string out = wrap_text(text, indent, width + columns(indent));
+  if (!out.empty()) out.pop_back();
+  return out.substr(std::min(out.size(), indent.size()));
 }
 
 std::string plain_repr(const Tensor& t) {
@@ -93,7 +88,7 @@ std::string diff_text(double d) {
 }
 
 // A map of the differing entries, one character per value ('x' differs, '.' matches), matrix by matrix.
-std::string where_map(const Tensor& yours, const Tensor& tool) {
+std::string where_map(const Tensor& yours, const Tensor& tool, Lang lang) {
   const Shape& shape = tool.shape();
   const std::vector<float> a = yours.values(), b = tool.values();
   const int64_t cols = shape.empty() ? 1 : shape.back();
@@ -117,7 +112,7 @@ std::string where_map(const Tensor& yours, const Tensor& tool) {
       pattern += "\n";
     }
     if (k > 0 && pattern == previous) {  // a batch of identical texts: say so once
-      out += "    " + label + "  the same\n";
+      out += "    " + label + "  " + ui("check.same", lang) + "\n";
       continue;
     }
     previous = pattern;
@@ -139,12 +134,12 @@ std::string indented(const std::string& text, const std::string& indent) {
 }
 
 // One tensor's line of the list.
-std::string tensor_line(const CheckReport& r, size_t i, const Style& st, const std::string& head) {
+std::string tensor_line(const CheckReport& r, size_t i, const Style& st, const std::string& head, Lang lang) {
   using V = TensorCheck::Verdict;
   using E = TensorCheck::Elsewhere;
   const TensorCheck& c = r.checks[i];
   const LearnerTensor& y = r.yours[i];
-  if (c.verdict == V::NotInLesson) return "? " + head + "not a tensor of lesson " + r.lesson + ", not checked";
+  if (c.verdict == V::NotInLesson) return "? " + head + ui("check.not-in-lesson", lang, {r.lesson});
   const Binding& t = r.tool[c.expected];
   if (c.verdict == V::Match) {
     const std::string mark = st.paint("32", "\u2713") + " " + head;
@@ -152,40 +147,40 @@ std::string tensor_line(const CheckReport& r, size_t i, const Style& st, const s
       // "taken before" the step that follows, unless that step starts the name over (another head's)
       bool restart = false;
       for (int j = 0; j <= c.other; ++j) restart = restart || (r.tool[j].name == t.name && r.tool[j].code == t.code);
-      return mark + "= " + in_cell(r.tool[c.other].cell) + ", its value after `" + r.tool[c.other].code + "`" +
-             (restart ? "" : ", taken before `" + t.code + "`") + " (what you exported after it matches)";
+      return mark + "= " + ui("check.match-earlier", lang, {in_cell(r.tool[c.other].cell), r.tool[c.other].code,
+                                                               restart ? "" : ui("check.taken-before", lang, {t.code})});
     }
-    if (c.elsewhere == E::Later) return mark + "= " + in_cell(r.tool[c.other].cell) + ", a later value than its place in your file";
+    if (c.elsewhere == E::Later) return mark + "= " + ui("check.match-later", lang, {in_cell(r.tool[c.other].cell)});
     return mark + "= " + in_cell(t.cell);
   }
-  std::string line = st.paint("31", "\u2717") + " " + head + "differs from " + in_cell(t.cell) + ": ";
-  if (c.elsewhere == E::Stale || c.elsewhere == E::Unsure)
-    return line + "it is still its value before `" + t.code + "`";
-  if (y.tensor.shape() != t.tensor.shape()) return line + "its shape is " + shape_of(t.tensor);
-  return line + std::to_string(c.differing) + " of " + std::to_string(y.tensor.numel()) + " values, max |diff| " +
-         diff_text(c.max_diff);
+  std::string line = st.paint("31", "\u2717") + " " + head + ui("check.differs", lang, {in_cell(t.cell)});
+  if (c.elsewhere == E::Stale || c.elsewhere == E::Unsure) return line + ui("check.still-before", lang, {t.code});
+  if (y.tensor.shape() != t.tensor.shape()) return line + ui("check.shape-is", lang, {shape_of(t.tensor)});
+  return line + ui("check.values-differ", lang, {std::to_string(c.differing), std::to_string(y.tensor.numel()),
+                                                   diff_text(c.max_diff)});
 }
 
-std::string diagnosis_text(const CheckReport& r, const Diagnosis& d, const Style& st, const std::string& label) {
-  std::string out = st.paint("1;33", label + d.mistake->title) + "\n";
-  out += "  " + wrap("Recomputed with this mistake, the lesson gives exactly your numbers" +
-                         (d.detail.empty() ? "." : ": " + d.detail + "."), 100, "  ") + "\n";
-  out += "  " + wrap(d.mistake->explanation, 100, "  ") + "\n";
+std::string diagnosis_text(const Diagnosis& d, const Style& st, const std::string& label, Lang lang) {
+  std::string out = st.paint("1;33", label + d.mistake->title(lang)) + "\n";
+  out += "  " + wrap(d.detail.key.empty() ? ui("check.recomputed", lang) : ui("check.recomputed-detail", lang, {d.detail}),
+                     100, "  ") + "\n";
+  out += "  " + wrap(d.mistake->explanation(lang), 100, "  ") + "\n";
+  const std::string label_fix = ui("check.fix", lang);
   std::string fix;
-  for (const std::string& line : lines_of(d.mistake->fix)) fix += (fix.empty() ? "" : "\n       ") + line;
-  out += "  Fix: " + fix + "\n";
-  (void)r;
+  for (const std::string& line : lines_of(d.mistake->fix(lang)))
+    fix += (fix.empty() ? "" : "\n  " + std::string(columns(label_fix), ' ')) + line;
+  out += "  " + label_fix + fix + "\n";
   return out;
 }
 
 }  // namespace
 
-std::string render_report(const CheckReport& r, bool color) {
+std::string render_report(const CheckReport& r, bool color, Lang lang) {
   using V = TensorCheck::Verdict;
   using E = TensorCheck::Elsewhere;
   const Style st{color};
-  std::string out = "attn-tutor check " + r.source + ": lesson " + r.lesson + ", " + std::to_string(r.yours.size()) +
-                    (r.yours.size() == 1 ? " tensor\n" : " tensors\n");
+  std::string out = ui(r.yours.size() == 1 ? "check.header.one" : "check.header.many", lang,
+                       {r.source, r.lesson, std::to_string(r.yours.size())}) + "\n";
   size_t width = 0, shape_width = 0;
   for (const LearnerTensor& y : r.yours) {
     width = std::max(width, columns(y.name));
@@ -201,67 +196,65 @@ std::string render_report(const CheckReport& r, bool color) {
     matched += v == V::Match;
     differing += v == V::Differs;
     unknown += v == V::NotInLesson;
-    out += "  " + tensor_line(r, i, st, head) + "\n";
+    out += "  " + tensor_line(r, i, st, head, lang) + "\n";
   }
 
   if (r.ok()) {
-    out += "\n" + st.paint("32", "All " + std::to_string(matched) + " checked tensors match the lesson.") +
-           (unknown ? " " + std::to_string(unknown) + " not checked." : "") + "\n";
+    out += "\n" + st.paint("32", ui("check.all-match", lang, {std::to_string(matched)})) +
+           (unknown ? ui("check.all-match-unchecked", lang, {std::to_string(unknown)}) : "") + "\n";
     return out;
   }
 
   const LearnerTensor& y = r.yours[r.first_divergence];
   const TensorCheck& c = r.checks[r.first_divergence];
   const Binding& t = r.tool[c.expected];
-  out += "\n" + st.paint("1", "First difference: " + y.name) + " (the first in the order the lesson computes them)\n";
+  out += "\n" + st.paint("1", ui("check.first-difference", lang, {y.name})) + ui("check.first-in-order", lang) + "\n";
   const bool printed = t.code.rfind("print(", 0) == 0 || t.code.find('\n') != std::string::npos;
-  out += "The lesson's " + y.name + (printed ? "" : " after `" + t.code + "`") + ", " + in_cell(t.cell) + ":\n";
+  out += (printed ? ui("check.lesson-value", lang, {y.name, in_cell(t.cell)})
+                  : ui("check.lesson-value-after", lang, {y.name, t.code, in_cell(t.cell)})) + "\n";
   if (t.cell > 0 && t.cell < static_cast<int>(r.cells.size())) out += indented(r.cells[t.cell], "    ");
-  out += "\n" + two_columns("yours:\n" + plain_repr(y.tensor), "attn-tutor:\n" + plain_repr(t.tensor));
+  out += "\n" + two_columns(ui("check.yours", lang) + "\n" + plain_repr(y.tensor),
+                            ui("check.attn-tutor", lang) + "\n" + plain_repr(t.tensor));
   if (y.tensor.shape() != t.tensor.shape()) {
-    out += "\nYour shape is " + shape_of(y.tensor) + ", the lesson's " + shape_of(t.tensor) + ".\n";
+    out += "\n" + ui("check.your-shape", lang, {shape_of(y.tensor), shape_of(t.tensor)}) + "\n";
   } else {
     const std::vector<float> a = y.tensor.values(), b = t.tensor.values();
     const bool all = c.differing == static_cast<int64_t>(a.size());
-    out += "\n" + (all ? "All " + std::to_string(a.size()) : std::to_string(c.differing) + " of " + std::to_string(a.size())) +
-           " values differ (max |diff| " + diff_text(c.max_diff) + "); the first at " +
-           index_text(c.first_diff, t.tensor.shape()) + ": yours " + value_text(a[c.first_diff]) + ", attn-tutor " +
-           value_text(b[c.first_diff]) + "\n";
-    if (!all && t.tensor.dim() > 0 && a.size() <= 1024) out += "where (x: differs, .: matches):\n" + where_map(y.tensor, t.tensor);
+    const std::string how_many = all ? ui("check.all-values", lang, {std::to_string(a.size())})
+                                     : ui("check.some-values", lang, {std::to_string(c.differing), std::to_string(a.size())});
+    out += "\n" + ui("check.values-summary", lang, {how_many, diff_text(c.max_diff), index_text(c.first_diff, t.tensor.shape()),
+                                                    value_text(a[c.first_diff]), value_text(b[c.first_diff])}) + "\n";
+    if (!all && t.tensor.dim() > 0 && a.size() <= 1024)
+      out += ui("check.where", lang) + "\n" + where_map(y.tensor, t.tensor, lang);
   }
 
   out += "\n";
   if (c.elsewhere == E::Stale || c.elsewhere == E::Unsure) {
     const Binding& o = r.tool[c.other];
     const std::string step = t.code;
-    out += wrap("Your " + y.name + " is the value it has at " + in_cell(o.cell) + " (`" + o.code + "`), before `" + step +
-                    "`. " +
-                    (c.elsewhere == E::Stale
-                         ? "What you exported after it differs as well: that step never reached your " + y.name + "."
-                         : "What you exported after it does not tell whether you took it there on purpose (then say "
-                           "so: export(..., cells={\"" + y.name + "\": " + std::to_string(o.cell) +
-                           "})) or that step never reached it."),
+    out += wrap(ui("check.stale", lang, {y.name, in_cell(o.cell), o.code, step}) +
+                    (c.elsewhere == E::Stale ? ui("check.stale-sure", lang, {y.name})
+                                             : ui("check.stale-unsure", lang, {y.name, std::to_string(o.cell)})),
                 100, "") + "\n\n";
   }
   if (c.elsewhere == E::Unsure && !r.diagnoses.empty()) {
-    out += "If that step never reached it, known mistakes that give your numbers:\n";
-    for (const Diagnosis& d : r.diagnoses) out += "  - " + d.mistake->title + ": " + d.detail + "\n";
+    out += ui("check.if-never-reached", lang) + "\n";
+    for (const Diagnosis& d : r.diagnoses) out += "  - " + ui("check.title-detail", lang, {d.mistake->title(lang), d.detail}) + "\n";
   } else if (r.diagnoses.size() == 1) {
-    out += diagnosis_text(r, r.diagnoses[0], st, "Diagnosis: ");
+    out += diagnosis_text(r.diagnoses[0], st, ui("check.diagnosis", lang), lang);
   } else if (r.diagnoses.size() > 1) {
-    out += std::to_string(r.diagnoses.size()) + " known mistakes give exactly your numbers; one of them is yours:\n";
-    for (const Diagnosis& d : r.diagnoses) out += diagnosis_text(r, d, st, "Possible diagnosis: ");
+    out += ui("check.several", lang, {std::to_string(r.diagnoses.size())}) + "\n";
+    for (const Diagnosis& d : r.diagnoses) out += diagnosis_text(d, st, ui("check.possible-diagnosis", lang), lang);
   } else {
-    out += "No known mistake gives your numbers. Compare your code with the lesson's cell (attn-tutor " + r.lesson +
-           " shows " + in_cell(t.cell) + ") and check the settings you exported with.\n";
+    out += ui("check.no-mistake", lang, {r.lesson, in_cell(t.cell)}) + "\n";
   }
   if (!r.diagnoses.empty() && !r.not_reproduced.empty() && c.elsewhere != E::Unsure) {
     std::string names;
     for (int i : r.not_reproduced) names += (names.empty() ? "" : ", ") + r.yours[i].name;
-    out += "  With this mistake your later " + names + " still differ: another mistake follows.\n";
+    out += "  " + ui("check.later-differ", lang, {names}) + "\n";
   }
-  out += "\n" + std::to_string(matched) + " match, " + std::to_string(differing) + " differ" +
-         (unknown ? ", " + std::to_string(unknown) + " not checked" : "") + ".\n";
+  out += "\n" + ui(unknown ? "check.count-unchecked" : "check.count", lang,
+                   {std::to_string(matched), std::to_string(differing), std::to_string(unknown)}) + "\n";
   return out;
 }
 

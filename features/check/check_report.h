@@ -7,6 +7,6 @@
 
 namespace attn {
 
-std::string render_report(const CheckReport& r, bool color);
+std::string render_report(const CheckReport& r, bool color, Lang lang = Lang::En);
 
 }  // namespace attn

@@ -13,19 +13,20 @@ namespace {
 
 // A mistake as a rerun of the lesson: its options with the mistake's variant or setting.
 struct Rerun {
-  std::string mistake, detail;
+  std::string mistake;
+  Prose detail;
   LessonOptions opt;
 };
 
 struct Reruns {
   const LessonOptions& base;
   std::vector<Rerun> list;
-  void variant(const std::string& mistake, const std::string& detail, Variant v) {
+  void variant(const std::string& mistake, Prose detail, Variant v) {
     LessonOptions o = base;
     o.variant = std::move(v);
     list.push_back({mistake, detail, std::move(o)});
   }
-  void options(const std::string& mistake, const std::string& detail, LessonOptions o) {
+  void options(const std::string& mistake, Prose detail, LessonOptions o) {
     list.push_back({mistake, detail, std::move(o)});
   }
 };
@@ -35,7 +36,7 @@ void weight_mistakes(Reruns& r, int64_t rank, bool scaled, bool causal, bool hea
   for (int64_t d = 0; d + 1 < rank; ++d) {
     Variant v;
     v.softmax_dim = d;
-    r.variant("softmax-dim", "torch.softmax(..., dim=" + std::to_string(d) + ")", v);
+    r.variant("softmax-dim", text("check.detail.softmax-dim", {std::to_string(d)}), v);
   }
   using S = Variant::Scale;
   using M = Variant::Mask;
@@ -43,18 +44,16 @@ void weight_mistakes(Reruns& r, int64_t rank, bool scaled, bool causal, bool hea
   auto mask = [](M x) { Variant v; v.mask = x; return v; };
   enum Needs { Scaled, Heads, Causal };
   const struct { Needs needs; Variant v; const char* mistake; const char* detail; } table[] = {
-      {Scaled, scale(S::None), "no-scaling", "torch.softmax(attn_scores, dim=-1), not divided by keys.shape[-1]**0.5"},
-      {Scaled, scale(S::Dk), "wrong-scale", "attn_scores / d_k instead of / d_k**0.5"},
-      {Scaled, scale(S::SqrtDin), "wrong-scale", "attn_scores / d_in**0.5 (the input's size) instead of / d_k**0.5"},
-      {Heads, scale(S::SqrtWidth), "wrong-scale", "attn_scores / d_out**0.5 (all heads) instead of / head_dim**0.5"},
-      {Causal, mask(M::NoDiagonal), "triu-diagonal", "mask = torch.triu(torch.ones(n, n)), without diagonal=1"},
-      {Causal, mask(M::AfterSoftmax), "mask-after-softmax",
-       "softmax over every token, then the future set to 0, rows not renormalised"},
-      {Causal, mask(M::Tril), "tril-mask",
-       "masked_fill(torch.tril(torch.ones(n, n)).bool(), -torch.inf): the past and the diagonal filled"},
-      {Causal, mask(M::Discarded), "mask-discarded", "attn_scores.masked_fill(...) without keeping the result: no mask at all"}};
+      {Scaled, scale(S::None), "no-scaling", "check.detail.no-scaling"},
+      {Scaled, scale(S::Dk), "wrong-scale", "check.detail.scale-dk"},
+      {Scaled, scale(S::SqrtDin), "wrong-scale", "check.detail.scale-din"},
+      {Heads, scale(S::SqrtWidth), "wrong-scale", "check.detail.scale-width"},
+      {Causal, mask(M::NoDiagonal), "triu-diagonal", "check.detail.triu-diagonal"},
+      {Causal, mask(M::AfterSoftmax), "mask-after-softmax", "check.detail.mask-after-softmax"},
+      {Causal, mask(M::Tril), "tril-mask", "check.detail.tril-mask"},
+      {Causal, mask(M::Discarded), "mask-discarded", "check.detail.mask-discarded"}};
   for (const auto& t : table)
-    if (t.needs == Scaled ? scaled : t.needs == Heads ? scaled && heads : causal) r.variant(t.mistake, t.detail, t.v);
+    if (t.needs == Scaled ? scaled : t.needs == Heads ? scaled && heads : causal) r.variant(t.mistake, text(t.detail), t.v);
 }
 
 // The projections created in every other order: `n` of them (3, or 4 with out_proj).
@@ -71,7 +70,7 @@ void linear_orders(Reruns& r, int n, const char* names) {
     for (int i : order) text += (text.empty() ? "" : ", ") + name[static_cast<size_t>(i)];
     Variant v;
     v.linear_order = order;
-    r.variant("linear-order", "created in the order " + text, v);
+    r.variant("linear-order", attn::text("check.detail.linear-order", {text}), v);
   }
 }
 
@@ -81,18 +80,18 @@ void dropout_mistakes(Reruns& r, double p, bool module, bool scores) {
   if (!(p > 0.0)) return;
   Variant v;
   v.eval = true;
-  if (module) r.variant("eval-mode", "the module in eval(): dropout off", v);
+  if (module) r.variant("eval-mode", text("check.detail.eval-mode"), v);
   v = Variant();
   v.rand_mask = true;
-  if (p < 1.0) r.variant("rand-dropout", "mask = (torch.rand(x.shape) > " + py_float(p) + "), x * mask / (1 - p)", v);
+  if (p < 1.0) r.variant("rand-dropout", text("check.detail.rand-dropout", {py_float(p)}), v);
   v.dropout_by_p = true;
-  if (p < 1.0 && p != 0.5) r.variant("dropout-scale", "mask = (torch.rand(x.shape) > p), x * mask / " + py_float(p), v);
+  if (p < 1.0 && p != 0.5) r.variant("dropout-scale", text("check.detail.rand-dropout-by-p", {py_float(p)}), v);
   if (!scores) return;
   v = Variant();
   v.dropout_on = Variant::DropoutOn::ScoresAfterMask;
-  r.variant("dropout-on-scores", "attn_scores = self.dropout(attn_scores) after the mask, before softmax", v);
+  r.variant("dropout-on-scores", text("check.detail.dropout-after-mask"), v);
   v.dropout_on = Variant::DropoutOn::ScoresBeforeMask;
-  r.variant("dropout-on-scores", "attn_scores = self.dropout(attn_scores) before the mask and softmax", v);
+  r.variant("dropout-on-scores", text("check.detail.dropout-before-mask"), v);
 }
 
 // Dropout survivors scaled by 1/p: only visible when 1/p differs from 1/(1-p).
@@ -100,7 +99,7 @@ void dropout_scale(Reruns& r, double p) {
   if (!(p > 0.0 && p < 1.0 && p != 0.5)) return;
   Variant v;
   v.dropout_by_p = true;
-  r.variant("dropout-scale", "survivors * 1/" + py_float(p) + " instead of 1/(1-p)", v);
+  r.variant("dropout-scale", text("check.detail.dropout-by-p", {py_float(p)}), v);
 }
 
 // The settings the learner's first differing tensor's shape suggests (d_out, num_heads), when it has
@@ -125,7 +124,7 @@ void settings(Reruns& r, const std::string& lesson, const LessonOptions& opt) {
         config += (config.empty() ? "" : ", ") + std::string("num_heads=") + std::to_string(h);
         flags += " --num-heads " + std::to_string(h);
       }
-      r.options("export-settings", config + ": export(..., " + config + "), as attn-tutor " + lesson + flags + " runs it", o);
+      r.options("export-settings", text("check.detail.settings", {config, lesson + flags}), o);
     }
 }
 
@@ -144,12 +143,12 @@ void wrapper_mistakes(Reruns& r, const LessonOptions& opt) {
     for (int i : o) text += (text.empty() ? "" : ", ") + std::to_string(i);
     Variant v;
     v.head_order = o;
-    r.variant("head-order", "torch.cat of the heads in the order " + text, v);
+    r.variant("head-order", attn::text("check.detail.head-order", {text}), v);
   }
   if (!opt.no_reseed) {
     LessonOptions o = opt;
     o.no_reseed = true;
-    r.options("missing-reseed", "attn-tutor wrapper --no-reseed, the wrapper built right after the CausalAttention cell", o);
+    r.options("missing-reseed", text("check.detail.missing-reseed"), o);
   }
   // 001 In [45]: forward masks and normalises a stale global attn_scores (SelfAttention_v2's scores of
   // §3.5.1) instead of its own queries @ keys; only the values are the head's.
@@ -158,10 +157,8 @@ void wrapper_mistakes(Reruns& r, const LessonOptions& opt) {
     o.no_reseed = !reseed;
     o.variant.stale_scores = causal_weights(opt, nullptr, false).attn_scores;
     r.options("stale-scores",
-              std::string("every head masks and normalises the global attn_scores = queries @ keys.T of "
-                          "SelfAttention_v2 (seed ") + std::to_string(opt.seed_or(789)) + "), not its own" +
-                  (reseed ? "" : "; and with no torch.manual_seed before the wrapper its heads continue the generator "
-                                 "after the CausalAttention cell (as in a reader's run on Intel/Windows)"),
+              text(reseed ? "check.detail.stale-scores" : "check.detail.stale-scores-no-reseed",
+                   {std::to_string(opt.seed_or(789))}),
               o);
   }
 }
@@ -169,16 +166,13 @@ void wrapper_mistakes(Reruns& r, const LessonOptions& opt) {
 void mha_mistakes(Reruns& r) {
   Variant no_proj;
   no_proj.no_out_proj = true;
-  r.variant("no-out-proj", "context_vec returned without self.out_proj", no_proj);
+  r.variant("no-out-proj", text("check.detail.no-out-proj"), no_proj);
   Variant split;
   split.split_without_transpose = true;
-  r.variant("view-no-transpose",
-            "keys, queries and values viewed straight as (b, num_heads, num_tokens, head_dim), no transpose(1, 2)", split);
+  r.variant("view-no-transpose", text("check.detail.split-no-transpose"), split);
   Variant merge;
   merge.merge_without_transpose = true;
-  r.variant("view-no-transpose",
-            "the heads merged with (attn_weights @ values).contiguous().view(b, num_tokens, d_out), no transpose(1, 2)",
-            merge);
+  r.variant("view-no-transpose", text("check.detail.merge-no-transpose"), merge);
 }
 
 // Whether the lesson, with these options, draws a dropout mask at all.
@@ -202,8 +196,7 @@ std::vector<WhatIf> mistake_what_ifs(const std::string& lesson, const LessonOpti
     linear_orders(r, 3, "book");
     LessonOptions o = opt;
     o.init = opt.init == Init::Rand ? Init::Randn : Init::Rand;
-    r.options("init-draw", o.init == Init::Randn ? "W_query, W_key, W_value drawn with torch.randn, not torch.rand"
-                                                 : "W_query, W_key, W_value drawn with torch.rand, not torch.randn", o);
+    r.options("init-draw", text(o.init == Init::Randn ? "check.detail.init-randn" : "check.detail.init-rand"), o);
   } else if (lesson == "causal-mask") {
     weight_mistakes(r, 2, true, true);
     linear_orders(r, 3, "book");
@@ -214,9 +207,9 @@ std::vector<WhatIf> mistake_what_ifs(const std::string& lesson, const LessonOpti
     for (int bits : {1, 3, 2}) {
       Variant v;
       v.missing_dropout_reseeds = bits;
-      r.variant("dropout-reseed", bits == 2   ? "no torch.manual_seed before dropout(attn_weights).sum(dim=-1)"
-                                  : bits == 1 ? "no torch.manual_seed before dropout(attn_weights)"
-                                              : "no torch.manual_seed before either later dropout call", v);
+      r.variant("dropout-reseed", text(bits == 2   ? "check.detail.reseed-sum"
+                                       : bits == 1 ? "check.detail.reseed-weights"
+                                                   : "check.detail.reseed-both"), v);
     }
     linear_orders(r, 3, "book");
   } else if (lesson == "wrapper") {
@@ -237,18 +230,18 @@ std::vector<WhatIf> mistake_what_ifs(const std::string& lesson, const LessonOpti
     dropout_mistakes(r, opt.dropout.value_or(0.1), true, false);
     Variant v;
     v.no_out_proj = true;
-    r.variant("no-out-proj", "out = head_outputs, without self.projection_layer", v);
+    r.variant("no-out-proj", text("check.detail.no-projection-layer"), v);
     linear_orders(r, 3, "course");
   } else if (lesson == "d2l-mha") {
     weight_mistakes(r, 3, true, false);
     Variant v;
     v.repeat_heads = true;
-    r.variant("repeat-valid-lens", "valid_lens.repeat(self.num_heads) in MultiHeadAttention.forward", v);
+    r.variant("repeat-valid-lens", text("check.detail.repeat-forward"), v);
     v.repeat_rows = true;
-    r.variant("repeat-valid-lens", "valid_lens.repeat(...) in MultiHeadAttention.forward and in masked_softmax", v);
+    r.variant("repeat-valid-lens", text("check.detail.repeat-both"), v);
     v = Variant();
     v.repeat_rows = true;
-    r.variant("repeat-valid-lens", "valid_lens.repeat(shape[1]) in masked_softmax", v);
+    r.variant("repeat-valid-lens", text("check.detail.repeat-softmax"), v);
     const double p = opt.dropout.value_or(0.5);
     const bool training = opt.dropout && *opt.dropout > 0.0;  // as the lesson decides
     if (training) {
@@ -257,14 +250,14 @@ std::vector<WhatIf> mistake_what_ifs(const std::string& lesson, const LessonOpti
     } else if (p > 0.0) {
       v = Variant();
       v.functional_dropout = true;
-      r.variant("functional-dropout", "F.dropout(self.attention_weights, " + py_float(p) + ") in eval()", v);
+      r.variant("functional-dropout", text("check.detail.functional-dropout", {py_float(p)}), v);
     }
     linear_orders(r, 4, "d2l");
   }
   if (!shapes_differ && draws_dropout(lesson, opt) && opt.bernoulli == BernoulliPath::Default) {
     LessonOptions o = opt;
     o.bernoulli = BernoulliPath::Mkl;
-    r.options("mkl-dropout", "the lesson with --bernoulli mkl", o);
+    r.options("mkl-dropout", text("check.detail.mkl"), o);
   }
   std::vector<WhatIf> out;
   const LessonInfo* info = find_lesson(lesson);

@@ -25,8 +25,8 @@ std::vector<ReferenceEntry> parse_reference(const std::string& file_text) {
       std::istringstream header(line.substr(4));
       std::string field;
       while (std::getline(header, field, '|')) fields.push_back(trim(field));
-      if (fields.size() != 4) throw std::runtime_error("reference: malformed header: " + line);
-      entries.push_back({fields[0], fields[1], fields[2] == "-" ? "" : fields[2], fields[3], ""});
+      if (fields.size() != 5) throw std::runtime_error("reference: malformed header: " + line);
+      entries.push_back({fields[0], fields[1], fields[2] == "-" ? "" : fields[2], fields[3], fields[4], ""});
       in_entry = true;
     } else if (!line.empty() && line[0] == '#') {
       in_entry = false;

@@ -91,7 +91,7 @@ std::vector<VerifyResult> verify_reference(const std::vector<ReferenceEntry>& re
       const std::string text = render_text(nb, TextOptions{});
       r.ok = text.find(e.text) != std::string::npos;
       r.max_diff = r.ok ? 0 : -1;
-      if (!r.ok) r.actual = "(no tensor named '" + e.name + "' and no such line in the output)";
+      r.missing = !r.ok;
     }
     results.push_back(r);
   }

@@ -15,6 +15,7 @@ struct VerifyResult {
   std::string shape;     // "(6, 2)", or "-" for a printed line that is not a tensor
   double max_diff = 0;   // over the printed digits; -1 when the texts hold different counts of numbers
   std::string actual;    // the tool's text (closest candidate) when it differs
+  bool missing = false;  // no tensor of that name and no such line in the lesson's output
 };
 
 // Runs a lesson with the given extra options (as on the command line) and returns its notebook.
@@ -29,6 +30,12 @@ std::vector<VerifyResult> verify_reference(const std::vector<ReferenceEntry>& re
 // Largest |a - b| over the numbers printed in two texts (nan/inf equal to themselves), or -1
 // when they hold different counts of numbers.
 double max_printed_diff(const std::string& a, const std::string& b);
+
+// One line per entry ("✓ mha  context_vecs  (2, 6, 2)  max|diff| 0  [§3.6.2]"), the texts of a failure
+// below its line, and the count, in `lang`; sources named as the learner knows them (ReferenceEntry::shown).
+std::string render_verify(const std::vector<VerifyResult>& results, Lang lang);
+// Where an entry comes from, as the learner knows it: "§3.5.1 step (1)", "d2l.ai §11.5".
+std::string learner_source(const ReferenceEntry& entry, Lang lang);
 
 // The reference data compiled into the binary from tests/fixtures/book_reference.txt.
 const std::string& embedded_book_reference();

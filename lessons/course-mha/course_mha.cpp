@@ -147,7 +147,7 @@ void head_output_cells(Notebook& nb, const CourseConfig& c, const CourseMultiHea
 
 void comparison_cells(Notebook& nb, const CourseConfig& c, const CourseMultiHeadAttention& mha, const Tensor& x,
                       Generator& gen, BernoulliPath path) {
-  nb.heading("course", "heading.002");
+  nb.source_heading("course", "lesson.source", "heading.002");
   std::vector<std::string> code = causal_attention_class_code();  // the book's listing 3.3 (3.5.3)
   code.insert(code.begin(), "# CausalAttention: the book's listing 3.3 (attn-tutor dropout, 3.5.3)");
   code.insert(code.end(), {"",
@@ -200,7 +200,7 @@ Notebook course_mha_lesson(const LessonOptions& opt) {
   const std::string seed_code = "torch.manual_seed(" + fmt_seed(opt, 123) + ")";
   const std::string d_model = str(c.d_model), heads = str(c.num_heads), hs = str(c.head_size());
 
-  nb.heading("course", "heading.0022");
+  nb.source_heading("course", "lesson.source", "heading.0022");
   nb.cell(hyperparameter_code(c));
   if (c.post) {
     nb.note("i_torch_equal_out_course_out_boo.note3", {str(c.T)});
@@ -263,7 +263,7 @@ Notebook course_mha_lesson(const LessonOptions& opt) {
     nb.explain("x.explain", {shape, str(c.batch), str(c.T)});
   }
 
-  nb.heading("course", "heading.0023");
+  nb.source_heading("course", "lesson.source", "heading.0023");
   // With dropout, mha(x) draws its masks: the cells that step through it replay them from this state.
   if (c.dropout > 0.0) nb.cell({"rng = torch.get_rng_state()  # before mha(x): replayed below", "out = mha(x)", "print(out)"});
   else nb.cell({"out = mha(x)", "print(out)"});

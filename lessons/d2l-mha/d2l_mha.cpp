@@ -26,7 +26,7 @@ const char* const kSaveRng = "rng = torch.get_rng_state()  # before the call: re
 using namespace d2l_lesson;
 
 void masked_softmax_cells(Notebook& nb, const LessonOptions& opt) {
-  nb.heading("d2l 11.5", "heading.004");
+  nb.source_heading("d2l 11.5", "lesson.source", "heading.004");
   std::vector<std::string> code = kMaskedSoftmaxCode;
   code.insert(code.end(), {"", "torch.manual_seed(" + fmt_seed(opt, kSeed) + ")",
                            "X = torch.rand(2, 2, 4)  # scores: (batch 2, 2 queries, 4 keys)",
@@ -81,7 +81,7 @@ void masked_softmax_cells(Notebook& nb, const LessonOptions& opt) {
 }
 
 void transpose_cells(Notebook& nb) {
-  nb.heading("d2l 11.5", "heading.0042");
+  nb.source_heading("d2l 11.5", "lesson.source", "heading.0042");
   std::vector<std::string> code = kTransposeCode;
   code.insert(code.end(), {"", "num_heads = 2",
                            "X = torch.tensor([[[10, 11, 12, 13],   # sentence 1, word A",
@@ -173,7 +173,7 @@ Notebook d2l_mha_lesson(const LessonOptions& opt) {
   masked_softmax_cells(nb, opt);
   transpose_cells(nb);
 
-  nb.heading("d2l 11.5", "heading.0043");
+  nb.source_heading("d2l 11.5", "lesson.source", "heading.0043");
   const std::string seed = fmt_seed(opt, kSeed), h = std::to_string(num_heads);
   std::vector<std::string> code = kClassCode;
   code.push_back("");

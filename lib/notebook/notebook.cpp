@@ -24,7 +24,9 @@ std::string item_text(const NotebookItem& item, Lang lang) {
   const std::string prose = item.table ? item.table->render(item.prose, lang) : item.prose.literal;
   const bool zh = lang == Lang::Zh;
   switch (item.kind) {
-    case Kind::Heading: return item.text + "  " + prose;
+    case Kind::Heading:
+      if (!item.source.key.empty() && item.table) return item.table->render(item.source, lang) + "  " + prose;
+      return item.text + "  " + prose;
     case Kind::Explanation: return (zh ? "详解：" : "More: ") + prose;
     case Kind::Confusion: return (zh ? "⚠ 常见误区：" : "⚠ Common confusion: ") + prose;
     default: return prose;
@@ -41,6 +43,12 @@ void Notebook::prose(NotebookItem::Kind kind, const std::string& key, std::vecto
 void Notebook::heading(const std::string& section, const std::string& key, std::vector<Prose> args) {
   prose(NotebookItem::Kind::Heading, key, std::move(args));
   items_.back().text = section;
+}
+
+void Notebook::source_heading(const std::string& section, const std::string& source_key, const std::string& key,
+                              std::vector<Prose> args) {
+  heading(section, key, std::move(args));
+  items_.back().source = text(source_key);
 }
 
 void Notebook::cell(const std::vector<std::string>& code) {

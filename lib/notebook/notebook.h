@@ -38,6 +38,7 @@ struct NotebookItem {
   int cell = 0;
   int tensor = -1;   // Output of show(): index into tensors()
   Prose prose;       // Heading (its title), Note, Explanation, Confusion: rendered in the reader's language
+  Prose source;      // Heading beside the book: where it comes from ("d2l.ai §11.5"), shown instead of `text`
   const TextTable* table = nullptr;
 };
 
@@ -52,6 +53,10 @@ class Notebook {
            std::vector<std::string> tokens, const TextTable* text = nullptr);
 
   void heading(const std::string& section, const std::string& key, std::vector<Prose> args = {});
+  // A heading beside the book: `section` names it for --from ("d2l 11.5"); the reader sees its source
+  // as the learner knows it, `source_key` of the lesson's text table ("d2l.ai §11.5").
+  void source_heading(const std::string& section, const std::string& source_key, const std::string& key,
+                      std::vector<Prose> args = {});
   // Starts In [n] with the code lines as the book writes them.
   void cell(const std::vector<std::string>& code);
   // print(t): the tensor text, its shape, and the tensor recorded under `name`.

@@ -43,31 +43,59 @@ bool no_break_before(char32_t c) {
   }
 }
 
-// A piece that is never split: an ASCII word, or one CJK character with any punctuation after it.
+// Opening brackets: a line may break right before one.
+bool opens(char32_t c) { return c == 0xFF08 || c == 0x300C || c == 0x300E || c == 0x300A || c == 0x201C || c == 0x2018; }
+
+// Punctuation a line may break right after (besides a space): the CJK commas, stops and closing brackets.
+bool break_after(char32_t c) { return no_break_before(c) && c != 0x201D && c != 0x2019; }
+
+// A piece of text: `space_before` when a space separates it from the piece before.
 struct Unit {
   std::string text;
   size_t width = 0;
   bool space_before = false;
 };
 
-std::vector<Unit> units_of(const std::string& text) {
+// The pieces a line may break between: at spaces, after CJK punctuation and before an opening
+// bracket. So an English word, a number (0.4419, -1.2e-05) or a run of Chinese between two
+// punctuation marks stays whole, and so does an identifier written inside Chinese.
+std::vector<Unit> pieces_of(const std::string& text) {
   std::vector<Unit> units;
-  bool space = false, in_word = false;
+  bool space = false, after_punct = false;
   for (const Glyph& g : glyphs_of(text)) {
     if (g.code == ' ' || g.code == '\n' || g.code == '\t') {
       space = true;
-      in_word = false;
       continue;
     }
+    const size_t w = is_wide(g.code) ? 2 : 1;
+    const bool glue = !units.empty() && !space && (no_break_before(g.code) || (!after_punct && !opens(g.code)));
+    if (glue) {
+      units.back().text += g.bytes;
+      units.back().width += w;
+    } else {
+      units.push_back({g.bytes, w, space});
+    }
+    after_punct = break_after(g.code);
+    space = false;
+  }
+  return units;
+}
+
+// The fallback for a piece wider than a whole line: one CJK character (with the punctuation after
+// it) or one ASCII run per unit, so a line breaks between Chinese characters but never inside an
+// identifier or a number.
+std::vector<Unit> characters_of(const Unit& piece) {
+  std::vector<Unit> units;
+  bool in_word = false;
+  for (const Glyph& g : glyphs_of(piece.text)) {
     const bool wide = is_wide(g.code);
-    if (!units.empty() && !space && (no_break_before(g.code) || (in_word && !wide))) {
+    if (!units.empty() && (no_break_before(g.code) || (in_word && !wide))) {
       units.back().text += g.bytes;
       units.back().width += wide ? 2 : 1;
     } else {
-      units.push_back({g.bytes, static_cast<size_t>(wide ? 2 : 1), space});
+      units.push_back({g.bytes, static_cast<size_t>(wide ? 2 : 1), units.empty() && piece.space_before});
     }
     in_word = !wide;
-    space = false;
   }
   return units;
 }
@@ -89,8 +117,8 @@ size_t display_width(const std::string& utf8) {
 std::string wrap_text(const std::string& text, const std::string& prefix, size_t width) {
   std::string out, line;
   size_t line_width = 0;
-  const size_t room = width > prefix.size() ? width - prefix.size() : 1;
-  for (const Unit& u : units_of(text)) {
+  const size_t room = width > display_width(prefix) ? width - display_width(prefix) : 1;
+  auto place = [&](const Unit& u) {
     const size_t gap = line.empty() || !u.space_before ? 0 : 1;
     if (!line.empty() && line_width + gap + u.width > room) {
       out += prefix + line + "\n";
@@ -103,6 +131,14 @@ std::string wrap_text(const std::string& text, const std::string& prefix, size_t
     }
     line += u.text;
     line_width += u.width;
+  };
+  for (const Unit& piece : pieces_of(text)) {
+    const size_t gap = line.empty() || !piece.space_before ? 0 : 1;
+    if (piece.width <= room || line_width + gap + piece.width <= room) {
+      place(piece);
+      continue;
+    }
+    for (const Unit& u : characters_of(piece)) place(u);  // wider than a line: break between characters
   }
   if (!line.empty()) out += prefix + line + "\n";
   return out;

@@ -13,7 +13,9 @@ size_t display_width(const std::string& utf8);
 std::vector<std::pair<std::string, size_t>> display_characters(const std::string& utf8);
 
 // Wraps `text` at `width` columns, each line starting with `prefix`; every line ends with '\n'.
-// Breaks at spaces and between CJK characters, never right before CJK punctuation.
+// Breaks at spaces, after CJK punctuation (，。；：、） and the like) and before an opening bracket,
+// so no word, number or Chinese word is split; only a run with no such point that is wider than a
+// whole line breaks between its Chinese characters (never inside an ASCII run, never before ，。).
 std::string wrap_text(const std::string& text, const std::string& prefix, size_t width);
 
 }  // namespace attn

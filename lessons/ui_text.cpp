@@ -1,0 +1,40 @@
+#include "lessons/ui_text.h"
+
+#include <deque>
+#include <stdexcept>
+
+namespace attn {
+
+const std::vector<std::pair<std::string, std::string>>& embedded_text_tables();  // generated
+
+namespace {
+
+const std::deque<TextTable>& tables() {
+  static const std::deque<TextTable> all = [] {
+    std::deque<TextTable> out;  // a deque keeps each table where it is, so the fallbacks stay valid
+    for (const auto& [name, source] : embedded_text_tables()) {
+      if (name.rfind("ui:", 0) != 0) continue;
+      const TextTable* before = out.empty() ? nullptr : &out.back();
+      out.emplace_back(name.substr(3) + "/text.txt", source, before);
+    }
+    if (out.empty()) throw std::logic_error("no features/*/text.txt or app/text.txt compiled in");
+    return out;
+  }();
+  return all;
+}
+
+}  // namespace
+
+const TextTable& ui_text() { return tables().back(); }
+
+std::vector<const TextTable*> ui_tables() {
+  std::vector<const TextTable*> out;
+  for (const TextTable& t : tables()) out.push_back(&t);
+  return out;
+}
+
+std::string ui(const std::string& key, Lang lang, std::vector<Prose> args) {
+  return ui_text().render(text(key, std::move(args)), lang);
+}
+
+}  // namespace attn

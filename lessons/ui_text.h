@@ -1,0 +1,19 @@
+#pragma once
+// The commands' own prose, beside the lessons': check, verify, bench and kv-memory
+// (features/NAME/text.txt) and the command line itself (app/text.txt: the lesson list, help, the
+// step-mode prompt, errors). The same format as a lesson's text.txt: [key], en = ..., zh = ...
+#include <string>
+#include <vector>
+
+#include "notebook/prose.h"
+
+namespace attn {
+
+// Every command's table, each falling back to the one before, so one lookup finds any key.
+const TextTable& ui_text();
+// Every table on its own (for the test that each key has both languages).
+std::vector<const TextTable*> ui_tables();
+// The sentence `key` in `lang` with its values filled in.
+std::string ui(const std::string& key, Lang lang, std::vector<Prose> args = {});
+
+}  // namespace attn
