@@ -20,6 +20,29 @@ struct Fd {
   }
 };
 
+// Waits until `fd` has something to read (or its writer hung up), but not past `deadline`; false,
+// with the problem set, on a timeout or an error.
+bool wait_readable(int fd, std::chrono::steady_clock::time_point deadline, BoundedRead& r) {
+  for (;;) {
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) {
+      r.problem = BoundedRead::kTimedOut;
+      r.text.clear();
+      return false;
+    }
+    pollfd p{fd, POLLIN, 0};
+    const int ready = ::poll(&p, 1, static_cast<int>(left.count()));
+    if (ready > 0) return true;
+    if (ready < 0 && errno != EINTR) {
+      r.problem = BoundedRead::kReadError;
+      r.reason = std::strerror(errno);
+      r.text.clear();
+      return false;
+    }
+  }
+}
+
 }  // namespace
 
 std::string size_text(std::size_t bytes) {
@@ -56,6 +79,10 @@ BoundedRead read_bounded(const std::string& path, std::size_t limit, int timeout
   }
   if (regular) r.text.reserve(static_cast<std::size_t>(st.st_size));
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_seconds);
+  // A FIFO opened with O_NONBLOCK reads as empty (read() returns 0) until its writer has opened it,
+  // so `printf ... > fifo &` started just before us would look like an empty file. Wait until it
+  // is readable first (Linux's poll() does not report a hang-up for a writer that never came).
+  if (S_ISFIFO(st.st_mode) && !wait_readable(f.fd, deadline, r)) return r;
   char buffer[65536];
   for (;;) {
     const ssize_t n = ::read(f.fd, buffer, sizeof buffer);
@@ -78,20 +105,7 @@ BoundedRead read_bounded(const std::string& path, std::size_t limit, int timeout
       return r;
     }
     // Nothing to read yet (a FIFO, a terminal): wait, but not past the deadline.
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) {
-      r.problem = BoundedRead::kTimedOut;
-      r.text.clear();
-      return r;
-    }
-    pollfd p{f.fd, POLLIN, 0};
-    const int ready = ::poll(&p, 1, static_cast<int>(left.count()));
-    if (ready < 0 && errno != EINTR) {
-      r.problem = BoundedRead::kReadError;
-      r.reason = std::strerror(errno);
-      r.text.clear();
-      return r;
-    }
+    if (!wait_readable(f.fd, deadline, r)) return r;
   }
 }
 
