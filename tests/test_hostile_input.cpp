@@ -11,6 +11,7 @@
 #include "core/tensor.h"
 #include "core/usage_error.h"
 #include "features/check/learner_export.h"
+#include "lessons/ui_text.h"
 #include "hostile_run.h"
 #include "run_cli.h"
 
@@ -31,7 +32,7 @@ std::string inputs_error(const std::string& text) {
   try {
     attn::parse_inputs(text, "--inputs x.json");
   } catch (const attn::UsageError& e) {
-    return e.what();
+    return attn::error_message(e, attn::Lang::En);
   }
   return "";
 }
