@@ -95,10 +95,10 @@ LessonCost cost_of(const Work& w, bool exporting) {
   const double weight_seconds = w.weights * kSecondsPerWeight + exported * kSecondsPerExported;
   c.seconds = mask_seconds + weight_seconds + w.extra_seconds;
   if (mask_seconds >= weight_seconds) {
-    c.biggest = error_text(w.masks_built == 1 ? "cost.mask" : "cost.masks", {fixed(w.masks_built, 0), fixed(w.context, 0)});
+    c.biggest = error_text(w.masks_built == 1 ? "cost.err.mask" : "cost.err.masks", {fixed(w.masks_built, 0), fixed(w.context, 0)});
     c.knobs = w.mask_knobs;
   } else {
-    c.biggest = error_text(exporting ? "cost.weights-exported" : "cost.weights", {fixed(w.weights / 1e6, 1)});
+    c.biggest = error_text(exporting ? "cost.err.weights-exported" : "cost.err.weights", {fixed(w.weights / 1e6, 1)});
     c.knobs = w.weight_knobs;
   }
   return c;
@@ -129,15 +129,15 @@ const LessonOptions& require_affordable(const std::string& lesson, const LessonO
   c.bytes = kBaseBytes + (c.bytes - kBaseBytes) * runs;
   if (c.bytes <= kMaxLessonBytes && c.seconds <= kMaxLessonSeconds) return opt;
   // "a", "a or b", "a, b or c"
-  ErrorText knobs = error_text("cost.the-sizes");
+  ErrorText knobs = error_text("cost.err.the-sizes");
   for (size_t i = 0; i < c.knobs.size(); ++i) {
     std::string k = c.knobs[i];
     if (knob_prefix == "--") std::replace(k.begin(), k.end(), '_', '-');
     const std::string knob = knob_prefix + k;
     if (i == 0) knobs = knob;
-    else knobs = error_text(i + 1 == c.knobs.size() ? "cost.or" : "cost.list", {knobs, knob});
+    else knobs = error_text(i + 1 == c.knobs.size() ? "cost.err.or" : "cost.err.list", {knobs, knob});
   }
-  throw UsageError(error_text("cost.too-much", {source.empty() ? lesson : source, fixed(c.seconds, 0),
+  throw UsageError(error_text("cost.err.too-much", {source.empty() ? lesson : source, fixed(c.seconds, 0),
                                                 fixed(c.bytes / (1024 * 1024), 0), c.biggest, fixed(kMaxLessonSeconds, 0),
                                                 fixed(kMaxLessonBytes / (1024 * 1024), 0), knobs}));
 }

@@ -148,6 +148,11 @@ TEST_CASE("hostile: control characters and long values are escaped and shortened
   CHECK(attn::echo("a\xff") == "a\\xff");
   CHECK(attn::clean_message("x " + std::string(100000, '9') + " y").size() < 120);
   CHECK(attn::clean_message(std::string(5000, 'a') + " b").find("\u2026") != std::string::npos);
+  // Chinese puts no space after a path: its characters end a word, so the path is kept whole.
+  const std::string path = "/tmp/" + std::string(50, 'd') + "/out.json";
+  std::string chinese;
+  for (int i = 0; i < 30; ++i) chinese += "无法写入";
+  CHECK(attn::clean_message("--json " + path + "：" + chinese) == "--json " + path + "：" + chinese);
   CHECK(attn::is_printable_utf8("Your journey"));
   CHECK_FALSE(attn::is_printable_utf8("a\tb"));
 

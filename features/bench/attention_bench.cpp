@@ -214,6 +214,10 @@ BenchResult run_attention_bench(const BenchOptions& options, const BenchProgress
     }
   peak.measure(5);
   r.peak_loop = peak.loop_text();
+  const FmaPeak::Loop loop = peak.loop();
+  r.peak_chains = loop.chains;
+  r.peak_lanes = loop.lanes;
+  r.peak_isa = isa_name(loop.isa);
   r.peak_gflops = peak.gflops();
   r.peak_trials = peak.trials();
   for (FormResult& f : r.forms) {

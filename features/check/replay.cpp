@@ -38,13 +38,13 @@ struct ConfigReader {
     return c[key].get<bool>();
   }
   std::string choice(const std::string& key, const std::vector<std::string>& allowed) const {
-    std::string all;
-    for (const std::string& a : allowed) all += (all.empty() ? "\"" : "\" or \"") + a;
-    if (!c[key].is_string()) fail(key, error_text("check.err.use-choice", {all + "\""}));
+    ErrorText all;  // "a" or "b" or "c"
+    for (const std::string& a : allowed) all = all.empty() ? ErrorText("\"" + a + "\"") : error_text("check.err.or", {all, "\"" + a + "\""});
+    if (!c[key].is_string()) fail(key, error_text("check.err.use-choice", {all}));
     const std::string v = c[key].get<std::string>();
     for (const std::string& a : allowed)
       if (v == a) return v;
-    fail(key, error_text("check.err.use-choice", {all + "\""}));
+    fail(key, error_text("check.err.use-choice", {all}));
   }
 };
 

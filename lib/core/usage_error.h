@@ -4,7 +4,7 @@
 // lib/, lessons/ and features/ raise an error as a *key* of a text table with its values
 // (ErrorText); the app renders it in the learner's language where it prints it
 // (error_message in lessons/ui_text.h). The prose is in the tables (lib/core/text.txt,
-// lessons/common/errors... features/NAME/text.txt), en and zh, never here.
+// lessons/errors.txt, features/NAME/text.txt), en and zh, never here.
 #include <stdexcept>
 #include <string>
 #include <utility>
