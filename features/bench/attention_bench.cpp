@@ -136,7 +136,9 @@ void check_bench_options(const BenchOptions& opt) {
     char text[64];
     std::snprintf(text, sizeof text, "%.0f TFLOP", flops / 1e12);
     throw UsageError(error_text("bench.err.flops", {std::string(text), std::to_string(opt.repeats + 1),
-                                                    std::to_string(static_cast<int>(kMaxBenchFlops / 1e12))}));
+                                                    std::to_string(static_cast<int>(kMaxBenchFlops / 1e12)),
+                                                    std::to_string(opt.repeats), std::to_string(s.batch),
+                                                    std::to_string(s.tokens), std::to_string(s.d_model)}));
   }
 }
 
