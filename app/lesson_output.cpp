@@ -12,21 +12,52 @@
 #include "notebook/html_report.h"
 #include "notebook/json_export.h"
 #include "notebook/notebook_text.h"
+#include "notebook/py_export.h"
 #include "page_command.h"
 #include "step_mode.h"
 
 namespace attn {
+
+namespace {
+
+// The file outputs: each writes one rendering of the notebook; '-' puts it on standard output instead of the text.
+struct FileOutput {
+  const char* option;
+  std::string (*render)(const Notebook&, const CliOptions&, const LessonOptions&);
+};
+
+const FileOutput kFileOutputs[] = {
+    {"--html",
+     [](const Notebook& nb, const CliOptions& cli, const LessonOptions& opt) {
+       return html_report(nb, opt.lang, opt.explain, reproducing_command(nb.lesson(), cli, opt.lang));
+     }},
+    {"--json", [](const Notebook& nb, const CliOptions&, const LessonOptions&) { return export_json(nb, ATTN_TUTOR_VERSION); }},
+    {"--py",
+     [](const Notebook& nb, const CliOptions&, const LessonOptions& opt) { return export_python(nb, opt.lang, opt.explain); }},
+    {"--ipynb",
+     [](const Notebook& nb, const CliOptions&, const LessonOptions& opt) { return export_ipynb(nb, opt.lang, opt.explain); }},
+};
+
+bool dash_is_stdout(const std::string& option) { return option != "--html"; }
+
+}  // namespace
 
 int write_lesson_outputs(const Notebook& nb, const CliOptions& cli, const LessonOptions& opt, bool color) {
   if (cli.given("--from") && (cli.text("--from").empty() || start_item(nb, cli.text("--from")) < 0))  // before any file
     throw UsageError(from_not_found_message(cli.text("--from"), nb.lesson(), start_sections(nb), cell_count(nb)));
   OutputSet outputs;
   // add_file refuses an empty path before anything is rendered.
-  const std::string& json = cli.text("--json");
-  if (cli.given("--html")) outputs.add_file("--html", cli.text("--html"), html_report(nb, opt.lang, opt.explain, reproducing_command(nb.lesson(), cli, opt.lang)));
-  if (cli.given("--json") && json != "-") outputs.add_file("--json", json, export_json(nb, ATTN_TUTOR_VERSION));
-  if (json == "-") {
-    outputs.set_stdout(export_json(nb, ATTN_TUTOR_VERSION));
+  const FileOutput* to_stdout = nullptr;
+  for (const FileOutput& out : kFileOutputs) {
+    if (!cli.given(out.option)) continue;
+    if (dash_is_stdout(out.option) && cli.text(out.option) == "-") {
+      to_stdout = &out;
+      continue;
+    }
+    outputs.add_file(out.option, cli.text(out.option), out.render(nb, cli, opt));
+  }
+  if (to_stdout) {
+    outputs.set_stdout(to_stdout->render(nb, cli, opt));
     outputs.commit();
     return 0;
   }
@@ -49,8 +80,21 @@ int write_lesson_outputs(const Notebook& nb, const CliOptions& cli, const Lesson
 }
 
 void require_output_paths(const CliOptions& cli) {
-  for (const char* name : {"--json", "--html"})
-    if (cli.given(name) && cli.text(name).empty()) throw UsageError(empty_path_message(name, std::string(name) == "--json"));
+  std::string on_stdout;
+  for (const FileOutput& out : kFileOutputs) {
+    const std::string name = out.option;
+    if (cli.given(name) && cli.text(name).empty()) throw UsageError(empty_path_message(name, dash_is_stdout(name)));
+    if (!cli.given(name) || cli.text(name) != "-" || !dash_is_stdout(name)) continue;
+    if (!on_stdout.empty())
+      throw UsageError(on_stdout + " - and " + name + " -: both would write to standard output; give one of them a FILE");
+    on_stdout = name;
+  }
+}
+
+bool exports_anything(const CliOptions& cli) {
+  for (const FileOutput& out : kFileOutputs)
+    if (cli.given(out.option)) return true;
+  return false;
 }
 
 }  // namespace attn

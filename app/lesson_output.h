@@ -1,6 +1,6 @@
 #pragma once
-// Where a lesson's notebook goes: its text (or --json -) on standard output, --json FILE and
-// --html FILE, written all or none (core/output_file.h).
+// Where a lesson's notebook goes: its text (or --json -, --py -, --ipynb -) on standard output,
+// --json FILE, --html FILE, --py FILE and --ipynb FILE, written all or none (core/output_file.h).
 #include "lesson_command.h"
 #include "notebook/notebook.h"
 
@@ -10,7 +10,9 @@ namespace attn {
 // Throws UsageError when any output cannot be written, after removing what it had prepared.
 int write_lesson_outputs(const Notebook& nb, const CliOptions& cli, const LessonOptions& opt, bool color);
 
-// --json '' or --html '': an empty path is an error, not "no file".
+// --json '', --html '', --py '' or --ipynb '': an empty path is an error, not "no file"; so is '-' for two of them.
 void require_output_paths(const CliOptions& cli);
+// Any file output asked for (--json, --html, --py, --ipynb).
+bool exports_anything(const CliOptions& cli);
 
 }  // namespace attn

@@ -214,7 +214,7 @@ int main(int argc, char** argv) {
   }
 
   try {
-    require_output_paths(cli);  // --json '' and --html '' are errors
+    require_output_paths(cli);  // --json '', --py '' ... and two outputs on stdout are errors
     if (verify->parsed()) return run_verify(verify_lesson, lang);
     if (check->parsed()) return run_check(check_path, check_color, lang);
     if (bench->parsed()) {
@@ -227,7 +227,7 @@ int main(int argc, char** argv) {
         throw UsageError(swa_ratio_without_window_message());  // the ratio splits the sliding-window layers
       return run_kv_memory(kv_memory_cli, lang);
     }
-    const bool exporting = cli.given("--json") || cli.given("--html");
+    const bool exporting = exports_anything(cli);
     if (all->parsed()) {
       const LessonOptions opt = require_affordable("all", checked_options("all", cli, lang), exporting);
       return emit(run_all(opt), cli, opt);

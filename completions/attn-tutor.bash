@@ -7,9 +7,9 @@ _attn_tutor() {
   local options="--seed --inputs --tokens --d-in --d-out --qkv-bias --init --num-heads --dropout --context-length
                  --bernoulli --no-reseed --gpt2 --preset --d-model --num-hiddens --valid-lens --num-kv-groups --latent-dim --window
                  --json --color --help
-                 --lang --explain --step --from --heatmap --html"
+                 --lang --explain --step --from --heatmap --html --py --ipynb"
   case "$prev" in
-    --inputs|--json|--html) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+    --inputs|--json|--html|--py|--ipynb) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --lang) COMPREPLY=($(compgen -W "en zh" -- "$cur")); return ;;
     --init) COMPREPLY=($(compgen -W "rand randn" -- "$cur")); return ;;
     --bernoulli) COMPREPLY=($(compgen -W "default mkl" -- "$cur")); return ;;

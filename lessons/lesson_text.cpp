@@ -2,7 +2,6 @@
 
 #include <charconv>
 #include <cstdio>
-#include <sstream>
 
 namespace attn {
 
@@ -46,26 +45,6 @@ std::vector<std::string> inputs_code(const LessonOptions& opt) {
   }
   code.push_back(")");
   return code;
-}
-
-std::string side_by_side(const std::string& left, const std::string& right) {
-  auto split = [](const std::string& text) {
-    std::vector<std::string> lines;
-    std::istringstream in(text);
-    std::string line;
-    while (std::getline(in, line)) lines.push_back(line);
-    return lines;
-  };
-  const std::vector<std::string> a = split(left), b = split(right);
-  size_t width = 0;
-  for (const std::string& line : a) width = std::max(width, line.size());
-  std::string out;
-  for (size_t i = 0; i < std::max(a.size(), b.size()); ++i) {
-    std::string line = i < a.size() ? a[i] : "";
-    if (i < b.size()) line += std::string(width - line.size() + 3, ' ') + b[i];
-    out += (i ? "\n" : "") + line;
-  }
-  return out;
 }
 
 int64_t argmax(const std::vector<float>& v) {

@@ -12,8 +12,6 @@ std::string quoted_token(const LessonOptions& opt, int64_t i);  // "journey"
 std::string fmt_seed(const LessonOptions& opt, uint64_t book_seed);  // the seed as written in code
 // `inputs = torch.tensor([...])` as code lines, one row per token with its label as a comment.
 std::vector<std::string> inputs_code(const LessonOptions& opt);
-// Two multi-line texts in two columns, the left one padded to its widest line.
-std::string side_by_side(const std::string& left, const std::string& right);
 // A cell that prints one tensor: `code`, `t` shown as `name`, then the prose keys `note` and `explain`
 // (and `confusion` unless empty), none of them quoting values.
 void tensor_cell(Notebook& nb, const std::vector<std::string>& code, const std::string& name, const Tensor& t,

@@ -121,7 +121,7 @@ TEST_CASE("d2l MultiHeadAttention draws W_q W_k W_v W_o in that order") {
 TEST_CASE("d2l-mha runs the post and prints its shapes") {
   const CliResult r = run_cli("d2l-mha");
   REQUIRE(r.exit_code == 0);
-  check_contains(r.out, {">>> attention(X, Y, Y, valid_lens).shape\ntorch.Size([2, 4, 100])",
+  check_contains(r.out, {">>> print(attention(X, Y, Y, valid_lens).shape)\ntorch.Size([2, 4, 100])",
                          "(dropout): Dropout(p=0.5, inplace=False)", ">>> attention.eval()",
                          "tensor([3, 3, 3, 3, 3, 2, 2, 2, 2, 2])",
                          "torch.Size([10, 4, 20]) torch.Size([10, 6, 20]) torch.Size([10, 6, 20])"});

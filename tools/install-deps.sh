@@ -1,14 +1,15 @@
 #!/bin/sh
 # Installs the Debian 12 packages attn-tutor needs, and only those that are missing.
 # chromium (headless), fonts-dejavu-core, fonts-noto-cjk (the Chinese page) and zlib1g-dev are for the tests: the HTML report is
-# rendered and its screenshot decoded. libbenchmark-dev is for the kernel benchmarks (make bench);
+# rendered and its screenshot decoded; python3 and python3-nbformat
+# check that the --py and --ipynb exports parse and validate (no torch needed). libbenchmark-dev is for the kernel benchmarks (make bench);
 # OpenMP, for attn-tutor bench's threads, comes with g++ (libgomp); without it the bench uses
 # std::thread. make test also builds with clang (without OpenMP and Google Benchmark) and
 # cross-builds for arm64, run under qemu-user: clang, g++-aarch64-linux-gnu, qemu-user, and
 # zlib1g-dev:arm64 (Debian's multiarch: the arm64 architecture is added for it).
 # Runs apt-get directly as root, through sudo otherwise.
 set -eu
-PACKAGES="g++ cmake make libcli11-dev libeigen3-dev nlohmann-json3-dev doctest-dev libbenchmark-dev tmux chromium fonts-dejavu-core fonts-noto-cjk zlib1g-dev clang g++-aarch64-linux-gnu qemu-user zlib1g-dev:arm64"
+PACKAGES="g++ cmake make libcli11-dev libeigen3-dev nlohmann-json3-dev doctest-dev libbenchmark-dev tmux chromium fonts-dejavu-core fonts-noto-cjk zlib1g-dev python3 python3-nbformat clang g++-aarch64-linux-gnu qemu-user zlib1g-dev:arm64"
 missing=""
 for p in $PACKAGES; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then

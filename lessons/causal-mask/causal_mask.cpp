@@ -71,12 +71,16 @@ Notebook causal_mask_lesson(const LessonOptions& opt) {
               "attn_weights", w.attn_weights, "attn_weights.note", "attn_weights.explain");
 
   nb.heading("3.5.1", "heading.3.5.12");
-  nb.cell({"# masked_simple_norm (left) and attn_weights (right)",
+  nb.cell({"print(masked_simple_norm)", "print(attn_weights)",
            "print((masked_simple_norm - attn_weights).abs().max())",
            "print(torch.allclose(masked_simple_norm, attn_weights))"});
-  nb.print(side_by_side(repr(masked_simple_norm), repr(w.attn_weights)));
+  // Both were shown (and recorded) above: printed again side by side in time, not recorded twice.
+  nb.print(repr(masked_simple_norm));
+  nb.print(repr(w.attn_weights));
   const float diff = max_abs_diff(masked_simple_norm, w.attn_weights);
   Tensor diff_t({}, {diff});
+  // (a - b).abs().max() keeps the graph: PyTorch prints its grad_fn.
+  if (masked_simple_norm.needs_grad() || w.attn_weights.needs_grad()) diff_t.set_grad_fn("MaxBackward1");
   nb.show("(masked_simple_norm - attn_weights).abs().max()", diff_t);
   bool close = true;
   {

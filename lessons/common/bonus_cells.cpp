@@ -101,6 +101,8 @@ void output_cell(Notebook& nb, const std::string& module, const BonusAttentionTr
 ChapterMha chapter_mha(const LessonOptions& opt) {
   const int64_t d_in = opt.d_in(), d = opt.d_out, bias = opt.qkv_bias ? d : 0;
   ChapterMha m;
+  m.listing = listing("common", "MultiHeadAttention");
+  m.listing.push_back("");
   m.code = "mha = MultiHeadAttention(" + std::to_string(d_in) + ", " + std::to_string(d) + ", " +
            std::to_string(opt.num_tokens()) + ", 0.0, num_heads=" + std::to_string(opt.heads_or(2)) +
            (opt.qkv_bias ? ", qkv_bias=True)" : ")") + "  # chapter 3's, to compare";

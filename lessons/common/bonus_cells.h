@@ -4,6 +4,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "lessons/lesson.h"
 #include "nn/bonus_attention.h"
@@ -66,6 +67,7 @@ void output_cell(Notebook& nb, const std::string& module, const BonusAttentionTr
 // its parameter count (three projections with --qkv-bias's bias, out_proj with bias) and the numbers its
 // cache holds per token (keys and values: 2 x d_out).
 struct ChapterMha {
+  std::vector<std::string> listing;  // the chapter's class (3.6.2) and a blank line, to come before `code`
   std::string code;
   int64_t parameters = 0, cached_per_token = 0;
 };

@@ -9,6 +9,7 @@
 
 #include "nn/causal_attention.h"
 #include "nn/course_attention.h"
+#include "lessons/common/causal_setup.h"
 #include "lessons/lesson.h"
 #include "lessons/lesson_text.h"
 #include "core/ops_shape.h"
@@ -118,7 +119,9 @@ std::string bool_text(bool b) { return b ? "True" : "False"; }
 // print(f"head {i}:", o) for a few heads, shapes for many.
 void head_output_cells(Notebook& nb, const CourseConfig& c, const CourseMultiHeadTrace& t) {
   const bool each = !c.post;
-  std::vector<std::string> code = {"# back in mha(x)", "head_outputs = [head(x) for head in self.heads]"};
+  std::vector<std::string> code = {"# back in mha(x): self is mha", "self = mha"};
+  if (c.dropout > 0.0) code.push_back("torch.set_rng_state(rng)  # the heads draw the dropout masks of mha(x) again");
+  code.push_back("head_outputs = [head(x) for head in self.heads]");
   if (each) code.insert(code.end(), {"for i, o in enumerate(head_outputs):", "    print(f\"head {i}:\", o)"});
   else code.push_back("print(len(head_outputs), head_outputs[0].shape)");
   nb.cell(code);
@@ -136,7 +139,9 @@ void head_output_cells(Notebook& nb, const CourseConfig& c, const CourseMultiHea
 void comparison_cells(Notebook& nb, const CourseConfig& c, const CourseMultiHeadAttention& mha, const Tensor& x,
                       Generator& gen, BernoulliPath path) {
   nb.source_heading("course", "lesson.source", "heading.002");
-  nb.cell({"# CausalAttention: the book's listing 3.3 (attn-tutor dropout, 3.5.3)",
+  std::vector<std::string> code = causal_attention_class_code();  // the book's listing 3.3 (3.5.3)
+  code.insert(code.begin(), "# CausalAttention: the book's listing 3.3 (attn-tutor dropout, 3.5.3)");
+  code.insert(code.end(), {"",
            "for i, head in enumerate(mha.heads):",
            "    ca = CausalAttention(d_model, d_model // num_heads, context_length, dropout)",
            "    with torch.no_grad():  # give the book's head this head's weights",
@@ -148,6 +153,7 @@ void comparison_cells(Notebook& nb, const CourseConfig& c, const CourseMultiHead
            "    torch.set_rng_state(state)  # the same dropout mask for both",
            "    out_book = ca(x)",
            "    print(i, torch.equal(out_course, out_book), (out_course - out_book).abs().max().item())"});
+  nb.cell(code);
   bool all_equal = true;
   for (size_t i = 0; i < mha.heads.size(); ++i) {
     const CourseAttention& head = mha.heads[i];
@@ -249,7 +255,9 @@ Notebook course_mha_lesson(const LessonOptions& opt) {
   }
 
   nb.source_heading("course", "lesson.source", "heading.0023");
-  nb.cell({"out = mha(x)", "print(out)"});
+  // With dropout, mha(x) draws its masks: the cells that step through it replay them from this state.
+  if (c.dropout > 0.0) nb.cell({"rng = torch.get_rng_state()  # before mha(x): replayed below", "out = mha(x)", "print(out)"});
+  else nb.cell({"out = mha(x)", "print(out)"});
   CourseMultiHeadTrace t;
   const Tensor out = mha.forward(x, gen, opt.bernoulli, &t, opt.variant);
   nb.trace(t.steps);
@@ -258,8 +266,9 @@ Notebook course_mha_lesson(const LessonOptions& opt) {
   nb.explain("out.explain", {(c.dropout > 0.0 && c.dropout < 1.0 ? text("out.explain_if") : "")});
 
   const CourseAttentionTrace& h = t.heads[0];
-  std::vector<std::string> qkv = {"# inside mha(x): heads[0](x)", "B, T, C = x.shape", "q = self.Wq(x)",
-                                  "k = self.Wk(x)", "v = self.Wv(x)", "print(q)"};
+  std::vector<std::string> qkv = {"# inside mha(x): heads[0](x), self is mha.heads[0]", "self = mha.heads[0]"};
+  if (c.dropout > 0.0) qkv.push_back("torch.set_rng_state(rng)  # so that self.dropout draws what mha(x) drew");
+  qkv.insert(qkv.end(), {"B, T, C = x.shape", "q = self.Wq(x)", "k = self.Wk(x)", "v = self.Wv(x)", "print(q)"});
   if (c.post) qkv.insert(qkv.end(), {"print(k.shape, v.shape)"});
   else qkv.insert(qkv.end(), {"print(k)", "print(v)"});
   nb.cell(qkv);

@@ -20,6 +20,9 @@ namespace attn {
 
 namespace {
 
+// With dropout active the call draws its mask; the cells that step through it replay the same draws.
+const char* const kSaveRng = "rng = torch.get_rng_state()  # before the call: replayed below";
+
 using namespace d2l_lesson;
 
 void masked_softmax_cells(Notebook& nb, const LessonOptions& opt) {
@@ -120,12 +123,11 @@ void transpose_cells(Notebook& nb) {
   nb.cell({"# the book's MultiHeadAttention (3.6.2) splits the same X with view + transpose:",
            "b, num_tokens, d_out = X.shape", "head_dim = d_out // num_heads",
            "X_book = X.view(b, num_tokens, num_heads, head_dim).transpose(1, 2)",
-           "# X_final (left) and X_book (right)",
+           "print(X_book)",
            "print(torch.equal(X_book, X_permuted), torch.equal(X_book.reshape(-1, num_tokens, head_dim), X_final))",
            "print(X_final.stride(), X_book.stride())"});
   const Tensor X_book = d2l::book_split(X, num_heads);
-  nb.record("X_book", X_book);
-  nb.print(side_by_side(repr(s.out), repr(X_book)));
+  nb.show("X_book", X_book);
   nb.print(bool_text(equal(X_book, s.permuted)) + " " +
            bool_text(equal(d2l::reshape(X_book, {-1, X.size(1), X.size(2) / num_heads}), s.out)));
   nb.print(shape_text(s.out.strides()) + " " + shape_text(X_book.strides()));
@@ -191,6 +193,7 @@ Notebook d2l_mha_lesson(const LessonOptions& opt) {
   }
   code.push_back(training ? "attention.train()  # --dropout > 0: dropout active (d2l.ai calls eval())"
                           : "attention.eval()");
+  code.push_back("print(attention)");
   nb.cell(code);
   Generator gen;
   gen.manual_seed(opt.seed_or(kSeed));
@@ -210,14 +213,19 @@ Notebook d2l_mha_lesson(const LessonOptions& opt) {
   std::string call;
   Tensor X, Y;
   if (own_inputs) {
-    nb.cell({"valid_lens = " + lens_code(valid_lens), "attention(X, X, X, valid_lens).shape"});
+    std::vector<std::string> run = {"valid_lens = " + lens_code(valid_lens), "print(attention(X, X, X, valid_lens).shape)"};
+    if (training) run.insert(run.end() - 1, kSaveRng);
+    nb.cell(run);
     X = stack({opt.inputs.embeddings, opt.inputs.embeddings}, 0);
     Y = X;
     call = "attention(X, X, X, valid_lens)";
   } else {
-    nb.cell({"batch_size, num_queries = 2, 4", "num_kvpairs, valid_lens = 6, " + lens_code(valid_lens),
-             "X = torch.ones((batch_size, num_queries, num_hiddens))",
-             "Y = torch.ones((batch_size, num_kvpairs, num_hiddens))", "attention(X, Y, Y, valid_lens).shape"});
+    std::vector<std::string> run = {"batch_size, num_queries = 2, 4", "num_kvpairs, valid_lens = 6, " + lens_code(valid_lens),
+                                    "X = torch.ones((batch_size, num_queries, num_hiddens))",
+                                    "Y = torch.ones((batch_size, num_kvpairs, num_hiddens))",
+                                    "print(attention(X, Y, Y, valid_lens).shape)"};
+    if (training) run.insert(run.end() - 1, kSaveRng);
+    nb.cell(run);
     X = ones({kBatchSize, kNumQueries, num_hiddens});
     Y = ones({kBatchSize, kNumKvpairs, num_hiddens});
     call = "attention(X, Y, Y, valid_lens)";
@@ -238,7 +246,8 @@ Notebook d2l_mha_lesson(const LessonOptions& opt) {
   nb.explain("attention_x_y_y_valid_lens_shape.explain", {(own_inputs ? text("attention_x_y_y_valid_lens_shape.explain_if") : text("attention_x_y_y_valid_lens_shape.explain_else")), kv, std::to_string(num_queries)});
 
   const int64_t head_dim = num_hiddens / num_heads;
-  nb.cell({"# inside " + call, "print(self.W_q.weight)",
+  nb.cell({"# inside " + call + ": self is attention", std::string("self, queries, keys, values = attention, ") +
+               (own_inputs ? "X, X, X" : "X, Y, Y"), "print(self.W_q.weight)",
            "queries = transpose_qkv(self.W_q(queries), self.num_heads)",
            "keys = transpose_qkv(self.W_k(keys), self.num_heads)",
            "values = transpose_qkv(self.W_v(values), self.num_heads)", "print(queries.shape, keys.shape, values.shape)",
@@ -261,7 +270,8 @@ Notebook d2l_mha_lesson(const LessonOptions& opt) {
   nb.explain("valid_lens.explain2");
   nb.confusion(per_query ? "repeat_interleave.confusion_rows" : "repeat_interleave.confusion");
 
-  nb.cell({"# inside self.attention(queries, keys, values, valid_lens)", "d = queries.shape[-1]",
+  nb.cell({"# inside self.attention(queries, keys, values, valid_lens): self is attention.attention",
+           "self = self.attention", "d = queries.shape[-1]",
            "scores = torch.bmm(queries, keys.transpose(1,2)) / math.sqrt(d)", "print(scores.shape)",
            "self.attention_weights = masked_softmax(scores, valid_lens)", "print(self.attention_weights)"});
   nb.record("scores", t.attention.scores);
@@ -273,7 +283,11 @@ Notebook d2l_mha_lesson(const LessonOptions& opt) {
 
   std::vector<std::string> bmm_code = {"output = torch.bmm(self.dropout(self.attention_weights), values)"};
   bmm_code.push_back("print(output.shape)");
-  if (training) bmm_code.insert(bmm_code.begin(), "# printed first: self.dropout(self.attention_weights), as bmm receives it");
+  if (training) {
+    bmm_code = {"torch.set_rng_state(rng)  # so that self.dropout draws what the call above drew", bmm_code[0],
+                "torch.set_rng_state(rng)  # the same draw again: what bmm received",
+                "print(self.dropout(self.attention_weights))", "print(output.shape)"};
+  }
   nb.cell(bmm_code);
   if (training) nb.show("self.dropout(self.attention_weights)", t.attention.dropped);
   nb.record("output", t.attention.output);
@@ -281,7 +295,7 @@ Notebook d2l_mha_lesson(const LessonOptions& opt) {
   nb.note("self_attention_weights.note2", {(training ? text("self_attention_weights.note2_if") : text("self_attention_weights.note2_else"))});
   nb.explain("self_attention_weights.explain2");
 
-  nb.cell({"# back in MultiHeadAttention.forward", "output_concat = transpose_output(output, self.num_heads)",
+  nb.cell({"# back in MultiHeadAttention.forward: self is attention", "self = attention", "output_concat = transpose_output(output, self.num_heads)",
            "print(output_concat.shape)", "print(self.W_o(output_concat).shape)"});
   nb.record("output_concat", t.output_concat);
   nb.print(repr_size(t.output_concat.shape()));

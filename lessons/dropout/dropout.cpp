@@ -112,7 +112,8 @@ Notebook dropout_lesson(const LessonOptions& opt) {
   const std::string out_shape = shape_text(context_vecs.shape()), d_out = std::to_string(opt.d_out);
   nb.explain("dropout_attn_weights_sum_dim_1.explain2", {out_shape, d_out});
 
-  nb.cell({"# inside ca(batch), step by step", "keys = self.W_key(x)", "queries = self.W_query(x)",
+  nb.cell({"# inside ca(batch), step by step: self is ca, x is batch", "self, x = ca, batch",
+           "b, num_tokens, d_in = x.shape", "keys = self.W_key(x)", "queries = self.W_query(x)",
            "values = self.W_value(x)", "print(keys)", "print(queries)", "print(values)"});
   nb.show("keys", t.keys);
   nb.show("queries", t.queries);
@@ -133,7 +134,7 @@ Notebook dropout_lesson(const LessonOptions& opt) {
   nb.explain("attn_weights.explain", {(opt.seed ? text("attn_weights.explain_if") : text("attn_weights.explain_else"))});
   nb.confusion("attn_weights.confusion");
 
-  nb.cell({"context_vec = attn_weights @ values", "return context_vec", "# back outside: context_vecs = ca(batch)",
+  nb.cell({"context_vec = attn_weights @ values", "# forward returns context_vec: back outside, context_vecs = ca(batch)",
            "print(context_vecs)"});
   nb.show("context_vecs", context_vecs);
   nb.note("context_vecs.note");

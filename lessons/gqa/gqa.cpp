@@ -91,8 +91,10 @@ Notebook gqa_lesson(const LessonOptions& given) {
 
   nb.heading("ch04/04", "heading.cost");
   const ChapterMha mha = chapter_mha(opt);
-  nb.cell({mha.code, "print(sum(p.numel() for p in gqa.parameters()), sum(p.numel() for p in mha.parameters()))",
+  std::vector<std::string> compare = mha.listing;
+  compare.insert(compare.end(), {mha.code, "print(sum(p.numel() for p in gqa.parameters()), sum(p.numel() for p in mha.parameters()))",
            "print(2 * gqa.num_kv_groups * gqa.head_dim, 2 * mha.d_out)  # numbers cached per token"});
+  nb.cell(compare);
   const int64_t gqa_cached = 2 * g * gqa.head_dim, mha_cached = mha.cached_per_token, mha_params = mha.parameters;
   nb.print(str(gqa.parameter_count()) + " " + str(mha_params));
   nb.print(str(gqa_cached) + " " + str(mha_cached));

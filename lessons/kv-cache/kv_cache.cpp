@@ -35,6 +35,7 @@ void step_cell(Notebook& nb, const LessonOptions& opt, KVCacheMultiHeadAttention
   code.insert(code.end(), {"print(mha.cache_k.shape, mha.cache_v.shape)",
                            "# inside: mask_bool = self.mask.bool()[" + slice(i, i + 1) + ", :" + str(i + 1) +
                                "], then self.ptr_current_pos += 1",
+                           "mask_bool, attn_weights = mha.mask_bool, mha.attn_weights  # as forward kept them",
                            "print(mask_bool)", "print(attn_weights)", "print(out)",
                            "print((out - full" + cut + ").abs().max())"});
   nb.cell(code);
@@ -61,7 +62,8 @@ void step_cell(Notebook& nb, const LessonOptions& opt, KVCacheMultiHeadAttention
 
 void work_cell(Notebook& nb, const LessonOptions& opt) {
   const int64_t n = opt.num_tokens(), d_in = opt.d_in(), d_out = opt.d_out;
-  nb.cell({"def macs(n_q, n_k):  # multiply-adds: projections of the new tokens, scores, weights @ values",
+  nb.cell({"d_in, d_out = " + str(d_in) + ", " + str(d_out),
+           "def macs(n_q, n_k):  # multiply-adds: projections of the new tokens, scores, weights @ values",
            "    return n_q * (3 * d_in * d_out + d_out * d_out) + 2 * n_q * n_k * d_out",
            "print(\"token  without cache  with cache\")",
            "for t in range(1, " + str(n + 1) + "):",
@@ -101,7 +103,7 @@ void prefill_cell(Notebook& nb, KVCacheMultiHeadAttention& mha, const Tensor& x,
            "prompt = mha(x[:, :" + str(p) + ", :], use_cache=True)  # prefill: mask[0:" + str(p) + ", :" + str(p) + "]",
            "rest = mha(x[:, " + str(p) + ":, :], use_cache=True)  # " + str(n - p) + " more at once: mask[" +
                slice(p, n) + ", :" + str(n) + "]",
-           "print(mask_bool)  # the second call's", "print(rest)",
+           "mask_bool = mha.mask_bool  # the second call's", "print(mask_bool)", "print(rest)",
            "print((torch.cat([prompt, rest], dim=1) - full).abs().max())"});
   mha.reset_cache();
   nb.print("None 0");
@@ -128,8 +130,9 @@ void prefill_cell(Notebook& nb, KVCacheMultiHeadAttention& mha, const Tensor& x,
 
 void overflow_cell(Notebook& nb, KVCacheMultiHeadAttention& mha, const Tensor& x) {
   const int64_t ctx = mha.mha.mask.size(0), more = ctx - mha.ptr_current_pos + 1;
-  nb.cell({"for _ in range(" + str(more) + "):  # one token more than context_length = " + str(ctx) + " holds",
-           "    extra = mha(x[:, -1:, :], use_cache=True)"});
+  nb.cell({"try:", "    for _ in range(" + str(more) + "):  # one token more than context_length = " + str(ctx) + " holds",
+           "        extra = mha(x[:, -1:, :], use_cache=True)", "except RuntimeError as e:",
+           "    print(\"RuntimeError:\", e)"});
   Generator gen;
   std::string error;
   try {
@@ -166,8 +169,8 @@ Notebook kv_cache_lesson(const LessonOptions& given) {
   nb.note("module.note", {str(context_length)});
   nb.explain("module.explain", {fmt_seed(opt, 123)});
 
-  nb.cell({"full = mha(x)  # use_cache=False: every token at once, as in chapter 3", "print(attn_weights)  # inside",
-           "print(full)"});
+  nb.cell({"full = mha(x)  # use_cache=False: every token at once, as in chapter 3", "attn_weights = mha.attn_weights  # as forward kept it",
+           "print(attn_weights)", "print(full)"});
   BonusAttentionTrace ft;
   const Tensor full = mha.forward(x, false, gen, BernoulliPath::Default, &ft);
   nb.show("attn_weights", ft.attn_weights);

@@ -100,7 +100,9 @@ Notebook mha_lesson(const LessonOptions& opt) {
                                std::to_string(h) + (opt.qkv_bias ? ", qkv_bias=True)" : ")"),
                            "context_vecs = mha(batch)", "print(context_vecs)",
                            "print(\"context_vecs.shape:\", context_vecs.shape)"});
-  if (opt.context_length) code[code.size() - 6] = "batch_size, context_length, d_in = 2, " +
+  // With dropout, mha(batch) draws the mask: the cells that step through it replay the same draws.
+  if (p > 0.0) code.insert(code.end() - 3, "rng = torch.get_rng_state()  # before mha(batch): replayed below");
+  if (opt.context_length) code[code.size() - (p > 0.0 ? 7 : 6)] = "batch_size, context_length, d_in = 2, " +
                                                    std::to_string(context_length) + ", " + std::to_string(opt.d_in());
   nb.cell(code);
   Generator gen;
@@ -119,8 +121,11 @@ Notebook mha_lesson(const LessonOptions& opt) {
   nb.confusion("context_vecs.confusion", {str(d_out), str(h), str(h * d_out), hd});
 
   const std::string b_t = "(b, num_tokens, ";
-  nb.cell({"# inside mha(batch)", "b, num_tokens, d_in = x.shape", "keys = self.W_key(x)", "queries = self.W_query(x)",
+  std::vector<std::string> inside = {"# inside mha(batch), step by step: self is mha, x is batch", "self, x = mha, batch"};
+  if (p > 0.0) inside.push_back("torch.set_rng_state(rng)  # so that self.dropout draws what mha(batch) drew");
+  inside.insert(inside.end(), {"b, num_tokens, d_in = x.shape", "keys = self.W_key(x)", "queries = self.W_query(x)",
            "values = self.W_value(x)", "print(keys)", "print(queries)", "print(values)"});
+  nb.cell(inside);
   nb.show("keys", t.keys);
   nb.show("queries", t.queries);
   nb.show("values", t.values);
@@ -198,7 +203,7 @@ Notebook mha_lesson(const LessonOptions& opt) {
                                         : "contiguous.why_sizes";
   nb.confusion("contiguous.confusion", {text(why)});
 
-  nb.cell({"context_vec = self.out_proj(context_vec)", "return context_vec", "# back outside: context_vecs = mha(batch)",
+  nb.cell({"context_vec = self.out_proj(context_vec)", "# forward returns context_vec: back outside, context_vecs = mha(batch)",
            "print(mha.out_proj.weight)", "print(mha.out_proj.bias)", "print(context_vecs)"});
   nb.show("mha.out_proj.weight", mha.out_proj.weight);
   nb.show("mha.out_proj.bias", *mha.out_proj.bias);

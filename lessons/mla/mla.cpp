@@ -70,8 +70,10 @@ Notebook mla_lesson(const LessonOptions& given) {
   nb.heading("ch04/05", "heading.cost");
   const ChapterMha mha = chapter_mha(opt);
   const int64_t mha_params = mha.parameters, mha_cached = mha.cached_per_token;
-  nb.cell({mha.code, "print(sum(p.numel() for p in mla.parameters()), sum(p.numel() for p in mha.parameters()))",
+  std::vector<std::string> compare = mha.listing;
+  compare.insert(compare.end(), {mha.code, "print(sum(p.numel() for p in mla.parameters()), sum(p.numel() for p in mha.parameters()))",
            "print(mla.latent_dim, 2 * mha.d_out)  # numbers cached per token"});
+  nb.cell(compare);
   nb.print(str(mla.parameter_count()) + " " + str(mha_params));
   nb.print(L + " " + str(mha_cached));
   nb.note(mla.latent_dim < mha_cached ? "cost.note" : "cost.note_none",

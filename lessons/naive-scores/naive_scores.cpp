@@ -16,7 +16,9 @@ Notebook naive_scores_lesson(const LessonOptions& opt) {
   const std::string N = std::to_string(n), D = std::to_string(inputs.size(1));
 
   nb.heading("3.3.1", "heading.3.3.1");
-  nb.cell(inputs_code(opt));
+  std::vector<std::string> first_cell = inputs_code(opt);
+  first_cell.push_back("print(inputs)");
+  nb.cell(first_cell);
   nb.show("inputs", inputs);
   nb.note("intro.note", {N, D});
   nb.explain("intro.explain", {first, journey, D});

@@ -18,11 +18,16 @@ Notebook wrapper_lesson(const LessonOptions& opt) {
   nb.heading("3.6.1", "heading.3.6.1");
   Tensor batch = batch_cell(nb, opt, true);
 
+  // The wrapper's heads are 3.5.3's CausalAttention: its class comes first, in the first cell that uses it.
+  std::vector<std::string> causal_class = causal_attention_class_code();
+  causal_class.push_back("");
   if (opt.no_reseed) {
-    nb.cell({"torch.manual_seed(" + fmt_seed(opt, 123) + ")", "context_length = batch.shape[1]",
+    std::vector<std::string> first = causal_class;
+    first.insert(first.end(), {"torch.manual_seed(" + fmt_seed(opt, 123) + ")", "context_length = batch.shape[1]",
              "d_in, d_out = " + std::to_string(opt.d_in()) + ", " + std::to_string(d_out),
              std::string("ca = CausalAttention(d_in, d_out, context_length, 0.0") + (opt.qkv_bias ? ", qkv_bias=True)" : ")"),
              "context_vecs = ca(batch)"});
+    nb.cell(first);
     gen.manual_seed(opt.seed_or(123));
     CausalAttention ca = CausalAttention::init(gen, opt.d_in(), d_out, opt.num_tokens(), 0.0, opt.qkv_bias, opt.variant);
     ca.forward(batch, gen, opt.bernoulli, nullptr, opt.variant);
@@ -30,7 +35,9 @@ Notebook wrapper_lesson(const LessonOptions& opt) {
     nb.explain("context_vecs_ca_batch.explain");
   }
 
-  std::vector<std::string> code = wrapper_class_code();
+  std::vector<std::string> code = opt.no_reseed ? std::vector<std::string>{} : causal_class;
+  const std::vector<std::string> wrapper_class = wrapper_class_code();
+  code.insert(code.end(), wrapper_class.begin(), wrapper_class.end());
   code.push_back("");
   if (!opt.no_reseed) code.push_back("torch.manual_seed(" + fmt_seed(opt, 123) + ")");
   code.insert(code.end(), {opt.context_length ? "context_length = " + std::to_string(context_length)
@@ -40,6 +47,8 @@ Notebook wrapper_lesson(const LessonOptions& opt) {
                                ", num_heads=" + std::to_string(h) + (opt.qkv_bias ? ", qkv_bias=True)" : ")"),
                            "context_vecs = mha(batch)", "print(context_vecs)",
                            "print(\"context_vecs.shape:\", context_vecs.shape)"});
+  // With dropout the heads draw their masks in mha(batch): the next cell replays them from the same state.
+  if (p > 0.0) code.insert(code.end() - 3, "rng = torch.get_rng_state()  # before mha(batch): replayed below");
   nb.cell(code);
   if (!opt.no_reseed) gen.manual_seed(opt.seed_or(123));
   const uint64_t draws_before = gen.draws();
@@ -65,8 +74,12 @@ Notebook wrapper_lesson(const LessonOptions& opt) {
     nb.confusion("context_vecs_ca_batch.confusion2", {seed});
   }
 
-  nb.cell({"# inside mha(batch) above, before the cat:", "head_outputs = [head(x) for head in self.heads]",
-           "for i, out in enumerate(head_outputs):", "    print(f\"head {i}:\", out)"});
+  std::vector<std::string> heads_code = {"# inside mha(batch) above, before the cat: self is mha, x is batch",
+                                         "self, x = mha, batch"};
+  if (p > 0.0) heads_code.push_back("torch.set_rng_state(rng)  # the dropout draws of mha(batch) again");
+  heads_code.insert(heads_code.end(), {"head_outputs = [head(x) for head in self.heads]",
+                                       "for i, out in enumerate(head_outputs):", "    print(f\"head {i}:\", out)"});
+  nb.cell(heads_code);
   for (size_t i = 0; i < head_outputs.size(); ++i)
     nb.show("head " + std::to_string(i) + ":", "head_outputs[" + std::to_string(i) + "]", head_outputs[i]);
   nb.note("f_head_i_out.note", {shape_text(head_outputs[0].shape()), (p > 0.0 ? text("f_head_i_out.note_if") : "")});

@@ -2,6 +2,7 @@
 
 #include <sstream>
 #include <stdexcept>
+#include <vector>
 
 #include "notebook/text_width.h"
 
@@ -26,14 +27,50 @@ std::string paint(const std::string& text, const char* style, bool color) {
   return out;
 }
 
+bool blank(const std::string& line) { return line.find_first_not_of(' ') == std::string::npos; }
+
+// Inside a statement begun above: an indented line, or a closing bracket of a call split over lines.
+bool continues(const std::string& line) {
+  return !line.empty() && (line[0] == ' ' || line[0] == ')' || line[0] == ']' || line[0] == '}');
+}
+
+// A compound statement's header (class, def, for, if, with ...): its body follows, indented.
+bool opens_block(const std::string& line) {
+  const size_t end = line.find_last_not_of(' ');
+  return end != std::string::npos && line[end] == ':';
+}
+
+// The cell as a Python session that pastes into the REPL: ">>> " starts a statement, "... "
+// continues one, and a bare "..." ends a block (the empty line the REPL needs before the next
+// statement) or stands for a blank line inside one. A blank line between statements is a bare ">>>".
 std::string code_block(const std::string& code, int cell) {
   std::string out = "In [" + std::to_string(cell) + "]:\n";
-  std::istringstream lines(code);
-  std::string line;
-  while (std::getline(lines, line)) {
-    const bool continuation = !line.empty() && (line[0] == ' ' || line[0] == ')' || line[0] == ']');
-    out += (continuation ? "... " : ">>> ") + line + "\n";
+  std::vector<std::string> lines;
+  std::istringstream in(code);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  bool in_block = false;  // a compound statement is open: the REPL waits for its end
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const std::string& line = lines[i];
+    if (blank(line)) {
+      size_t next = i + 1;
+      while (next < lines.size() && blank(lines[next])) ++next;
+      if (!in_block) {
+        out += ">>>\n";
+        continue;
+      }
+      out += "...\n";
+      if (next == lines.size() || !continues(lines[next])) in_block = false;  // this blank line ends it
+      continue;
+    }
+    if (continues(line)) {
+      out += "... " + line + "\n";
+      continue;
+    }
+    if (in_block) out += "...\n";
+    out += ">>> " + line + "\n";
+    in_block = opens_block(line);
   }
+  if (in_block) out += "...\n";
   return out;
 }
 

@@ -1,0 +1,124 @@
+#include "notebook/py_export.h"
+
+#include <cctype>
+
+#include "notebook/text_width.h"
+
+namespace attn {
+namespace {
+
+using Kind = NotebookItem::Kind;
+
+// The prose the reader sees: notes and confusions, and with --explain the explanations.
+bool is_prose(Kind k, bool explain) {
+  return k == Kind::Note || k == Kind::Confusion || (explain && k == Kind::Explanation);
+}
+
+bool word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; }
+
+// Prose as Markdown that shows as written: outside `code` spans, the characters Markdown would read as
+// emphasis, HTML or an escape (`__init__`, `grad_fn=<MulBackward0>`) are escaped; an underscore
+// inside a word (num_tokens) never starts emphasis and stays as it is.
+std::string markdown_text(const std::string& text) {
+  std::string out;
+  bool code = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '`') code = !code;
+    const bool inside_word = i > 0 && i + 1 < text.size() && word_char(text[i - 1]) && word_char(text[i + 1]);
+    const bool special = c == '\\' || c == '*' || c == '<' || c == '>' || c == '[' || c == ']' || (c == '_' && !inside_word);
+    if (!code && special) out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+// `text` split after each '\n' (nbformat's multi-line strings), the last piece without one.
+nlohmann::json source_lines(const std::string& text) {
+  nlohmann::json lines = nlohmann::json::array();
+  size_t start = 0;
+  while (start < text.size()) {
+    const size_t end = text.find('\n', start);
+    if (end == std::string::npos) {
+      lines.push_back(text.substr(start));
+      break;
+    }
+    lines.push_back(text.substr(start, end - start + 1));
+    start = end + 1;
+  }
+  return lines;
+}
+
+const char* kHeader = "import torch\nimport torch.nn as nn\n";
+
+}  // namespace
+
+std::string cell_stdout(const Notebook& nb, int cell) {
+  std::string out;
+  for (const NotebookItem& item : nb.items())
+    if (item.kind == Kind::Output && item.cell == cell) out += item.text + "\n";
+  return out;
+}
+
+std::string export_python(const Notebook& nb, Lang lang, bool explain) {
+  std::string out = "# attn-tutor " + nb.lesson() + "\n";
+  out += kHeader;
+  for (const NotebookItem& item : nb.items()) {
+    if (item.kind == Kind::Heading) {
+      out += "\n# == " + item_text(item, lang) + "\n";
+    } else if (item.kind == Kind::Code) {
+      out += "\n# In [" + std::to_string(item.cell) + "]:\n" + item.text + "\n";
+    } else if (is_prose(item.kind, explain)) {
+      out += wrap_text(item_text(item, lang), "# ", 100);
+    }
+  }
+  return out;
+}
+
+std::string export_ipynb(const Notebook& nb, Lang lang, bool explain) {
+  nlohmann::json cells = nlohmann::json::array();
+  auto markdown = [&](const std::string& text) {
+    // Notes in a row share one markdown cell, one paragraph each.
+    if (!cells.empty() && cells.back().contains("note")) {
+      nlohmann::json& last = cells.back();
+      std::string joined;
+      for (const auto& piece : last["source"]) joined += piece.get<std::string>();
+      last["source"] = source_lines(joined + "\n\n" + text);
+      return;
+    }
+    cells.push_back({{"cell_type", "markdown"}, {"metadata", nlohmann::json::object()}, {"source", source_lines(text)}});
+  };
+  cells.push_back({{"cell_type", "code"},
+                   {"execution_count", nullptr},
+                   {"metadata", nlohmann::json::object()},
+                   {"outputs", nlohmann::json::array()},
+                   {"source", source_lines(std::string(kHeader).substr(0, std::string(kHeader).size() - 1))}});
+  for (const NotebookItem& item : nb.items()) {
+    if (item.kind == Kind::Heading) {
+      markdown("## " + markdown_text(item_text(item, lang)));
+    } else if (item.kind == Kind::Code) {
+      nlohmann::json outputs = nlohmann::json::array();
+      const std::string printed = cell_stdout(nb, item.cell);
+      if (!printed.empty())
+        outputs.push_back({{"output_type", "stream"}, {"name", "stdout"}, {"text", source_lines(printed)}});
+      cells.push_back({{"cell_type", "code"},
+                       {"execution_count", item.cell},
+                       {"metadata", nlohmann::json::object()},
+                       {"outputs", outputs},
+                       {"source", source_lines(item.text)}});
+    } else if (is_prose(item.kind, explain)) {
+      markdown(markdown_text(item_text(item, lang)));
+      cells.back()["note"] = true;  // a marker while building, removed below
+    }
+  }
+  for (auto& cell : cells) cell.erase("note");
+  nlohmann::json doc = {{"cells", cells},
+                        {"metadata",
+                         {{"kernelspec", {{"display_name", "Python 3"}, {"language", "python"}, {"name", "python3"}}},
+                          {"language_info", {{"name", "python"}}}}},
+                        {"nbformat", 4},
+                        {"nbformat_minor", 4}};
+  return doc.dump(1) + "\n";
+}
+
+}  // namespace attn
