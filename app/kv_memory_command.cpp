@@ -5,6 +5,7 @@
 #include "core/atomic_file.h"
 #include "core/usage_error.h"
 #include "language.h"
+#include "lessons/ui_text.h"
 
 namespace attn {
 
@@ -48,8 +49,8 @@ int run_kv_memory(KvMemoryCli& k, Lang env_lang) {
     return 0;
   }
   if (!k.json.empty()) {
-    const std::string error = write_file_atomically(k.json, json);
-    if (!error.empty()) throw UsageError(tr("err.json-path", {error}));
+    const ErrorText error = write_file_atomically(k.json, json);
+    if (!error.empty()) throw UsageError(tr("err.json-path", {error_message(error, help_language())}));
   }
   const Lang lang = k.lang.empty() ? env_lang : (k.lang == "zh" ? Lang::Zh : Lang::En);
   std::cout << render_kv_memory(e, lang);

@@ -8,6 +8,7 @@
 #include "cli_messages.h"
 #include "core/output_file.h"
 #include "core/usage_error.h"
+#include "language.h"
 #include "notebook/heatmap.h"
 #include "notebook/html_report.h"
 #include "notebook/json_export.h"
@@ -86,7 +87,7 @@ void require_output_paths(const CliOptions& cli) {
     if (cli.given(name) && cli.text(name).empty()) throw UsageError(empty_path_message(name, dash_is_stdout(name)));
     if (!cli.given(name) || cli.text(name) != "-" || !dash_is_stdout(name)) continue;
     if (!on_stdout.empty())
-      throw UsageError(on_stdout + " - and " + name + " -: both would write to standard output; give one of them a FILE");
+      throw UsageError(tr("err.two-stdout", {on_stdout, name}));
     on_stdout = name;
   }
 }

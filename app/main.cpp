@@ -24,6 +24,7 @@
 #include "language.h"
 #include "lessons/cost_model.h"
 #include "lessons/lesson.h"
+#include "lessons/ui_text.h"
 #include "lesson_command.h"
 #include "lesson_output.h"
 #include "option_rules.h"
@@ -133,7 +134,8 @@ int usage_error(const std::string& message) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  check_stdout_at_exit();  // a full disk or closed stdout is an error, not exit 0
+  // A full disk or closed stdout is an error, not exit 0.
+  check_stdout_at_exit([](const ErrorText& e) { return error_message(e, help_language()); });
   const Lang lang = choose_language(argc, argv);
   set_help_language(lang);
   CLI::App app{tr("app.description"), "attn-tutor"};
@@ -237,7 +239,7 @@ int main(int argc, char** argv) {
     const LessonOptions opt = require_affordable(chosen->name, checked_options(chosen->name, cli, lang), exporting);
     return emit(chosen->run(opt), cli, opt);
   } catch (const UsageError& e) {
-    return usage_error(e.what());
+    return usage_error(error_message(e, help_language()));
   } catch (const std::exception& e) {
     return usage_error(tr("err.cannot-run", {e.what()}));
   }

@@ -9,6 +9,13 @@ namespace attn {
 
 namespace {
 
+// printf's %.Nf.
+std::string fixed(double v, int digits) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.*f", digits, v);
+  return text;
+}
+
 // Measured with /usr/bin/time (user + system time, so other load on the machine does not count)
 // on the Release build, rounded up: the lessons' time goes into building causal masks (ones, then
 // triu/tril, per element), drawing and using weights (torch's generator, nn.Linear's init, the
@@ -87,16 +94,13 @@ LessonCost cost_of(const Work& w, bool exporting) {
   const double mask_seconds = w.masks_built * mask * kSecondsPerMaskElement;
   const double weight_seconds = w.weights * kSecondsPerWeight + exported * kSecondsPerExported;
   c.seconds = mask_seconds + weight_seconds + w.extra_seconds;
-  char text[96];
   if (mask_seconds >= weight_seconds) {
-    std::snprintf(text, sizeof text, "%.0f causal mask%s of %.0f x %.0f", w.masks_built, w.masks_built == 1 ? "" : "s",
-                  w.context, w.context);
+    c.biggest = error_text(w.masks_built == 1 ? "cost.err.mask" : "cost.err.masks", {fixed(w.masks_built, 0), fixed(w.context, 0)});
     c.knobs = w.mask_knobs;
   } else {
-    std::snprintf(text, sizeof text, "%.1f million weights%s", w.weights / 1e6, exporting ? ", all exported" : "");
+    c.biggest = error_text(exporting ? "cost.err.weights-exported" : "cost.err.weights", {fixed(w.weights / 1e6, 1)});
     c.knobs = w.weight_knobs;
   }
-  c.biggest = text;
   return c;
 }
 
@@ -124,18 +128,18 @@ const LessonOptions& require_affordable(const std::string& lesson, const LessonO
   c.seconds *= runs;
   c.bytes = kBaseBytes + (c.bytes - kBaseBytes) * runs;
   if (c.bytes <= kMaxLessonBytes && c.seconds <= kMaxLessonSeconds) return opt;
-  std::string knobs;
+  // "a", "a or b", "a, b or c"
+  ErrorText knobs = error_text("cost.err.the-sizes");
   for (size_t i = 0; i < c.knobs.size(); ++i) {
     std::string k = c.knobs[i];
     if (knob_prefix == "--") std::replace(k.begin(), k.end(), '_', '-');
-    knobs += (i == 0 ? "" : i + 1 == c.knobs.size() ? " or " : ", ") + knob_prefix + k;
+    const std::string knob = knob_prefix + k;
+    if (i == 0) knobs = knob;
+    else knobs = error_text(i + 1 == c.knobs.size() ? "cost.err.or" : "cost.err.list", {knobs, knob});
   }
-  if (knobs.empty()) knobs = "the sizes";
-  char text[256];
-  std::snprintf(text, sizeof text, "these options would take about %.0f s and %.0f MiB (%s), more than the limits of "
-                "%.0f s and %.0f MiB here; lower ",
-                c.seconds, c.bytes / (1024 * 1024), c.biggest.c_str(), kMaxLessonSeconds, kMaxLessonBytes / (1024 * 1024));
-  throw UsageError((source.empty() ? lesson : source) + ": " + text + knobs);
+  throw UsageError(error_text("cost.err.too-much", {source.empty() ? lesson : source, fixed(c.seconds, 0),
+                                                fixed(c.bytes / (1024 * 1024), 0), c.biggest, fixed(kMaxLessonSeconds, 0),
+                                                fixed(kMaxLessonBytes / (1024 * 1024), 0), knobs}));
 }
 
 }  // namespace attn

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "core/usage_error.h"
 #include "lessons/lesson.h"
 
 namespace attn {
@@ -13,7 +14,7 @@ namespace attn {
 struct LessonCost {
   double bytes = 0;                // peak memory, estimated
   double seconds = 0;              // run time on a small machine, estimated
-  std::string biggest;             // what dominates, e.g. "8 causal masks of 4096 x 4096"
+  ErrorText biggest;               // what dominates, e.g. "8 causal masks of 4096 x 4096" (lessons/errors.txt)
   std::vector<std::string> knobs;  // the options that make it big: "context_length", "num_heads"
 };
 

@@ -10,14 +10,15 @@ const std::vector<std::pair<std::string, std::string>>& embedded_text_tables(); 
 namespace {
 
 const std::deque<TextTable>& tables() {
-  static const std::deque<TextTable> all = [] {
-    std::deque<TextTable> out;  // a deque keeps each table where it is, so the fallbacks stay valid
+  // Never destroyed: the exit handler of core/output_file.h renders an error after static destructors ran.
+  static const std::deque<TextTable>& all = *[] {
+    auto* out = new std::deque<TextTable>;  // a deque keeps each table where it is, so the fallbacks stay valid
     for (const auto& [name, source] : embedded_text_tables()) {
       if (name.rfind("ui:", 0) != 0) continue;
-      const TextTable* before = out.empty() ? nullptr : &out.back();
-      out.emplace_back(name.substr(3) + "/text.txt", source, before);
+      const TextTable* before = out->empty() ? nullptr : &out->back();
+      out->emplace_back(name.substr(3), source, before);
     }
-    if (out.empty()) throw std::logic_error("no features/*/text.txt or app/text.txt compiled in");
+    if (out->empty()) throw std::logic_error("no features/*/text.txt, app/text.txt or lib/core/text.txt compiled in");
     return out;
   }();
   return all;
@@ -32,6 +33,21 @@ std::vector<const TextTable*> ui_tables() {
   for (const TextTable& t : tables()) out.push_back(&t);
   return out;
 }
+
+namespace {
+
+Prose as_prose(const ErrorText& e) {
+  if (e.key.empty()) return e.literal;
+  std::vector<Prose> args;
+  for (const ErrorText& a : e.args) args.push_back(as_prose(a));
+  return text(e.key, std::move(args));
+}
+
+}  // namespace
+
+std::string error_message(const ErrorText& error, Lang lang) { return ui_text().render(as_prose(error), lang); }
+
+std::string error_message(const UsageError& error, Lang lang) { return error_message(error.text(), lang); }
 
 std::string ui(const std::string& key, Lang lang, std::vector<Prose> args) {
   return ui_text().render(text(key, std::move(args)), lang);

@@ -1,10 +1,12 @@
 #pragma once
 // The commands' own prose, beside the lessons': check, verify, bench and kv-memory
 // (features/NAME/text.txt) and the command line itself (app/text.txt: the lesson list, help, the
-// step-mode prompt, errors). The same format as a lesson's text.txt: [key], en = ..., zh = ...
+// step-mode prompt, errors) and lib/core's errors (lib/core/text.txt). The same format as a
+// lesson's text.txt: [key], en = ..., zh = ...
 #include <string>
 #include <vector>
 
+#include "core/usage_error.h"
 #include "notebook/prose.h"
 
 namespace attn {
@@ -15,5 +17,8 @@ const TextTable& ui_text();
 std::vector<const TextTable*> ui_tables();
 // The sentence `key` in `lang` with its values filled in.
 std::string ui(const std::string& key, Lang lang, std::vector<Prose> args = {});
+// An error raised below the app (core/usage_error.h) in `lang`: its key rendered with its values.
+std::string error_message(const ErrorText& error, Lang lang);
+std::string error_message(const UsageError& error, Lang lang);
 
 }  // namespace attn

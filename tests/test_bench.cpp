@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "features/bench/attention_bench.h"
+#include "features/bench/bench_report.h"
 #include "fast/bench_attention.h"
 #include "fast/fast_gemm.h"
 #include "fast/flash_attention.h"
@@ -164,6 +165,13 @@ TEST_CASE("bench: the FMA loop measures a positive peak per thread, on every ker
     CHECK(peak.gflops() > 0);
     CHECK(peak.isa() == active_isa());
     CHECK(peak.loop_text().find(isa_name(active_isa())) != std::string::npos);
+    // The report words the loop from its facts, in English as the JSON's peak_loop says it.
+    const FmaPeak::Loop loop = peak.loop();
+    CHECK(loop.isa == active_isa());
+    CHECK(peak_loop_words(loop.chains, loop.lanes, isa_name(loop.isa), Lang::En) == peak.loop_text());
+    const std::string zh = peak_loop_words(loop.chains, loop.lanes, isa_name(loop.isa), Lang::Zh);
+    CHECK(zh != peak.loop_text());
+    CHECK(zh.find(std::to_string(loop.chains)) != std::string::npos);
   });
 }
 

@@ -85,7 +85,7 @@ TEST_CASE("errors: out-of-range numbers") {
   expect_usage_error("trainable --d-out x", "--d-out");
   expect_usage_error("mha --num-heads 0", "--num-heads 0");
   expect_usage_error("wrapper --num-heads 0", "--num-heads 0");
-  expect_usage_error("mha --d-out 3 --num-heads 2", "must be divisible by num_heads");
+  expect_usage_error("mha --d-out 3 --num-heads 2", "--d-out 3: must be divisible by --num-heads 2");
   expect_usage_error("dropout --dropout 1.5", "--dropout 1.5");
   expect_usage_error("dropout --dropout -0.1", "--dropout -0.1");
   expect_usage_error("mha --dropout nan", "--dropout nan");

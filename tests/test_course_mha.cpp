@@ -140,8 +140,8 @@ TEST_CASE("course-mha: math.sqrt is correctly rounded and ** 0.5 is pow") {
 TEST_CASE("course-mha: d_model not divisible by the heads is a usage error") {
   Generator gen;
   CHECK_THROWS_AS(CourseMultiHeadAttention::init(gen, 512, 7, 8, 0.1), std::invalid_argument);
-  expect_usage_error("course-mha --preset post --num-heads 7", "d_model (512) must be divisible by num_heads (7)");
-  expect_usage_error("course-mha --num-heads 2", "d_model (3) must be divisible by num_heads (2)");
+  expect_usage_error("course-mha --preset post --num-heads 7", "--d-model 512: must be divisible by --num-heads 7");
+  expect_usage_error("course-mha --num-heads 2", "--num-heads 2: must divide d_model 3");
   expect_usage_error("course-mha --preset post --d-model 100 --num-heads 8", "choose --num-heads dividing 100");
   expect_usage_error("course-mha --d-model 4", "--d-model 4");
   expect_usage_error("course-mha --qkv-bias", "bias=False");

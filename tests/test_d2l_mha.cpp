@@ -159,7 +159,7 @@ TEST_CASE("d2l-mha rejects bad --valid-lens and --num-hiddens with one line") {
   expect_usage_error("d2l-mha --valid-lens '[[1,2,3,4],[1,2,3]]'", "rows of different lengths");
   expect_usage_error("d2l-mha --valid-lens '[[1,2,3,4],[1,2,3,4],[1,2,3,4]]'", "3 row(s)");
   expect_usage_error("d2l-mha --valid-lens 99999999999999999999,1", "not a list of whole numbers");
-  expect_usage_error("d2l-mha --num-heads 3", "--num-hiddens 100 is not divisible by --num-heads 3");
+  expect_usage_error("d2l-mha --num-heads 3", "--num-hiddens 100: not divisible by --num-heads 3");
   expect_usage_error("d2l-mha --num-hiddens 10 --num-heads 4", "use --num-heads 1, 2, 5, 10");
   expect_usage_error("d2l-mha --num-hiddens 0", "--num-hiddens");
 }

@@ -7,6 +7,7 @@
 #include "features/bench/attention_bench.h"
 #include "hostile_run.h"
 #include "lessons/cost_model.h"
+#include "lessons/ui_text.h"
 #include "run_cli.h"
 
 namespace {
@@ -45,7 +46,7 @@ TEST_CASE("hostile: the cost model grows with what the lessons build") {
   const attn::LessonCost masks = attn::estimate_lesson_cost("wrapper", with(64, 4096, 2), false);
   CHECK(masks.bytes > 64 * 4096.0 * 4096 * 4);  // 64 float masks of 4096 x 4096
   CHECK(masks.seconds > 100 * small.seconds);
-  CHECK(masks.biggest == "64 causal masks of 4096 x 4096");
+  CHECK(attn::error_message(masks.biggest, attn::Lang::En) == "64 causal masks of 4096 x 4096");
   CHECK(masks.knobs == std::vector<std::string>{"context_length", "num_heads"});
   const attn::LessonCost weights = attn::estimate_lesson_cost("mha", with(2, 6, 4096), false);
   CHECK(weights.knobs == std::vector<std::string>{"d_out"});

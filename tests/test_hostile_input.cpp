@@ -11,6 +11,7 @@
 #include "core/tensor.h"
 #include "core/usage_error.h"
 #include "features/check/learner_export.h"
+#include "lessons/ui_text.h"
 #include "hostile_run.h"
 #include "run_cli.h"
 
@@ -31,7 +32,7 @@ std::string inputs_error(const std::string& text) {
   try {
     attn::parse_inputs(text, "--inputs x.json");
   } catch (const attn::UsageError& e) {
-    return e.what();
+    return attn::error_message(e, attn::Lang::En);
   }
   return "";
 }
@@ -147,6 +148,11 @@ TEST_CASE("hostile: control characters and long values are escaped and shortened
   CHECK(attn::echo("a\xff") == "a\\xff");
   CHECK(attn::clean_message("x " + std::string(100000, '9') + " y").size() < 120);
   CHECK(attn::clean_message(std::string(5000, 'a') + " b").find("\u2026") != std::string::npos);
+  // Chinese puts no space after a path: its characters end a word, so the path is kept whole.
+  const std::string path = "/tmp/" + std::string(50, 'd') + "/out.json";
+  std::string chinese;
+  for (int i = 0; i < 30; ++i) chinese += "无法写入";
+  CHECK(attn::clean_message("--json " + path + "：" + chinese) == "--json " + path + "：" + chinese);
   CHECK(attn::is_printable_utf8("Your journey"));
   CHECK_FALSE(attn::is_printable_utf8("a\tb"));
 

@@ -4,12 +4,20 @@
 #include <doctest/doctest.h>
 
 #include <dirent.h>
+#include <sys/stat.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <regex>
+#include <sstream>
 #include <string>
 #include <vector>
 
+#include "core/bounded_read.h"
 #include "english_prose.h"
+#include "hostile_run.h"
 #include "lessons/lesson.h"
 #include "lessons/ui_text.h"
 #include "run_cli.h"
@@ -78,6 +86,11 @@ TEST_CASE("zh: verify, check, bench and kv-memory print no English prose") {
                                  "kv-memory --lang zh --window 1024 --swa-ratio 5:1 --latent-dim 512",
                                  "bench --batch 1 --tokens 32 --d-model 64 --num-heads 2 --repeats 1 --lang zh"})
     expect_chinese(args, run_cli(args));
+  // The peak loop is worded by bench's table (lib/fast gives its facts), too short for the rule.
+  const CliResult bench = run_cli("bench --batch 1 --tokens 32 --d-model 64 --num-heads 2 --repeats 1 --lang zh");
+  CHECK(bench.out.find("independent") == std::string::npos);
+  CHECK(bench.out.find("a multiply and an add") == std::string::npos);
+  CHECK(bench.out.find("FMA") != std::string::npos);
   const std::vector<std::string> files = fixtures();
   REQUIRE(files.size() >= 20);
   for (const std::string& f : files) {
@@ -138,4 +151,173 @@ TEST_CASE("zh: every command's text table has both languages and no key twice") 
     }
   }
   CHECK(keys.size() > 100);
+}
+
+namespace {
+
+// Bad command lines, one for each error raised below the app (lib/core, lessons, features): their
+// messages are keys of lib/core/text.txt, lessons/errors.txt and features/*/text.txt.
+std::vector<std::string> bad_command_lines(const std::string& dir) {
+  auto file = [&](const std::string& name, const std::string& text) { return "'" + write_file(dir, name, text) + "'"; };
+  auto inputs = [&](const std::string& name, const std::string& text) { return "mha --inputs " + file(name, text); };
+  auto export_with = [&](const std::string& name, const std::string& rest) {
+    return "check " + file(name, "{\"schema\": \"attn-tutor/1\", " + rest + "}");
+  };
+  const std::string tensor = "\"tensors\": [{\"name\": \"context_vecs\", \"data\": [[1, 2], [3, 4]]}]";
+  auto config = [&](const std::string& name, const std::string& cfg) {
+    return export_with(name, "\"lesson\": \"mha\", \"config\": {" + cfg + "}, " + tensor);
+  };
+  auto entry = [&](const std::string& name, const std::string& e) {
+    return export_with(name, "\"lesson\": \"mha\", \"tensors\": [" + e + "]");
+  };
+  std::vector<std::string> out = {
+      // --inputs files: JSON syntax, shape, values, reads
+      inputs("ends.json", "[[1, 2], [3, 4]"), inputs("empty.json", ""), inputs("comma.json", "[[1, 2], [3, 4],]"),
+      inputs("unexpected.json", "[[1, 2],, [3, 4]]"), inputs("more.json", "[[1, 2], [3, 4]] x"),
+      inputs("nan.json", "[[1, NaN], [3, 4]]"), inputs("huge.json", "[[1, 1e999], [3, 4]]"),
+      inputs("literal.json", "[[1, tru], [3, 4]]"), inputs("number.json", "[[1, 1.2.3], [3, 4]]"),
+      inputs("quote.json", "[\"abc"), inputs("escape.json", "[\"a\\q\"]"), inputs("control.json", "[\"a\x01\"]"),
+      inputs("utf8.json", "[\"a\xff\"]"), inputs("key.json", "{\"inputs\": [[1, 2], [3, 4]], 5: 1}"),
+      inputs("deep.json", std::string(100, '[')), inputs("noinputs.json", "{\"foo\": 1}"),
+      inputs("tokens.json", "{\"tokens\": [1, 2], \"inputs\": [[1, 2], [3, 4]]}"),
+      inputs("tokcount.json", "{\"tokens\": [\"a\"], \"inputs\": [[1, 2], [3, 4]]}"),
+      inputs("tokctl.json", "{\"tokens\": [\"a\\u0001\", \"b\"], \"inputs\": [[1, 2], [3, 4]]}"),
+      inputs("scalar.json", "5"), inputs("onerow.json", "[[1, 2]]"), inputs("emptyrow.json", "[[1, 2], []]"),
+      inputs("ragged.json", "[[1, 2], [3]]"), inputs("string.json", "[[1, 2], [\"x\", 3]]"),
+      inputs("float32.json", "[[1, 2], [3.5e38, 4]]"), "mha --inputs '" + dir + "'", "mha --inputs '" + dir + "/none.json'",
+      "mha --inputs /dev/zero", "mha --tokens one", "mha --tokens ' '", "mha --tokens \"$(printf 'a\\001 b')\"",
+      // check: the file, its schema and tensors, its config
+      "check '" + dir + "'", "check '" + dir + "/none.json'", "check /dev/zero", "check " + file("c-ends.json", "{\"schema\":"),
+      "check " + file("c-deep.json", std::string(100, '[')), "check " + file("c-nan.json", "{\"a\": NaN}"),
+      "check " + file("c-noschema.json", "{}"), "check " + file("c-schema.json", "{\"schema\": \"x\"}"),
+      export_with("c-nolesson.json", tensor), export_with("c-lesson.json", "\"lesson\": \"nope\", " + tensor),
+      export_with("c-cfgobj.json", "\"lesson\": \"mha\", \"config\": 5, " + tensor),
+      export_with("c-notensors.json", "\"lesson\": \"mha\""),
+      export_with("c-tokctl.json", "\"lesson\": \"mha\", \"tokens\": [\"a\\u0001\"], " + tensor),
+      entry("c-entry.json", "5"), entry("c-nodata.json", "{\"name\": \"x\"}"),
+      entry("c-ragged.json", "{\"name\": \"x\", \"data\": [[1, 2], [3]]}"),
+      entry("c-shape.json", "{\"name\": \"x\", \"data\": [1, 2], \"shape\": [3]}"),
+      entry("c-shapebig.json", "{\"name\": \"x\", \"data\": [1, 2], \"shape\": [100000, 100000, 100000]}"),
+      entry("c-dims.json", "{\"name\": \"x\", \"data\": [[[[[1]]]]]}"),
+      entry("c-cell.json", "{\"name\": \"x\", \"data\": [1], \"cell\": 0}"),
+      entry("c-names.json", "{\"name\": \"nope\", \"data\": [1]}"),
+      config("c-seed.json", "\"seed\": 1.5"), config("c-seedrange.json", "\"seed\": \"99999999999999999999999\""),
+      config("c-dout.json", "\"d_out\": 0"), config("c-bias.json", "\"qkv_bias\": \"yes\""),
+      config("c-init.json", "\"init\": \"foo\""), config("c-data.json", "\"inputs_data\": 5"),
+      config("c-dataragged.json", "\"inputs_data\": [[1, 2], [3]]"), config("c-tokens.json", "\"inputs\": \"tokens\""),
+      config("c-custom.json", "\"inputs\": \"custom\""), config("c-din.json", "\"d_in\": 5"),
+      config("c-dropout.json", "\"dropout\": 2"), config("c-lens.json", "\"valid_lens\": 5"),
+      config("c-heads.json", "\"d_out\": 3, \"num_heads\": 2"),
+      config("c-cost.json", "\"context_length\": 4096, \"num_heads\": 64"),
+      // kv-memory sizes
+      "kv-memory --dtype foo", "kv-memory --emb-dim 0", "kv-memory --num-kv-groups 5", "kv-memory --window 8 --swa-ratio x",
+      "kv-memory --context-length 1073741824 --batch-size 1048576 --num-layers 65536",
+      "kv-memory --json '" + dir + "/no/such/dir.json'",
+      // lesson sizes
+      "mha --d-out 3 --num-heads 2", "gqa --num-heads 3 --d-out 6", "gqa --num-kv-groups 3", "kv-cache --d-out 3 --num-heads 2",
+      "course-mha --num-heads 2", "course-mha --preset post --num-heads 7", "course-mha --qkv-bias",
+      "course-mha --preset post --inputs " + file("post.json", "[[1, 2], [3, 4]]"), "course-mha --d-model 8",
+      "d2l-mha --num-hiddens 10 --num-heads 3", "d2l-mha --valid-lens x", "d2l-mha --valid-lens '[[1,2],[1]]'",
+      "d2l-mha --valid-lens '[[1,2],[1,2]]'", "d2l-mha --valid-lens 1,2,3", "d2l-mha --valid-lens 9,9",
+      "wrapper --context-length 4096 --num-heads 64", "all --context-length 4096 --num-heads 64",
+      // bench sizes
+      "bench --batch 0", "bench --tokens 0", "bench --d-model 0", "bench --num-heads 0", "bench --repeats 0",
+      "bench --batch 5000", "bench --num-heads 20 --d-model 10", "bench --d-model 10 --num-heads 3",
+      "bench --batch 4096 --tokens 65536", "bench --batch 1 --tokens 1024 --d-model 16384 --num-heads 16 --repeats 1000",
+      // output files
+      "mha --json '" + dir + "/no/such/dir.json'", "mha --json '" + dir + "'", "mha --json ''", "mha --html ''",
+      "mha --json '" + dir + "/same' --html '" + dir + "/same'", "softmax --py - --ipynb -"};
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("zh: every error raised below the app is Chinese under --lang zh, and English otherwise") {
+  const std::string dir = temp_dir();
+  for (const std::string& args : bad_command_lines(dir)) {
+    const CliResult zh = run_cli(args + " --lang zh"), en = run_cli(args + " --lang en");
+    CAPTURE(args);
+    CAPTURE(zh.err);
+    CAPTURE(en.err);
+    CHECK(zh.exit_code == 2);
+    CHECK(en.exit_code == 2);
+    CHECK(count_lines(zh.err) == 1);
+    CHECK(zh.err.find("[no text") == std::string::npos);
+    CHECK(zh.err.find("\u2026") == en.err.find("\u2026"));  // nothing shortened in Chinese alone
+    CHECK(english_prose_lines(zh.err).empty());
+    CHECK(zh.err != en.err);                      // translated, not passed through
+    CHECK(en.err.find("：") == std::string::npos);  // the English edition has no Chinese punctuation
+    CHECK(en.err.find("；") == std::string::npos);
+  }
+  // Standard output that cannot be written (a full disk) at exit.
+  const BoundedRun full = run_bounded("verify mha --lang zh", "", 20, "/dev/full");
+  CAPTURE(full.err);
+  CHECK(full.exit_code == 2);
+  CHECK(full.err.find("无法写入标准输出") != std::string::npos);
+  CHECK(english_prose_lines(full.err).empty());
+}
+
+namespace {
+
+// Every source file under `dir` (recursively) whose name ends in .cpp or .h.
+void sources(const std::string& dir, std::vector<std::string>& out) {
+  DIR* d = opendir(dir.c_str());
+  if (!d) return;
+  while (const dirent* e = readdir(d)) {
+    const std::string name = e->d_name;
+    if (name == "." || name == "..") continue;
+    const std::string path = dir + "/" + name;
+    struct stat st {};
+    if (stat(path.c_str(), &st) != 0) continue;
+    if (S_ISDIR(st.st_mode)) sources(path, out);
+    else if (name.size() > 2 && (name.substr(name.size() - 2) == ".h" || name.substr(name.size() - 4) == ".cpp"))
+      out.push_back(path);
+  }
+  closedir(d);
+}
+
+}  // namespace
+
+TEST_CASE("zh: every error key the code raises has its English and Chinese") {
+  std::vector<std::string> files;
+  for (const char* layer : {"lib", "lessons", "features", "app"}) sources(std::string(ATTN_SOURCE_DIR) + "/" + layer, files);
+  REQUIRE(files.size() > 50);
+  // Keys are string literals of these families: error_text("core.json.where", ...), "bench.err.batch".
+  const std::regex key("\"((core|check\\.err|kvmem\\.err|bench\\.err|bench\\.loop|cost\\.err|gqa\\.err|bonus\\.err|mha\\.err|"
+                       "course\\.err|d2l\\.err)\\.[A-Za-z0-9.-]+)\"");
+  int found = 0;
+  for (const std::string& f : files) {
+    std::stringstream text;
+    text << std::ifstream(f).rdbuf();
+    const std::string src = text.str();
+    for (std::sregex_iterator it(src.begin(), src.end(), key), end; it != end; ++it) {
+      const std::string k = (*it)[1];
+      if (k == "core.errno.") continue;  // the prefix errno_text completes
+      CAPTURE(f);
+      CAPTURE(k);
+      CHECK(ui_text().has(k));
+      CHECK(ui(k, Lang::En).find("[no text") == std::string::npos);
+      CHECK(!ui(k, Lang::Zh).empty());
+      ++found;
+    }
+  }
+  CHECK(found > 100);
+  for (int err : {ENOENT, ENOTDIR, EISDIR, EACCES, EPERM, EROFS, ENOSPC, EDQUOT, ENXIO, ENAMETOOLONG, ELOOP, EPIPE, EIO, EINVAL}) {
+    CAPTURE(err);
+    const ErrorText reason = errno_text(err);
+    CHECK(!reason.key.empty());
+    CHECK(error_message(reason, Lang::En) == std::strerror(err));  // the system's own English
+    CHECK(english_prose_lines(error_message(reason, Lang::Zh)).empty());
+    CHECK(error_message(reason, Lang::Zh).find("[no text") == std::string::npos);
+  }
+  // Every table's keys have both languages (the key-by-key test above covers lib/core/text.txt
+  // and lessons/errors.txt as ui tables too).
+  bool core = false, lessons_errors = false;
+  for (const TextTable* t : ui_tables()) {
+    core = core || t->origin() == "lib/core/text.txt";
+    lessons_errors = lessons_errors || t->origin() == "lessons/errors.txt";
+    CHECK(t->incomplete().empty());
+  }
+  CHECK(core);
+  CHECK(lessons_errors);
 }

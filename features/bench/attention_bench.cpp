@@ -93,38 +93,33 @@ double bench_flops_estimate(const BenchOptions& opt) {
 
 void check_bench_options(const BenchOptions& opt) {
   const AttentionShape& s = opt.shape;
-  auto range = [](const std::string& name, int64_t v, int64_t lo, int64_t hi, const std::string& why) {
+  // `why`: a key of features/bench/text.txt, why the option needs at least `lo`.
+  auto range = [](const std::string& name, int64_t v, int64_t lo, int64_t hi, const char* why) {
     if (v < lo || v > hi)
-      throw UsageError(name + " " + std::to_string(v) + ": " + (v < lo ? why : "more than the bench takes") + "; use " +
-                       std::to_string(lo) + " to " + std::to_string(hi));
+      throw UsageError(error_text("bench.err.range", {name, std::to_string(v), error_text(v < lo ? why : "bench.err.more"),
+                                                      std::to_string(lo), std::to_string(hi)}));
   };
-  range("--batch", s.batch, 1, 4096, "the batch needs at least one sequence");
-  range("--tokens", s.tokens, 1, 65536, "a sequence needs at least one token");
-  range("--d-model", s.d_model, 1, 16384, "the embedding needs at least one dimension");
-  range("--num-heads", s.heads, 1, 1024, "attention needs at least one head");
+  range("--batch", s.batch, 1, 4096, "bench.err.batch");
+  range("--tokens", s.tokens, 1, 65536, "bench.err.tokens");
+  range("--d-model", s.d_model, 1, 16384, "bench.err.d-model");
+  range("--num-heads", s.heads, 1, 1024, "bench.err.heads");
   if (opt.threads > hardware_threads())
-    throw UsageError("--threads " + std::to_string(opt.threads) + ": more threads than this machine's " +
-                     std::to_string(hardware_threads()) + " hardware threads only take turns; use 1 to " +
-                     std::to_string(hardware_threads()));
-  range("--threads", opt.threads, 1, hardware_threads(), "the bench runs on at least one thread");
-  range("--repeats", opt.repeats, 1, 1000, "each form is timed at least once");
+    throw UsageError(error_text("bench.err.threads-many", {std::to_string(opt.threads), std::to_string(hardware_threads())}));
+  range("--threads", opt.threads, 1, hardware_threads(), "bench.err.threads");
+  range("--repeats", opt.repeats, 1, 1000, "bench.err.repeats");
   if (opt.kernels && !isa_supported(*opt.kernels)) {
     std::string have;
     for (Isa isa : supported_isas()) have += std::string(have.empty() ? "" : ", ") + isa_name(isa);
-    throw UsageError(std::string("--kernels: this CPU cannot run the ") + isa_name(*opt.kernels) +
-                     " kernels; choose one it has: " + have);
+    throw UsageError(error_text("bench.err.kernels", {std::string(isa_name(*opt.kernels)), have}));
   }
   if (s.heads > s.d_model)
-    throw UsageError("--num-heads " + std::to_string(s.heads) + " is more than --d-model " + std::to_string(s.d_model) +
-                     ": each head needs at least one of the d_model dimensions; use at most " +
-                     std::to_string(s.d_model) + " heads");
+    throw UsageError(error_text("bench.err.heads-many", {std::to_string(s.heads), std::to_string(s.d_model)}));
   if (s.d_model % s.heads != 0) {
     // The nearest multiple of the heads inside the range (16384 with 12 heads: 16380, not 16392).
     const int64_t below = s.d_model / s.heads * s.heads, above = below + s.heads;
     const int64_t suggestion = above <= 16384 && above - s.d_model <= s.d_model - below ? above : below;
-    throw UsageError("--d-model " + std::to_string(s.d_model) + " is not divisible by --num-heads " +
-                     std::to_string(s.heads) + ": each head gets d_model / num_heads dimensions; choose a d_model "
-                     "that is a multiple of the heads (e.g. --d-model " + std::to_string(suggestion) + ")");
+    throw UsageError(error_text("bench.err.divisible", {std::to_string(s.d_model), std::to_string(s.heads),
+                                                        std::to_string(suggestion)}));
   }
   const double need = bench_bytes_estimate(opt);
   const double memory = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
@@ -132,21 +127,18 @@ void check_bench_options(const BenchOptions& opt) {
     // Name what dominates: the (batch, heads, T, T) scores, or the d_model x d_model weights.
     const double b = s.batch, T = s.tokens, d = s.d_model, h = s.heads;
     const bool scores = 2 * b * h * T * T >= 7 * d * d;
-    throw UsageError("--batch " + std::to_string(s.batch) + " --tokens " + std::to_string(s.tokens) + " --d-model " +
-                     std::to_string(s.d_model) + ": the forms would hold about " + gb(need) + " at once (" +
-                     (scores ? "mha's (batch, heads, T, T) scores and weights grow with T squared"
-                             : "seven d_model x d_model weight matrices and the activations") +
-                     "), more than half of this machine's " + gb(memory) + "; " +
-                     (scores ? "use fewer tokens or a smaller batch" : "use a smaller --d-model"));
+    throw UsageError(error_text(scores ? "bench.err.memory-scores" : "bench.err.memory-weights",
+                                {std::to_string(s.batch), std::to_string(s.tokens), std::to_string(s.d_model), gb(need),
+                                 gb(memory)}));
   }
   const double flops = bench_flops_estimate(opt);
   if (flops > kMaxBenchFlops) {
     char text[64];
     std::snprintf(text, sizeof text, "%.0f TFLOP", flops / 1e12);
-    throw UsageError("the bench would compute about " + std::string(text) + " (4 forms x " +
-                     std::to_string(opt.repeats + 1) + " runs), more than the limit of " +
-                     std::to_string(static_cast<int>(kMaxBenchFlops / 1e12)) + " TFLOP (ten default runs, minutes "
-                     "each on a small machine); lower --repeats, --tokens, --batch or --d-model");
+    throw UsageError(error_text("bench.err.flops", {std::string(text), std::to_string(opt.repeats + 1),
+                                                    std::to_string(static_cast<int>(kMaxBenchFlops / 1e12)),
+                                                    std::to_string(opt.repeats), std::to_string(s.batch),
+                                                    std::to_string(s.tokens), std::to_string(s.d_model)}));
   }
 }
 
@@ -224,6 +216,10 @@ BenchResult run_attention_bench(const BenchOptions& options, const BenchProgress
     }
   peak.measure(5);
   r.peak_loop = peak.loop_text();
+  const FmaPeak::Loop loop = peak.loop();
+  r.peak_chains = loop.chains;
+  r.peak_lanes = loop.lanes;
+  r.peak_isa = isa_name(loop.isa);
   r.peak_gflops = peak.gflops();
   r.peak_trials = peak.trials();
   for (FormResult& f : r.forms) {

@@ -52,6 +52,8 @@ struct BenchResult {
   std::string threading;  // OpenMP or std::thread
   int64_t gemm_mr = 0, gemm_nr = 0;  // the GEMM micro-kernel's tile
   std::string peak_loop;   // the FMA loop that measured the peak, e.g. "16 independent 16-lane FMAs (AVX-512)"
+  int peak_chains = 0, peak_lanes = 0;  // its facts (FmaPeak::Loop), worded by the report in its language
+  std::string peak_isa;                 // its instruction set: AVX-512, AVX2+FMA, NEON or portable C++
   double peak_gflops = 0;  // FmaPeak over all its trials
   int peak_trials = 0;     // 5 before the forms, 1 after each round of timed runs, 5 after
   double projection_flops = 0;  // 8·b·T·d²

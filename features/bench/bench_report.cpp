@@ -50,6 +50,11 @@ std::string note(const std::string& text) { return wrap_text(text, "# ", 80) + "
 
 }  // namespace
 
+std::string peak_loop_words(int chains, int lanes, const std::string& isa, Lang lang) {
+  if (lanes > 1) return ui("bench.loop.simd", lang, {std::to_string(chains), std::to_string(lanes), isa});
+  return ui("bench.loop.portable", lang, {std::to_string(chains), isa});
+}
+
 std::string render_bench(const BenchResult& r, Lang lang) {
   const AttentionShape& s = r.options.shape;
   const int64_t b = s.batch, T = s.tokens, d = s.d_model, h = s.heads, hd = s.head_dim();
@@ -64,7 +69,8 @@ std::string render_bench(const BenchResult& r, Lang lang) {
   out += ui("bench.title", lang);
   out += ui("bench.shape", lang, {fmt("%lld", (long long)b), fmt("%lld", (long long)T), fmt("%lld", (long long)d), fmt("%lld", (long long)h), fmt("%lld", (long long)hd), fmt("%d", threads), fmt("%d", (int)r.options.repeats), fmt("%llu", (unsigned long long)r.options.seed)});
   out += ui("bench.machine", lang, {fmt("%s", r.cpu.c_str()), fmt("%d", r.hardware_threads), fmt("%s", r.kernels.c_str()), fmt("%lld", (long long)r.gemm_mr), fmt("%lld", (long long)r.gemm_nr), fmt("%lld", (long long)r.flash_query_tile), fmt("%lld", (long long)r.flash_key_tile), fmt("%s", r.threading.c_str())});
-  out += ui("bench.peak", lang, {fmt("%d", threads), fmt("%.1f", r.peak_gflops), fmt("%s", r.peak_loop.c_str()), fmt("%d", r.peak_trials)});
+  const std::string loop = peak_loop_words(r.peak_chains, r.peak_lanes, r.peak_isa, lang);
+  out += ui("bench.peak", lang, {fmt("%d", threads), fmt("%.1f", r.peak_gflops), loop, fmt("%d", r.peak_trials)});
   out += ui("bench.flops", lang, {fmt("%.2f", r.projection_flops / 1e9), fmt("%.2f", r.attention_flops / 1e9), fmt("%.2f", r.flops() / 1e9)});
   out += "\n";
 

@@ -10,4 +10,7 @@ namespace attn {
 
 std::string render_bench(const BenchResult& r, Lang lang);
 
+// The peak loop in words, from its facts (FmaPeak::Loop): "16 independent 16-lane FMAs (AVX-512)".
+std::string peak_loop_words(int chains, int lanes, const std::string& isa, Lang lang);
+
 }  // namespace attn

@@ -110,9 +110,7 @@ int nth_of_name(const std::vector<Binding>& tl, const std::string& name, int k) 
   if (const LessonInfo* info = find_lesson(ex.lesson)) lesson = info->exports;  // its descriptor's names
   if (lesson.empty())
     for (const Binding& t : tool) lesson.push_back(t.name);
-  throw UsageError("check " + ex.source + ": none of its tensor names (" + quoted_list(yours) + ") is one of lesson " +
-                   ex.lesson + "'s; name them as the lesson does: " + quoted_list(lesson) + " (attn-tutor " + ex.lesson +
-                   " --json - shows them all)");
+  throw UsageError(error_text("check.err.no-names", {ex.source, quoted_list(yours), ex.lesson, quoted_list(lesson)}));
 }
 
 }  // namespace

@@ -29,8 +29,8 @@ bool plausible(const Shape& shape) {
   return true;
 }
 
-[[noreturn]] void fail(const std::string& source, const std::string& what) {
-  throw UsageError("check " + source + ": " + what);
+[[noreturn]] void fail(const std::string& source, ErrorText what) {
+  throw UsageError(error_text("check.err.fail", {source, std::move(what)}));
 }
 
 float number(const json& v, bool& ok) {
@@ -71,13 +71,12 @@ bool flatten(const json& data, const Shape& shape, size_t dim, std::vector<float
 }
 
 Tensor read_tensor(const json& entry, const std::string& name, const std::string& source) {
-  const std::string where = "tensor \"" + echo(name) + "\"";
-  if (!entry.contains("data")) fail(source, where + " has no \"data\"; write its values as tensor.tolist() does");
+  const std::string where = echo(name);
+  if (!entry.contains("data")) fail(source, error_text("check.err.no-data", {where}));
   Shape shape = shape_of(entry["data"]);
   std::vector<float> values;
   if (!flatten(entry["data"], shape, 0, values))
-    fail(source, where + ": \"data\" is not a rectangular array of numbers (true/false and \"inf\", \"-inf\", "
-                         "\"nan\" are allowed); export it with tools/export_pytorch.py");
+    fail(source, error_text("check.err.ragged-data", {where}));
   if (entry.contains("shape")) {
     const json& s = entry["shape"];
     Shape declared;
@@ -88,15 +87,13 @@ Tensor read_tensor(const json& entry, const std::string& name, const std::string
         else declared.push_back(d.get<int64_t>());
       }
     if (ok && !plausible(declared))
-      fail(source, where + ": \"shape\" " + echo(s.dump()) + " is larger than any tensor of the lessons; write "
-                           "list(tensor.shape)");
+      fail(source, error_text("check.err.shape-large", {where, echo(s.dump())}));
     // An empty dimension hides the inner sizes from the data; the declared shape then decides.
     if (ok && numel_of(declared) == 0 && values.empty()) shape = declared;
     if (!ok || declared != shape)
-      fail(source, where + ": \"shape\" " + echo(s.dump()) + " does not match its data " + shape_text(shape) +
-                       "; write list(tensor.shape)");
+      fail(source, error_text("check.err.shape-mismatch", {where, echo(s.dump()), shape_text(shape)}));
   }
-  if (shape.size() > 4) fail(source, where + " has " + std::to_string(shape.size()) + " dimensions; at most 4 here");
+  if (shape.size() > 4) fail(source, error_text("check.err.dims", {where, std::to_string(shape.size())}));
   const bool is_bool = entry.contains("dtype") && entry["dtype"] == "bool";
   return Tensor(shape, std::move(values), is_bool ? DType::Bool : DType::Float32);
 }
@@ -106,24 +103,22 @@ Tensor read_tensor(const json& entry, const std::string& name, const std::string
 LearnerExport parse_export(const std::string& text, const std::string& source) {
   JsonRules rules;
   rules.source = "check " + source;
-  rules.fix = "write it with tools/export_pytorch.py or attn-tutor LESSON --json FILE";
-  rules.nonfinite_fix = "write infinities and NaN as the strings \"inf\", \"-inf\" and \"nan\", as "
-                        "tools/export_pytorch.py does";
-  rules.depth_fix = "an export nests a handful of levels (the document, its tensors, up to 4 dimensions of data)";
+  rules.fix = error_text("check.err.json-fix");
+  rules.nonfinite_fix = error_text("check.err.nonfinite-fix");
+  rules.depth_fix = error_text("check.err.depth-fix");
   rules.max_depth = kMaxExportDepth;
   json doc = parse_json_safely(text, rules);
   if (!doc.is_object() || !doc.contains("schema"))
-    fail(source, "no \"schema\" key; this is not an attn-tutor export (write it with tools/export_pytorch.py)");
+    fail(source, error_text("check.err.no-schema"));
   if (doc["schema"] != "attn-tutor/1")
-    fail(source, "schema " + echo(doc["schema"].dump()) + " is not \"attn-tutor/1\"; write it with this version's "
-                 "tools/export_pytorch.py");
+    fail(source, error_text("check.err.schema", {echo(doc["schema"].dump())}));
   LearnerExport ex;
   ex.source = source;
   if (!doc.contains("lesson") || !doc["lesson"].is_string())
-    fail(source, "no \"lesson\"; pass the lesson's name to export(), e.g. export(tensors, \"mha\", path)");
+    fail(source, error_text("check.err.no-lesson"));
   ex.lesson = doc["lesson"].get<std::string>();
   if (doc.contains("config") && !doc["config"].is_null()) {
-    if (!doc["config"].is_object()) fail(source, "\"config\" must be an object of settings");
+    if (!doc["config"].is_object()) fail(source, error_text("check.err.config-object"));
     ex.config = doc["config"];
   }
   if (doc.contains("tokens") && doc["tokens"].is_array())
@@ -131,19 +126,18 @@ LearnerExport parse_export(const std::string& text, const std::string& source) {
       if (t.is_string()) {
         ex.tokens.push_back(t.get<std::string>());
         if (!is_printable_utf8(ex.tokens.back()))
-          fail(source, "token \"" + echo(ex.tokens.back()) + "\" holds a control character; give every token a "
-                       "plain printable label");
+          fail(source, error_text("check.err.token-control", {echo(ex.tokens.back())}));
       }
   if (!doc.contains("tensors") || !doc["tensors"].is_array() || doc["tensors"].empty())
-    fail(source, "no \"tensors\"; export at least one, e.g. export({\"context_vecs\": context_vecs}, ...)");
+    fail(source, error_text("check.err.no-tensors"));
   for (const json& entry : doc["tensors"]) {
     if (!entry.is_object() || !entry.contains("name") || !entry["name"].is_string())
-      fail(source, "every entry of \"tensors\" needs a \"name\" and \"data\"");
+      fail(source, error_text("check.err.entry"));
     const std::string name = entry["name"].get<std::string>();
     ex.tensors.push_back({name, read_tensor(entry, name, source), std::nullopt});
     if (entry.contains("cell") && !entry["cell"].is_null()) {
       if (!entry["cell"].is_number_integer() || entry["cell"].get<int64_t>() < 1 || entry["cell"].get<int64_t>() > 100000)
-        fail(source, "tensor \"" + name + "\": \"cell\" is the lesson's In [n] its value comes from, a whole number from 1");
+        fail(source, error_text("check.err.cell", {name}));
       ex.tensors.back().cell = static_cast<int>(entry["cell"].get<int64_t>());
     }
   }
@@ -155,14 +149,13 @@ LearnerExport load_export(const std::string& path) {
   switch (file.problem) {
     case BoundedRead::kNone: break;
     case BoundedRead::kCannotOpen:
-      fail(path, "cannot read the file (" + file.reason + "); give the path of a file written by "
-                 "tools/export_pytorch.py");
+      fail(path, error_text("check.err.cannot-read", {file.reason}));
     case BoundedRead::kIsDirectory:
-      fail(path, "is a directory; give the path of a file written by tools/export_pytorch.py");
+      fail(path, error_text("check.err.directory"));
     case BoundedRead::kTooLarge:
-      fail(path, read_problem_text(file, kMaxExportBytes) + "; export only the tensors you want checked");
+      fail(path, error_text("check.err.too-large", {read_problem_text(file, kMaxExportBytes)}));
     default:
-      fail(path, read_problem_text(file, kMaxExportBytes) + "; give the path of a regular file");
+      fail(path, error_text("check.err.unreadable", {read_problem_text(file, kMaxExportBytes)}));
   }
   return parse_export(file.text, path);
 }

@@ -17,14 +17,14 @@ struct ConfigReader {
   const LearnerExport& ex;
   const json& c;
 
-  [[noreturn]] void fail(const std::string& key, const std::string& what) const {
-    throw UsageError("check " + ex.source + ": config." + key + " is " + echo(c[key].dump()) + "; " + what);
+  [[noreturn]] void fail(const std::string& key, ErrorText what) const {
+    throw UsageError(error_text("check.err.config", {ex.source, key, echo(c[key].dump()), std::move(what)}));
   }
   bool given(const std::string& key) const { return c.contains(key) && !c[key].is_null(); }
   int64_t integer(const std::string& key, int64_t lo, int64_t hi) const {
     const json& v = c[key];
     if (!v.is_number_integer() || v.get<int64_t>() < lo || v.get<int64_t>() > hi)
-      fail(key, "use a whole number from " + std::to_string(lo) + " to " + std::to_string(hi));
+      fail(key, error_text("check.err.use-whole", {std::to_string(lo), std::to_string(hi)}));
     return v.get<int64_t>();
   }
   // An integer option within the range its row in lessons/options.h gives the CLI.
@@ -34,30 +34,30 @@ struct ConfigReader {
   }
   bool flag(const std::string& key) const {
     if (!given(key)) return false;
-    if (!c[key].is_boolean()) fail(key, "use true or false");
+    if (!c[key].is_boolean()) fail(key, error_text("check.err.use-bool"));
     return c[key].get<bool>();
   }
   std::string choice(const std::string& key, const std::vector<std::string>& allowed) const {
-    std::string all;
-    for (const std::string& a : allowed) all += (all.empty() ? "\"" : "\" or \"") + a;
-    if (!c[key].is_string()) fail(key, "use " + all + "\"");
+    ErrorText all;  // "a" or "b" or "c"
+    for (const std::string& a : allowed) all = all.empty() ? ErrorText("\"" + a + "\"") : error_text("check.err.or", {all, "\"" + a + "\""});
+    if (!c[key].is_string()) fail(key, error_text("check.err.use-choice", {all}));
     const std::string v = c[key].get<std::string>();
     for (const std::string& a : allowed)
       if (v == a) return v;
-    fail(key, "use " + all + "\"");
+    fail(key, error_text("check.err.use-choice", {all}));
   }
 };
 
 // config.inputs_data: the learner's embeddings, rows of finite numbers.
 Inputs data_inputs(const ConfigReader& r) {
   const json& rows = r.c["inputs_data"];
-  const std::string how = "write the embeddings as rows of numbers, [[0.43, 0.15, 0.89], ...], 2-16 rows of 1-16";
+  const ErrorText how = error_text("check.err.inputs-data");
   if (!rows.is_array() || rows.size() < 2 || rows.size() > 16 || !rows[0].is_array()) r.fail("inputs_data", how);
   const size_t cols = rows[0].size();
   if (cols < 1 || cols > 16) r.fail("inputs_data", how);
   std::vector<float> values;
   for (const json& row : rows) {
-    if (!row.is_array() || row.size() != cols) r.fail("inputs_data", how + " (every row as long as the first)");
+    if (!row.is_array() || row.size() != cols) r.fail("inputs_data", error_text("check.err.inputs-data-ragged"));
     for (const json& v : row) {
       if (!v.is_number() || !std::isfinite(static_cast<float>(v.get<double>()))) r.fail("inputs_data", how);
       values.push_back(static_cast<float>(v.get<double>()));
@@ -80,9 +80,9 @@ LessonOptions replay_options(const LearnerExport& ex) {
   if (r.given("seed")) {
     const json& s = ex.config["seed"];
     const std::string text = s.is_string() ? s.get<std::string>() : s.dump();
-    if (!s.is_number_integer() && !s.is_string()) r.fail("seed", "use the integer given to torch.manual_seed, or null");
+    if (!s.is_number_integer() && !s.is_string()) r.fail("seed", error_text("check.err.seed-type"));
     opt.seed = parse_torch_seed(text);
-    if (!opt.seed) r.fail("seed", "torch.manual_seed takes a whole number from -2^63 to 2^64-1");
+    if (!opt.seed) r.fail("seed", error_text("check.err.seed-range"));
     opt.seed_text = text;
   }
   if (r.given("inputs_data")) {
@@ -94,17 +94,15 @@ LessonOptions replay_options(const LearnerExport& ex) {
     for (const std::string& t : ex.tokens) sentence += (sentence.empty() ? "" : " ") + t;
     const int64_t d_in = r.given("d_in") ? r.ranged("--d-in") : 3;
     if (ex.tokens.size() < 2 || ex.tokens.size() > 16)
-      throw UsageError("check " + ex.source + ": config.inputs is \"tokens\" but \"tokens\" holds " +
-                       std::to_string(ex.tokens.size()) + " words; give the 2-16 words of the sentence");
-    opt.inputs = sentence_inputs(sentence, d_in, opt.seed_or(123), "check " + ex.source + ": the tokens");
+      throw UsageError(error_text("check.err.token-words", {ex.source, std::to_string(ex.tokens.size())}));
+    opt.inputs = sentence_inputs(sentence, d_in, opt.seed_or(123), error_text("check.err.the-tokens", {ex.source}));
     opt.custom_inputs = true;
     opt.inputs_source = "tokens";
   } else if (r.given("inputs") && ex.config["inputs"] != "book") {
-    r.fail("inputs", "its numbers are not in the export; pass inputs=<your embeddings> to export() so that "
-                     "config.inputs_data holds them");
+    r.fail("inputs", error_text("check.err.inputs-missing"));
   }
   if (r.given("d_in") && r.ranged("--d-in") != opt.d_in())
-    r.fail("d_in", "but the embeddings have " + std::to_string(opt.d_in()) + " numbers per token");
+    r.fail("d_in", error_text("check.err.d-in", {std::to_string(opt.d_in())}));
   if (r.given("d_out")) {
     opt.d_out = r.ranged("--d-out");
     opt.d_out_given = true;
@@ -115,7 +113,7 @@ LessonOptions replay_options(const LearnerExport& ex) {
   if (r.given("dropout")) {
     const json& p = ex.config["dropout"];
     if (!p.is_number() || !(p.get<double>() >= 0.0 && p.get<double>() <= 1.0))
-      r.fail("dropout", "a dropout rate is a number from 0 to 1");
+      r.fail("dropout", error_text("check.err.dropout"));
     opt.dropout = p.get<double>();
   }
   if (r.given("context_length")) {
@@ -133,7 +131,7 @@ LessonOptions replay_options(const LearnerExport& ex) {
   if (r.given("latent_dim")) opt.latent_dim = r.ranged("--latent-dim");
   if (r.given("window")) opt.window = r.ranged("--window");
   if (r.given("valid_lens")) {
-    if (!ex.config["valid_lens"].is_string()) r.fail("valid_lens", "write it as the CLI takes it: \"3,2\" or \"[[1,2],[3,4]]\"");
+    if (!ex.config["valid_lens"].is_string()) r.fail("valid_lens", error_text("check.err.valid-lens"));
     opt.valid_lens = ex.config["valid_lens"].get<std::string>();
   }
   return opt;
@@ -145,8 +143,7 @@ CheckReport check_file(const std::string& path) {
   if (!lesson) {
     std::string names;
     for (const LessonInfo& l : lessons()) names += (names.empty() ? "" : ", ") + l.name;
-    throw UsageError("check " + path + ": lesson \"" + ex.lesson + "\" is not one of attn-tutor's (" + names +
-                     "); export one lesson's tensors under its name");
+    throw UsageError(error_text("check.err.lesson", {path, ex.lesson, names}));
   }
   // The lesson, then a rerun per known mistake: refused before it runs when that is too much.
   const LessonOptions opt = replay_options(ex);
@@ -155,9 +152,9 @@ CheckReport check_file(const std::string& path) {
     try {
       return lesson->run(opt);
     } catch (const UsageError& e) {
-      throw UsageError("check " + path + ": " + e.what());
+      throw UsageError(error_text("check.err.fail", {path, e.text()}));
     } catch (const std::exception& e) {
-      throw UsageError("check " + path + ": lesson " + ex.lesson + " cannot run with the exported config: " + e.what());
+      throw UsageError(error_text("check.err.cannot-run", {path, ex.lesson, std::string(e.what())}));
     }
   }();
   return check_export(ex, nb, [&](const CheckReport& r) {

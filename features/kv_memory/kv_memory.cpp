@@ -18,12 +18,12 @@ int64_t dtype_bytes(const std::string& dtype) {
   if (dtype == "fp32") return 4;
   if (dtype == "bf16" || dtype == "fp16") return 2;
   if (dtype == "fp8" || dtype == "int8") return 1;
-  throw UsageError("--dtype " + dtype + ": not one of the estimators' types; use fp32, bf16, fp16, fp8 or int8");
+  throw UsageError(error_text("kvmem.err.dtype", {dtype}));
 }
 
 void positive(const std::string& flag, int64_t v, int64_t max) {
   if (v < 1 || v > max)
-    throw UsageError(flag + " " + str(v) + ": out of range; use a whole number from 1 to " + str(max));
+    throw UsageError(error_text("kvmem.err.range", {flag, str(v), str(max)}));
 }
 
 // "a:b" with non-negative a, b and a + b > 0, as the SWA estimator's parse_ratio.
@@ -35,8 +35,7 @@ void parse_ratio(const std::string& text, int64_t& a, int64_t& b) {
     return true;
   };
   if (colon == std::string::npos || !number(text.substr(0, colon), a) || !number(text.substr(colon + 1), b) || a + b == 0)
-    throw UsageError("--swa-ratio " + text + ": not a ratio; write A:B, A sliding-window layers for every B full "
-                     "layers, with A + B > 0 (e.g. 5:1, Gemma 3's; 1:0 makes every layer sliding-window)");
+    throw UsageError(error_text("kvmem.err.ratio", {text}));
 }
 
 // a * b * ... in bytes, or a UsageError when it does not fit in 63 bits.
@@ -45,8 +44,7 @@ int64_t product(std::initializer_list<int64_t> factors) {
   for (int64_t f : factors) {
     p *= static_cast<unsigned __int128>(f);
     if (p > static_cast<unsigned __int128>(std::numeric_limits<int64_t>::max()))
-      throw UsageError("kv-memory: these sizes give more than 2^63 bytes; use a smaller --context-length, "
-                       "--batch-size or --num-layers");
+      throw UsageError(error_text("kvmem.err.overflow"));
   }
   return static_cast<int64_t>(p);
 }
@@ -82,8 +80,7 @@ KvMemoryEstimate estimate_kv_memory(const KvMemoryConfig& c) {
   if (c.window) positive("--window", *c.window, int64_t{1} << 30);
   if (c.latent_dim) positive("--latent-dim", *c.latent_dim, 1 << 20);
   if (c.num_heads % c.num_kv_groups != 0)
-    throw UsageError("--num-kv-groups " + str(c.num_kv_groups) + ": n_kv_groups must divide n_heads (" +
-                     str(c.num_heads) + ") exactly, as the estimator requires; use a divisor of --num-heads");
+    throw UsageError(error_text("kvmem.err.groups", {str(c.num_kv_groups), str(c.num_heads)}));
   KvMemoryEstimate e;
   e.config = c;
   e.bytes_per_elem = dtype_bytes(c.dtype);

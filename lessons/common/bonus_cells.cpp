@@ -16,9 +16,7 @@ LessonOptions bonus_options(const LessonOptions& opt, int64_t d_out, int64_t num
   o.d_out_given = true;
   o.num_heads = opt.heads_or(num_heads);
   if (o.d_out % *o.num_heads != 0)
-    throw UsageError("d_out (" + std::to_string(o.d_out) + ") must be divisible by num_heads (" +
-                     std::to_string(*o.num_heads) + "), as the class's assert says: each head gets d_out / num_heads "
-                     "features; choose --d-out as a multiple of --num-heads");
+    throw UsageError(error_text("bonus.err.heads", {std::to_string(o.d_out), std::to_string(*o.num_heads)}));
   return o;
 }
 

@@ -39,28 +39,19 @@ CourseConfig resolve(const LessonOptions& opt) {
   CourseConfig c;
   c.post = opt.preset == "post";
   if (opt.qkv_bias)
-    throw UsageError("--qkv-bias: the course's Wq, Wk and Wv are nn.Linear(..., bias=False) with no switch for a bias "
-                     "(only projection_layer has one); drop --qkv-bias");
+    throw UsageError(error_text("course.err.bias"));
   if (c.post && opt.custom_inputs && opt.inputs_source != "tokens")
-    throw UsageError("--inputs " + opt.inputs_source + ": --preset post draws its own input, x = torch.randn(2, T, "
-                     "d_model); drop --inputs (--tokens \"...\" sets T) or use --preset small");
+    throw UsageError(error_text("course.err.post-inputs", {opt.inputs_source}));
   if (c.post) {
     c.d_model = opt.d_model.value_or(512);
   } else {
     c.d_model = opt.d_in();
     if (opt.d_model && *opt.d_model != c.d_model)
-      throw UsageError("--d-model " + str(*opt.d_model) + ": with --preset small x is the token embeddings, " +
-                       str(c.d_model) + " numbers each, and the course feeds x straight into nn.Linear(d_model, ...), "
-                       "so d_model is " + str(c.d_model) + "; drop --d-model, give --inputs with " +
-                       str(*opt.d_model) + " numbers per token, or use --preset post --d-model " + str(*opt.d_model));
+      throw UsageError(error_text("course.err.small-d-model", {str(*opt.d_model), str(c.d_model)}));
   }
   c.num_heads = opt.heads_or(c.post ? 8 : small_default_heads(c.d_model));
   if (c.d_model % c.num_heads != 0)
-    throw UsageError("d_model (" + str(c.d_model) + ") must be divisible by num_heads (" + str(c.num_heads) +
-                     "): each head gets d_model // num_heads features and torch.cat of the heads must give d_model "
-                     "back for projection_layer (the course has no assert; PyTorch fails there with 'mat1 and mat2 "
-                     "shapes cannot be multiplied'); choose --num-heads dividing " + str(c.d_model) +
-                     (c.post ? " or another --d-model" : ""));
+    throw UsageError(error_text(c.post ? "course.err.heads-post" : "course.err.heads", {str(c.d_model), str(c.num_heads)}));
   c.T = opt.num_tokens();
   c.context_length = opt.context_length ? *opt.context_length : c.post ? 128 : c.T;
   c.dropout = opt.dropout.value_or(0.1);

@@ -55,8 +55,7 @@ Tensor parse_valid_lens(const std::string& text, int64_t num_queries, int64_t nu
   std::string s;
   for (char c : text)
     if (!std::isspace(static_cast<unsigned char>(c))) s += c;
-  const std::string malformed = quoted + ": not a list of whole numbers; give one valid length per sequence, e.g. "
-                                "--valid-lens 3,2, or one per query, e.g. --valid-lens '[[1,2,3,4],[1,2,2,2]]'";
+  const ErrorText malformed = error_text("d2l.err.lens-malformed", {quoted});
   auto numbers = [&](const std::string& list) {
     std::vector<int64_t> out;
     size_t i = 0;
@@ -88,8 +87,7 @@ Tensor parse_valid_lens(const std::string& text, int64_t num_queries, int64_t nu
       const size_t end = inner.find("],[", start);
       const std::vector<int64_t> row = numbers(inner.substr(start, end == std::string::npos ? end : end - start));
       if (cols >= 0 && static_cast<int64_t>(row.size()) != cols)
-        throw UsageError(quoted + ": rows of different lengths; each row holds one valid length per query (" +
-                         std::to_string(num_queries) + " here), e.g. --valid-lens '[[1,2,3,4],[1,2,2,2]]'");
+        throw UsageError(error_text("d2l.err.lens-ragged", {quoted, std::to_string(num_queries)}));
       cols = static_cast<int64_t>(row.size());
       values.insert(values.end(), row.begin(), row.end());
       ++rows;
@@ -97,23 +95,18 @@ Tensor parse_valid_lens(const std::string& text, int64_t num_queries, int64_t nu
       start = end + 3;
     }
     if (rows != kBatchSize || cols != num_queries)
-      throw UsageError(quoted + ": " + std::to_string(rows) + " row(s) of " + std::to_string(cols) +
-                       " lengths, but per-query valid_lens is (batch_size, num_queries) = (" +
-                       std::to_string(kBatchSize) + ", " + std::to_string(num_queries) +
-                       "): one row per sequence, one length per query");
+      throw UsageError(error_text("d2l.err.lens-rows", {quoted, std::to_string(rows), std::to_string(cols),
+                                                       std::to_string(kBatchSize), std::to_string(num_queries)}));
     shape = {rows, cols};
   } else {  // 1-D: one length per sequence
     values = numbers(s.rfind('[', 0) == 0 ? strip(s, "[", "]") : s);
     if (static_cast<int64_t>(values.size()) != kBatchSize)
-      throw UsageError(quoted + ": " + std::to_string(values.size()) + " length(s) for a batch of " +
-                       std::to_string(kBatchSize) + " sequences; give exactly " + std::to_string(kBatchSize) +
-                       ", one per sequence, e.g. --valid-lens 3,2");
+      throw UsageError(error_text("d2l.err.lens-count", {quoted, std::to_string(values.size()), std::to_string(kBatchSize)}));
     shape = {kBatchSize};
   }
   for (int64_t v : values)
     if (v < 0 || v > num_keys)
-      throw UsageError(quoted + ": " + std::to_string(v) + " is out of range; a valid length counts key-value pairs, "
-                       "so it must be from 0 to " + std::to_string(num_keys) + " here");
+      throw UsageError(error_text("d2l.err.lens-range", {quoted, std::to_string(v), std::to_string(num_keys)}));
   return d2l::int64_tensor(shape, values);
 }
 

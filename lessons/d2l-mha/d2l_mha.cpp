@@ -158,10 +158,8 @@ Notebook d2l_mha_lesson(const LessonOptions& opt) {
   const int64_t num_hiddens = opt.num_hiddens.value_or(kNumHiddens);
   const int64_t num_heads = opt.heads_or(kNumHeads);
   if (num_hiddens % num_heads != 0)
-    throw UsageError("--num-hiddens " + std::to_string(num_hiddens) + " is not divisible by --num-heads " +
-                     std::to_string(num_heads) + ": transpose_qkv splits num_hiddens into num_heads equal parts; use "
-                     "--num-heads " + divisors_text(num_hiddens) + ", or a --num-hiddens that is a multiple of " +
-                     std::to_string(num_heads));
+    throw UsageError(error_text("d2l.err.hiddens", {std::to_string(num_hiddens), std::to_string(num_heads),
+                                                    divisors_text(num_hiddens)}));
   const double p = opt.dropout.value_or(kDropout);
   const bool training = opt.dropout && *opt.dropout > 0.0;  // --dropout P > 0: train mode, dropout active
   const bool own_inputs = opt.custom_inputs;                 // --inputs/--tokens: self-attention on them

@@ -36,9 +36,7 @@ Notebook gqa_lesson(const LessonOptions& given) {
     std::string divisors;
     for (int64_t d = 1; d <= h; ++d)
       if (h % d == 0) divisors += (divisors.empty() ? "" : ", ") + str(d);
-    throw UsageError("num_heads (" + str(h) + ") must be divisible by num_kv_groups (" + str(g) + (given.num_kv_groups ? "" : ", the default") +
-                     "), as the class's assert says: each key/value group serves num_heads / num_kv_groups query "
-                     "heads; choose --num-kv-groups from " + divisors);
+    throw UsageError(error_text(given.num_kv_groups ? "gqa.err.groups" : "gqa.err.groups-default", {str(h), str(g), divisors}));
   }
   opt.num_kv_groups = g;
   Notebook nb = lesson_notebook("gqa", opt);

@@ -84,9 +84,7 @@ Notebook mha_lesson(const LessonOptions& opt) {
   const int64_t context_length = opt.context_length_or_tokens();
   const int64_t h = opt.heads_or(2), d_out = opt.d_out;
   if (d_out % h != 0)
-    throw UsageError("d_out (" + std::to_string(d_out) + ") must be divisible by num_heads (" + std::to_string(h) +
-                     "), as the book's assert says: each head gets d_out / num_heads features; choose --d-out as a "
-                     "multiple of --num-heads");
+    throw UsageError(error_text("mha.err.heads", {std::to_string(d_out), std::to_string(h)}));
 
   batched_matmul_cells(nb);
 

@@ -5,14 +5,14 @@
 
 namespace attn {
 
-std::string write_file_atomically(const std::string& path, const std::string& content) {
+ErrorText write_file_atomically(const std::string& path, const std::string& content) {
   try {
     OutputSet output;
     output.add_file("file", path, content);
     output.commit();
-    return "";
+    return {};
   } catch (const UsageError& e) {
-    return e.what();
+    return e.text();
   }
 }
 

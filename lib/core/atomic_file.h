@@ -4,9 +4,11 @@
 // directly, symlinks kept, new files take the umask.
 #include <string>
 
+#include "core/usage_error.h"
+
 namespace attn {
 
-// Returns an empty string on success, else a one-line description of what failed and how to fix it.
-std::string write_file_atomically(const std::string& path, const std::string& content);
+// Returns an empty ErrorText on success, else a one-line description of what failed and how to fix it.
+ErrorText write_file_atomically(const std::string& path, const std::string& content);
 
 }  // namespace attn

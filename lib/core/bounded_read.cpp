@@ -36,7 +36,7 @@ bool wait_readable(int fd, std::chrono::steady_clock::time_point deadline, Bound
     if (ready > 0) return true;
     if (ready < 0 && errno != EINTR) {
       r.problem = BoundedRead::kReadError;
-      r.reason = std::strerror(errno);
+      r.reason = errno_text(errno);
       r.text.clear();
       return false;
     }
@@ -59,13 +59,13 @@ BoundedRead read_bounded(const std::string& path, std::size_t limit, int timeout
   f.fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
   if (f.fd < 0) {
     r.problem = BoundedRead::kCannotOpen;
-    r.reason = std::strerror(errno);
+    r.reason = errno_text(errno);
     return r;
   }
   struct stat st {};
   if (::fstat(f.fd, &st) != 0) {
     r.problem = BoundedRead::kReadError;
-    r.reason = std::strerror(errno);
+    r.reason = errno_text(errno);
     return r;
   }
   if (S_ISDIR(st.st_mode)) {
@@ -100,7 +100,7 @@ BoundedRead read_bounded(const std::string& path, std::size_t limit, int timeout
     if (errno == EINTR) continue;
     if (errno != EAGAIN && errno != EWOULDBLOCK) {
       r.problem = errno == EISDIR ? BoundedRead::kIsDirectory : BoundedRead::kReadError;
-      r.reason = std::strerror(errno);
+      r.reason = errno_text(errno);
       r.text.clear();
       return r;
     }
@@ -109,15 +109,36 @@ BoundedRead read_bounded(const std::string& path, std::size_t limit, int timeout
   }
 }
 
-std::string read_problem_text(const BoundedRead& r, std::size_t limit, int timeout_seconds) {
+ErrorText errno_text(int err) {
+  const char* name = nullptr;
+  switch (err) {
+    case ENOENT: name = "ENOENT"; break;
+    case ENOTDIR: name = "ENOTDIR"; break;
+    case EISDIR: name = "EISDIR"; break;
+    case EACCES: name = "EACCES"; break;
+    case EPERM: name = "EPERM"; break;
+    case EROFS: name = "EROFS"; break;
+    case ENOSPC: name = "ENOSPC"; break;
+    case EDQUOT: name = "EDQUOT"; break;
+    case ENXIO: name = "ENXIO"; break;
+    case ENAMETOOLONG: name = "ENAMETOOLONG"; break;
+    case ELOOP: name = "ELOOP"; break;
+    case EPIPE: name = "EPIPE"; break;
+    case EIO: name = "EIO"; break;
+    case EINVAL: name = "EINVAL"; break;
+    default: return std::string(std::strerror(err));
+  }
+  return error_text(std::string("core.errno.") + name, {std::string(std::strerror(err))});
+}
+
+ErrorText read_problem_text(const BoundedRead& r, std::size_t limit, int timeout_seconds) {
   switch (r.problem) {
     case BoundedRead::kNone: return "";
-    case BoundedRead::kCannotOpen: return "cannot open the file (" + r.reason + ")";
-    case BoundedRead::kIsDirectory: return "is a directory";
-    case BoundedRead::kTooLarge: return "is larger than " + size_text(limit) + ", the limit for this file";
-    case BoundedRead::kTimedOut:
-      return "did not reach its end within " + std::to_string(timeout_seconds) + " s (a FIFO or a terminal?)";
-    case BoundedRead::kReadError: return "cannot read the file (" + r.reason + ")";
+    case BoundedRead::kCannotOpen: return error_text("core.read.cannot-open", {r.reason});
+    case BoundedRead::kIsDirectory: return error_text("core.read.directory");
+    case BoundedRead::kTooLarge: return error_text("core.read.too-large", {size_text(limit)});
+    case BoundedRead::kTimedOut: return error_text("core.read.timed-out", {std::to_string(timeout_seconds)});
+    case BoundedRead::kReadError: return error_text("core.read.cannot-read", {r.reason});
   }
   return "";
 }

@@ -4,6 +4,8 @@
 #include <cstddef>
 #include <string>
 
+#include "core/usage_error.h"
+
 namespace attn {
 
 constexpr std::size_t kMiB = 1024 * 1024;
@@ -12,7 +14,7 @@ struct BoundedRead {
   enum Problem { kNone, kCannotOpen, kIsDirectory, kTooLarge, kTimedOut, kReadError };
   Problem problem = kNone;
   std::string text;    // the whole file when problem == kNone
-  std::string reason;  // strerror text for kCannotOpen and kReadError
+  ErrorText reason;    // the system's reason (errno_text) for kCannotOpen and kReadError
 };
 
 // At most `limit` bytes. A regular file larger than the limit is refused from its size without
@@ -23,8 +25,12 @@ BoundedRead read_bounded(const std::string& path, std::size_t limit, int timeout
 // "1 MiB", "8 MiB", "512 KiB": a limit as the messages state it.
 std::string size_text(std::size_t bytes);
 
+// The system's reason for errno `err`: keyed for the common ones (core.errno.NAME, whose English is
+// strerror's own text), else strerror's text as it is.
+ErrorText errno_text(int err);
+
 // The one-line problem for the messages, e.g. "is larger than 1 MiB, the limit for this file" (no
 // leading source and no fix), for every problem but kNone.
-std::string read_problem_text(const BoundedRead& r, std::size_t limit, int timeout_seconds = 10);
+ErrorText read_problem_text(const BoundedRead& r, std::size_t limit, int timeout_seconds = 10);
 
 }  // namespace attn

@@ -32,8 +32,8 @@ constexpr std::size_t kMaxInputsBytes = 1 * kMiB;
 constexpr int kMaxInputsDepth = 64;
 
 // `label` is how the caller names the file in messages (the CLI: "--inputs x.json").
-[[noreturn]] void fail(const std::string& label, const std::string& what) {
-  throw UsageError(label + ": " + what);
+[[noreturn]] void fail(const std::string& label, ErrorText what) {
+  throw UsageError(error_text("core.fail", {label, std::move(what)}));
 }
 
 }  // namespace
@@ -41,61 +41,55 @@ constexpr int kMaxInputsDepth = 64;
 Inputs parse_inputs(const std::string& json_text, const std::string& source, int min_rows) {  // source: the label
   JsonRules rules;
   rules.source = source;
-  rules.fix = "write an array of number rows like [[0.43, 0.15], [0.55, 0.87]]";
-  rules.nonfinite_fix = "every embedding value must be an ordinary finite number";
-  rules.depth_fix = "an inputs file nests 2 levels, [[0.43, 0.15], [0.55, 0.87]], or 3 with {\"inputs\": ...}";
+  rules.fix = error_text("core.inputs.fix");
+  rules.nonfinite_fix = error_text("core.inputs.nonfinite-fix");
+  rules.depth_fix = error_text("core.inputs.depth-fix");
   rules.max_depth = kMaxInputsDepth;
   const nlohmann::json doc = parse_json_safely(json_text, rules);
   nlohmann::json rows;
   std::vector<std::string> tokens;
   if (doc.is_object()) {
     if (!doc.contains("inputs"))
-      fail(source, "the object has no \"inputs\" key; write {\"tokens\": [...], \"inputs\": [[...], ...]}");
+      fail(source, error_text("core.inputs.no-inputs-key"));
     rows = doc["inputs"];
     if (doc.contains("tokens")) {
-      if (!doc["tokens"].is_array()) fail(source, "\"tokens\" must be an array of strings");
+      if (!doc["tokens"].is_array()) fail(source, error_text("core.inputs.tokens-array"));
       for (const auto& t : doc["tokens"]) {
-          if (!t.is_string()) fail(source, "\"tokens\" must be an array of strings");
+          if (!t.is_string()) fail(source, error_text("core.inputs.tokens-array"));
         tokens.push_back(t.get<std::string>());
         if (!is_printable_utf8(tokens.back()))
-          fail(source, "token " + std::to_string(tokens.size()) + " \"" + echo(tokens.back()) + "\" holds a control "
-                       "character; give every token a plain printable label");
+          fail(source, error_text("core.inputs.token-control", {std::to_string(tokens.size()), echo(tokens.back())}));
       }
     }
   } else {
     rows = doc;
   }
-  if (!rows.is_array()) fail(source, "the inputs must be an array of rows, like [[0.43, 0.15], [0.55, 0.87]]");
+  if (!rows.is_array()) fail(source, error_text("core.inputs.not-array"));
   if (static_cast<int>(rows.size()) < min_rows)
-    fail(source, "has " + std::to_string(rows.size()) + " row(s); attention needs at least " +
-                     std::to_string(min_rows) + " tokens, one row each");
+    fail(source, error_text("core.inputs.few-rows", {std::to_string(rows.size()), std::to_string(min_rows)}));
   size_t cols = 0;
   std::vector<float> values;
   for (size_t i = 0; i < rows.size(); ++i) {
     const auto& row = rows[i];
     if (!row.is_array() || row.empty())
-      fail(source, "row " + std::to_string(i + 1) + " is not a non-empty array of numbers");
+      fail(source, error_text("core.inputs.row-empty", {std::to_string(i + 1)}));
     if (i == 0) cols = row.size();
     if (row.size() != cols)
-      fail(source, "row " + std::to_string(i + 1) + " has " + std::to_string(row.size()) + " numbers but row 1 has " +
-                       std::to_string(cols) + "; every token needs an embedding of the same length");
+      fail(source, error_text("core.inputs.ragged", {std::to_string(i + 1), std::to_string(row.size()), std::to_string(cols)}));
     for (size_t j = 0; j < row.size(); ++j) {
       if (!row[j].is_number())
-        fail(source, "row " + std::to_string(i + 1) + ", column " + std::to_string(j + 1) +
-                         " is not a number (NaN and Infinity are not allowed either)");
+        fail(source, error_text("core.inputs.not-number", {std::to_string(i + 1), std::to_string(j + 1)}));
       const double d = row[j].get<double>();
       const float f = static_cast<float>(d);
       if (!std::isfinite(d) || !std::isfinite(f))
-        fail(source, "row " + std::to_string(i + 1) + ", column " + std::to_string(j + 1) +
-                         " is not a finite float32 number; use values well inside +-3.4e38");
+        fail(source, error_text("core.inputs.not-finite", {std::to_string(i + 1), std::to_string(j + 1)}));
       values.push_back(f);
     }
   }
   if (tokens.empty()) {
     for (size_t i = 0; i < rows.size(); ++i) tokens.push_back("x" + std::to_string(i + 1));
   } else if (tokens.size() != rows.size()) {
-    fail(source, "has " + std::to_string(tokens.size()) + " tokens but " + std::to_string(rows.size()) +
-                     " rows; give one token label per row");
+    fail(source, error_text("core.inputs.token-count", {std::to_string(tokens.size()), std::to_string(rows.size())}));
   }
   const int64_t n = static_cast<int64_t>(rows.size());
   return {tokens, Tensor({n, static_cast<int64_t>(cols)}, std::move(values))};
@@ -105,27 +99,25 @@ Inputs load_inputs(const std::string& path, const std::string& label, int min_ro
   const BoundedRead file = read_bounded(path, kMaxInputsBytes);
   switch (file.problem) {
     case BoundedRead::kNone: break;
-    case BoundedRead::kIsDirectory: fail(label, "is a directory; give the path of a JSON file");
+    case BoundedRead::kIsDirectory: fail(label, error_text("core.inputs.directory"));
     case BoundedRead::kCannotOpen:
-      fail(label, "cannot open the file (" + file.reason + "); check the path and that it is readable");
+      fail(label, error_text("core.inputs.cannot-open", {file.reason}));
     case BoundedRead::kTooLarge:
-      fail(label, read_problem_text(file, kMaxInputsBytes) + "; at most 16 tokens of 16 numbers each fit in a few KiB");
-    default: fail(label, read_problem_text(file, kMaxInputsBytes) + "; give the path of a regular JSON file");
+      fail(label, error_text("core.inputs.too-large", {read_problem_text(file, kMaxInputsBytes)}));
+    default: fail(label, error_text("core.inputs.unreadable", {read_problem_text(file, kMaxInputsBytes)}));
   }
   return parse_inputs(file.text, label, min_rows);
 }
 
-Inputs sentence_inputs(const std::string& sentence, int64_t d_in, uint64_t seed, const std::string& label) {
+Inputs sentence_inputs(const std::string& sentence, int64_t d_in, uint64_t seed, const ErrorText& label) {
   std::istringstream words(sentence);
   std::vector<std::string> tokens;
   for (std::string w; words >> w;) tokens.push_back(w);
   for (const std::string& t : tokens)
     if (!is_printable_utf8(t))
-      throw UsageError(label + ": the word \"" + echo(t) + "\" holds a control character or bytes that are not UTF-8; "
-                       "write the sentence in plain UTF-8 text");
+      throw UsageError(error_text("core.fail", {label, error_text("core.tokens.control", {echo(t)})}));
   if (tokens.size() < 2)
-    throw UsageError(label + " \"" + echo(sentence) + "\": " + (tokens.empty() ? "no words" : "only one word") +
-                     "; attention needs at least 2 tokens, e.g. \"Your journey starts\"");
+    throw UsageError(error_text(tokens.empty() ? "core.tokens.none" : "core.tokens.one", {label, echo(sentence)}));
   Generator gen;
   gen.manual_seed(seed);
   const int64_t n = static_cast<int64_t>(tokens.size());

@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "core/tensor.h"
+#include "core/usage_error.h"
 
 namespace attn {
 
@@ -26,6 +27,6 @@ Inputs load_inputs(const std::string& path, const std::string& label, int min_ro
 
 // --tokens: one row per whitespace-separated word, torch.rand(num_words, d_in) after
 // torch.manual_seed(seed). Throws UsageError for fewer than 2 words.
-Inputs sentence_inputs(const std::string& sentence, int64_t d_in, uint64_t seed, const std::string& label);
+Inputs sentence_inputs(const std::string& sentence, int64_t d_in, uint64_t seed, const ErrorText& label);
 
 }  // namespace attn

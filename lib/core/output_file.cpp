@@ -13,6 +13,7 @@
 #include <iostream>
 #include <streambuf>
 
+#include "core/bounded_read.h"
 #include "core/safe_text.h"
 #include "core/usage_error.h"
 
@@ -30,23 +31,24 @@ struct Plan {
   std::string temp;        // the temporary beside final_path, once created
 };
 
-std::string fix_for(int err) {
+ErrorText fix_for(int err) {
   switch (err) {
-    case ENOENT: case ENOTDIR: return "create its directory first or choose another path";
-    case EACCES: case EPERM: case EROFS: return "choose a path in a writable directory";
-    case ENOSPC: case EDQUOT: return "free some space or choose another disk";
-    case ENXIO: return "start the program that reads it first, or choose a file";
-    case ENAMETOOLONG: return "choose a shorter path";
-    default: return "choose another path";
+    case ENOENT: case ENOTDIR: return error_text("core.output.fix-mkdir");
+    case EACCES: case EPERM: case EROFS: return error_text("core.output.fix-writable");
+    case ENOSPC: case EDQUOT: return error_text("core.output.fix-space");
+    case ENXIO: return error_text("core.output.fix-reader");
+    case ENAMETOOLONG: return error_text("core.output.fix-shorter");
+    default: return error_text("core.output.fix-other");
   }
 }
 
-[[noreturn]] void fail(const Plan& p, const std::string& what, int err) {
-  throw UsageError(p.option + " " + echo(p.path, 60) + ": " + what + " (" + std::strerror(err) + "); " + fix_for(err));
+// `what`: a key of lib/core/text.txt (core.output.*).
+[[noreturn]] void fail(const Plan& p, const char* what, int err) {
+  throw UsageError(error_text("core.output.fail-errno", {p.option, echo(p.path, 60), error_text(what), errno_text(err), fix_for(err)}));
 }
 
-[[noreturn]] void fail(const Plan& p, const std::string& what_and_fix) {
-  throw UsageError(p.option + " " + echo(p.path, 60) + ": " + what_and_fix);
+[[noreturn]] void fail(const Plan& p, ErrorText what_and_fix) {
+  throw UsageError(error_text("core.output.fail", {p.option, echo(p.path, 60), std::move(what_and_fix)}));
 }
 
 std::string directory_of(const std::string& path) {
@@ -72,19 +74,19 @@ bool follow_links(std::string& path) {
 void plan_target(Plan& p) {
   struct stat st {};
   if (::stat(p.path.c_str(), &st) == 0) {
-    if (S_ISDIR(st.st_mode)) fail(p, "is a directory; give the name of a file in it, e.g. " + echo(p.path, 40) + "/out");
+    if (S_ISDIR(st.st_mode)) fail(p, error_text("core.output.directory", {echo(p.path, 40)}));
     if (!S_ISREG(st.st_mode)) {  // /dev/null, /dev/full, a FIFO, a terminal: written where it is
       p.direct = true;
       return;
     }
   } else if (errno != ENOENT) {
-    fail(p, "cannot reach it", errno);
+    fail(p, "core.output.cannot-reach", errno);
   }
   p.final_path = p.path;
-  if (!follow_links(p.final_path)) fail(p, "cannot reach it", ELOOP);
+  if (!follow_links(p.final_path)) fail(p, "core.output.cannot-reach", ELOOP);
   p.exists = ::lstat(p.final_path.c_str(), &p.st) == 0;
   if (p.exists && ::access(p.final_path.c_str(), W_OK) != 0)
-    fail(p, "is read-only; make it writable (chmod u+w) or choose another path");
+    fail(p, error_text("core.output.read-only"));
 }
 
 bool write_all(int fd, const std::string& text) {
@@ -113,7 +115,7 @@ void write_temp(Plan& p) {
   std::vector<char> templ(name.begin(), name.end());
   templ.push_back('\0');
   const int fd = ::mkstemp(templ.data());
-  if (fd < 0) fail(p, "cannot create a file in its directory", errno);
+  if (fd < 0) fail(p, "core.output.cannot-create", errno);
   p.temp = templ.data();
   // mkstemp creates 0600: a new file takes the umask's permissions, a replaced one keeps its own.
   const mode_t mode = p.exists ? (p.st.st_mode & 07777) : new_file_mode();
@@ -123,22 +125,22 @@ void write_temp(Plan& p) {
   if (::fchmod(fd, mode) != 0 || !write_all(fd, p.content) || ::fsync(fd) != 0) {
     const int err = errno;
     ::close(fd);
-    fail(p, "cannot write it", err);
+    fail(p, "core.output.cannot-write", err);
   }
-  if (::close(fd) != 0) fail(p, "cannot write it", errno);
+  if (::close(fd) != 0) fail(p, "core.output.cannot-write", errno);
 }
 
 void write_direct(const Plan& p) {
   const int fd = ::open(p.path.c_str(), O_WRONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) fail(p, errno == ENXIO ? "no program is reading this FIFO" : "cannot open it", errno);
+  if (fd < 0) fail(p, errno == ENXIO ? "core.output.no-reader" : "core.output.cannot-open", errno);
   const int flags = ::fcntl(fd, F_GETFL);
   if (flags >= 0) ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
   if (!write_all(fd, p.content)) {
     const int err = errno;
     ::close(fd);
-    fail(p, "cannot write it", err);
+    fail(p, "core.output.cannot-write", err);
   }
-  if (::close(fd) != 0) fail(p, "cannot write it", errno);
+  if (::close(fd) != 0) fail(p, "core.output.cannot-write", errno);
 }
 
 // Removes the temporaries when the commit does not reach its end.
@@ -166,8 +168,8 @@ struct IgnoreSigpipe {
 
 }  // namespace
 
-std::string empty_path_message(const std::string& option, bool dash_is_stdout) {
-  return option + " '': the path is empty; give a file name" + (dash_is_stdout ? ", or - for standard output" : "");
+ErrorText empty_path_message(const std::string& option, bool dash_is_stdout) {
+  return error_text(dash_is_stdout ? "core.output.empty-path-or-dash" : "core.output.empty-path", {option});
 }
 
 void check_output_path(const std::string& option, const std::string& path) {
@@ -177,7 +179,7 @@ void check_output_path(const std::string& option, const std::string& path) {
   p.path = path;
   plan_target(p);
   if (!p.direct && ::access(directory_of(p.final_path).c_str(), W_OK | X_OK) != 0)
-    fail(p, "cannot create a file in its directory", errno);
+    fail(p, "core.output.cannot-create", errno);
 }
 
 void OutputSet::add_file(const std::string& option, const std::string& path, std::string content) {
@@ -200,7 +202,7 @@ void OutputSet::commit() {
     plan_target(p);
     for (const Plan& q : plans)
       if (!p.direct && !q.direct && p.final_path == q.final_path)
-        fail(p, "is the same file as " + q.option + "; give each output its own file");
+        fail(p, error_text("core.output.same-file", {q.option}));
     plans.push_back(std::move(p));
   }
   files_.clear();
@@ -221,13 +223,12 @@ void OutputSet::commit() {
         ::signal(SIGPIPE, SIG_DFL);
         ::raise(SIGPIPE);
       }
-      throw UsageError(std::string("cannot write to standard output (") + std::strerror(err) + "); " +
-                       (err == ENOSPC ? "free some space or send the output elsewhere" : "send the output elsewhere"));
+      throw UsageError(error_text(err == ENOSPC ? "core.output.stdout-space" : "core.output.stdout", {errno_text(err)}));
     }
   }
   for (Plan& p : plans)
     if (!p.direct) {
-      if (std::rename(p.temp.c_str(), p.final_path.c_str()) != 0) fail(p, "cannot replace it", errno);
+      if (std::rename(p.temp.c_str(), p.final_path.c_str()) != 0) fail(p, "core.output.cannot-replace", errno);
       p.temp.clear();
     }
   temporaries.committed = true;
@@ -293,22 +294,24 @@ class CheckedStdout : public std::streambuf {
 };
 
 CheckedStdout* checked_stdout = nullptr;  // never destroyed: std::cout may be used until the very end
+ErrorRenderer render_error = nullptr;
 
 void stdout_exit_check() {
   std::cout.flush();
   const bool ok = checked_stdout->drain() && std::fflush(stdout) == 0 && !std::ferror(stdout);
   if (ok) return;
   const int err = checked_stdout->error();
-  const std::string why = err != 0 ? std::strerror(err) : "a write failed";
-  std::fprintf(stderr, "attn-tutor: error: cannot write to standard output (%s); %s\n", why.c_str(),
-               err == ENOSPC ? "free some space or send the output elsewhere" : "send the output elsewhere");
+  const ErrorText why = err != 0 ? errno_text(err) : error_text("core.output.write-failed");
+  const std::string line = render_error(error_text(err == ENOSPC ? "core.output.stdout-space" : "core.output.stdout", {why}));
+  std::fprintf(stderr, "attn-tutor: error: %s\n", line.c_str());
   std::_Exit(2);
 }
 
 }  // namespace
 
-void check_stdout_at_exit() {
+void check_stdout_at_exit(ErrorRenderer render) {
   if (checked_stdout) return;
+  render_error = render;
   checked_stdout = new CheckedStdout;
   std::cout.rdbuf(checked_stdout);
   std::atexit(stdout_exit_check);

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "core/usage_error.h"
+
 namespace attn {
 
 class OutputSet {
@@ -33,14 +35,16 @@ class OutputSet {
 
 // The one-line problem for an empty output path, named as the caller names it (with its fix);
 // `dash_is_stdout` when "-" would have meant standard output.
-std::string empty_path_message(const std::string& option, bool dash_is_stdout);
+ErrorText empty_path_message(const std::string& option, bool dash_is_stdout);
 
 // Before a long computation: throws UsageError when `path` cannot become an output (empty, a
 // directory, a missing or read-only directory, a FIFO nobody reads is found only when written).
 void check_output_path(const std::string& option, const std::string& path);
 
 // Registers an exit handler that flushes standard output and, when it cannot be written (a full
-// disk, a closed descriptor), prints one line on stderr and exits 2 instead of 0.
-void check_stdout_at_exit();
+// disk, a closed descriptor), prints one line on stderr and exits 2 instead of 0. `render` gives
+// that line's text in the learner's language (lib/ holds no prose).
+using ErrorRenderer = std::string (*)(const ErrorText&);
+void check_stdout_at_exit(ErrorRenderer render);
 
 }  // namespace attn

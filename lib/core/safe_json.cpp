@@ -90,12 +90,12 @@ class BoundedBuilder : public nlohmann::json_sax<json> {
   int id_ = 0;
 };
 
-std::string where(const std::string& text, std::size_t at) {
+ErrorText where(const std::string& text, std::size_t at) {
   at = std::min(at, text.size());
   const std::size_t line = 1 + static_cast<std::size_t>(std::count(text.begin(), text.begin() + at, '\n'));
   const std::size_t newline = at == 0 ? std::string::npos : text.rfind('\n', at - 1);
   const std::size_t column = newline == std::string::npos ? at + 1 : at - newline;
-  return "line " + std::to_string(line) + ", column " + std::to_string(column);
+  return error_text("core.json.where", {std::to_string(line), std::to_string(column)});
 }
 
 // The byte where arrays and objects first nest deeper than `max_depth` (outside strings).
@@ -146,13 +146,13 @@ bool non_finite_word(std::string w) {
 }
 
 // "'[', '{', or a literal" and the other names of what the parser expected, in the messages' words.
-std::string expected_text(const std::string& message) {
+ErrorText expected_text(const std::string& message) {
   const std::size_t at = message.find("; expected ");
   if (at == std::string::npos) return "";
   const std::string name = message.substr(at + 11);
-  if (name == "'[', '{', or a literal") return "a value";
-  if (name == "end of input") return "the end of the file";
-  if (name == "string literal") return "a key in double quotes";
+  if (name == "'[', '{', or a literal") return error_text("core.json.a-value");
+  if (name == "end of input") return error_text("core.json.the-end");
+  if (name == "string literal") return error_text("core.json.a-key");
   if (name.size() == 3 && name[0] == '\'') return name;  // ']', '}', ':', ','
   return "";
 }
@@ -167,8 +167,8 @@ json parse_json_safely(const std::string& text, const JsonRules& rules) {
   const bool ok = json::sax_parse(text, &builder, json::input_format_t::json, true, false);
   if (ok && !builder.too_deep() && !builder.error()) return doc;
   if (builder.too_deep())
-    throw UsageError(rules.source + ": arrays and objects nested more than " + std::to_string(rules.max_depth) +
-                     " levels deep at " + where(text, too_deep_at(text, rules.max_depth)) + "; " + rules.depth_fix);
+    throw UsageError(error_text("core.json.too-deep", {rules.source, std::to_string(rules.max_depth),
+                                                       where(text, too_deep_at(text, rules.max_depth)), rules.depth_fix}));
 
   // nlohmann's position is just past the last character it read: the one that broke the JSON, or
   // the last of the token that came unexpected.
@@ -177,58 +177,60 @@ json parse_json_safely(const std::string& text, const JsonRules& rules) {
   const std::size_t last = end > 0 ? end - 1 : 0;
   std::size_t at = word_start(text, last);
   const std::string word = word_from(text, at);
-  std::string what, fix = rules.fix;
+  ErrorText what, fix = rules.fix;
   if (builder.id() == 406) {
-    what = "the number " + quoted(word) + " is too large for a float (beyond 1.8e308)";
+    what = error_text("core.json.too-large", {quoted(word)});
     fix = rules.nonfinite_fix;
   } else if (m.find("ill-formed UTF-8") != std::string::npos) {
     at = last;
-    what = "a string holds bytes that are not UTF-8";
-    fix = "save the file as UTF-8";
+    what = error_text("core.json.not-utf8");
+    fix = error_text("core.json.not-utf8-fix");
   } else if (m.find("control character") != std::string::npos) {
     at = last;
     char code[16];
     std::snprintf(code, sizeof code, "U+%04X", at < text.size() ? static_cast<unsigned char>(text[at]) : 0u);
-    what = std::string("a string holds the control character ") + code + " as it is";
-    fix = "escape it inside the string, e.g. \\n for a line break or \\u001b";
+    what = error_text("core.json.control", {std::string(code)});
+    fix = error_text("core.json.control-fix");
   } else if (m.find("missing closing quote") != std::string::npos) {
     at = text.size();
-    what = "a string has no closing quote";
-    fix = "end every string with \"";
+    what = error_text("core.json.no-closing-quote");
+    fix = error_text("core.json.no-closing-quote-fix");
   } else if (m.find("invalid string") != std::string::npos) {
     at = last;
-    what = "a string holds an invalid escape";
-    fix = "the escapes JSON allows are \\\" \\\\ \\/ \\b \\f \\n \\r \\t and \\u followed by 4 hex digits";
+    what = error_text("core.json.bad-escape");
+    fix = error_text("core.json.bad-escape-fix");
   } else if (non_finite_word(word) &&
              (m.find("invalid literal") != std::string::npos || m.find("invalid number") != std::string::npos)) {
-    what = quoted(word) + " is not a finite number (JSON has no NaN or Infinity)";
+    what = error_text("core.json.not-finite", {quoted(word)});
     fix = rules.nonfinite_fix;
   } else if (m.find("; expected end of input") != std::string::npos) {
-    what = "more text after the end of the JSON value: " + quoted(word);
+    what = error_text("core.json.more-text", {quoted(word)});
   } else if (m.find("invalid number") != std::string::npos) {
-    what = quoted(word) + " is not a valid number";
-    fix = "write numbers like 0.43, -2 or 1.5e-3";
+    what = error_text("core.json.bad-number", {quoted(word)});
+    fix = error_text("core.json.bad-number-fix");
   } else if (m.find("invalid literal") != std::string::npos) {
-    what = quoted(word) + " is not a JSON value";
-    fix = "write numbers, \"strings\", true, false or null; " + rules.fix;
+    what = error_text("core.json.bad-literal", {quoted(word)});
+    fix = error_text("core.json.bad-literal-fix", {rules.fix});
   } else if (m.find("unexpected end of input") != std::string::npos) {
     at = text.size();
     const bool blank = text.find_first_not_of(" \t\r\n") == std::string::npos;
-    what = blank ? "the file is empty" : "the file ends before the JSON is complete (a missing ] or }?)";
+    what = error_text(blank ? "core.json.empty" : "core.json.ends-early");
   } else if (m.find("unexpected string literal") != std::string::npos) {
     at = last;
-    const std::string expected = expected_text(m);
-    what = "unexpected string" + (expected.empty() ? "" : ", expected " + expected);
+    const ErrorText expected = expected_text(m);
+    what = expected.empty() ? error_text("core.json.unexpected-string")
+                                : error_text("core.json.unexpected-string-expected", {expected});
   } else if (m.find("unexpected ") != std::string::npos) {
-    const std::string expected = expected_text(m);
-    what = "unexpected " + quoted(word) + (expected.empty() ? "" : ", expected " + expected);
+    const ErrorText expected = expected_text(m);
+    what = expected.empty() ? error_text("core.json.unexpected", {quoted(word)})
+                                : error_text("core.json.unexpected-expected", {quoted(word), expected});
     const std::size_t before = at == 0 ? std::string::npos : text.find_last_not_of(" \t\r\n", at - 1);
     if ((word == "]" || word == "}") && before != std::string::npos && text[before] == ',')
-      what += " (JSON allows no comma before " + word + ")";
+      what = error_text("core.json.trailing-comma", {what, word});
   } else {
-    what = "malformed JSON";
+    what = error_text("core.json.malformed");
   }
-  throw UsageError(rules.source + ": not valid JSON at " + where(text, at) + ": " + what + "; " + fix);
+  throw UsageError(error_text("core.json.invalid", {rules.source, where(text, at), what, fix}));
 }
 
 }  // namespace attn

@@ -5,17 +5,19 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/usage_error.h"
+
 namespace attn {
 
 struct JsonRules {
   std::string source;         // the start of every message, e.g. "--inputs x.json"
-  std::string fix;            // how to write a valid file, the end of a syntax error's message
-  std::string nonfinite_fix;  // what to write instead of NaN, Infinity or a number like 1e309
-  std::string depth_fix;      // how deep the file needs to nest
+  ErrorText fix;              // how to write a valid file, the end of a syntax error's message
+  ErrorText nonfinite_fix;    // what to write instead of NaN, Infinity or a number like 1e309
+  ErrorText depth_fix;        // how deep the file needs to nest
   int max_depth = 64;
 };
 
-// Throws UsageError: "<source>: not valid JSON at line L, column C: <what is wrong>; <fix>", or
+// Throws UsageError (keys core.json.*): "<source>: not valid JSON at line L, column C: <what is wrong>; <fix>", or
 // "<source>: nested more than N levels deep at line L, column C; <depth_fix>".
 nlohmann::json parse_json_safely(const std::string& text, const JsonRules& rules);
 

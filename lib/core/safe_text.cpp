@@ -87,10 +87,12 @@ std::string clean_message(const std::string& message) {
     if (word.size() > kLongestWord) out.push_back(shorten(word, kShortWord));
     else out.insert(out.end(), word.begin(), word.end());
   };
+  // A word ends at a space, and at a character of U+0800 or above (3 or 4 UTF-8 bytes: Chinese,
+  // its punctuation), which stands as its own word: Chinese puts no space between a path and "：".
   for (std::size_t i = 0; i < chars.size(); ++i)
-    if (chars[i] == " ") {
+    if (chars[i] == " " || (chars[i].size() >= 3 && static_cast<unsigned char>(chars[i][0]) >= 0xE0)) {
       end_word(i);
-      out.push_back(" ");
+      out.push_back(chars[i]);
       word_start = i + 1;
     }
   end_word(chars.size());

@@ -12,8 +12,9 @@ namespace attn {
 std::string echo(const std::string& value, std::size_t max_chars = 40);
 
 // A whole one-line message made safe for the terminal: the escapes of echo() everywhere, every run
-// of more than 64 characters without a space shortened to its start and end around "…", and at
-// most about 1000 characters in all (the start and the end, where the fix is, are kept).
+// of more than 64 characters without a space (or a Chinese character, U+0800 and above) shortened
+// to its start and end around "…", and at most about 1000 characters in all (the start and the
+// end, where the fix is, are kept).
 std::string clean_message(const std::string& message);
 
 // True when `text` is valid UTF-8 without control characters (tokens printed in tables).

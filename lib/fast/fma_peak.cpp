@@ -15,6 +15,11 @@ std::string FmaPeak::loop_text() const {
   return std::string(kernel_set(isa_).fma_loop_text) + " (" + isa_name(isa_) + ")";
 }
 
+FmaPeak::Loop FmaPeak::loop() const {
+  const KernelSet& k = kernel_set(isa_);
+  return {k.fma_chains, k.fma_lanes, isa_};
+}
+
 void FmaPeak::measure(int trials, double trial_ms) {
   using clock = std::chrono::steady_clock;
   const KernelSet& k = kernel_set(isa_);

@@ -18,7 +18,14 @@ class FmaPeak {
   int threads() const { return threads_; }
   int trials() const { return trials_; }
   Isa isa() const { return isa_; }
-  std::string loop_text() const;  // e.g. "16 independent 16-lane FMAs (AVX-512)"
+  std::string loop_text() const;  // e.g. "16 independent 16-lane FMAs (AVX-512)", English (the JSON's)
+  // The loop's facts, for a report to word: `chains` independent chains of `lanes` lanes (1: the
+  // portable loop's separate multiply and add), on the instruction set `isa`.
+  struct Loop {
+    int chains, lanes;
+    Isa isa;
+  };
+  Loop loop() const;
 
  private:
   int threads_;

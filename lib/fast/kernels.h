@@ -33,7 +33,8 @@ struct KernelSet {
   SoftmaxRowFn softmax_row;
   FmaLoopFn fma_loop;
   double fma_flops_per_iteration;
-  const char* fma_loop_text;  // e.g. "16 independent 16-lane FMAs"
+  const char* fma_loop_text;  // e.g. "16 independent 16-lane FMAs" (--version, the JSON's peak_loop)
+  int fma_chains, fma_lanes;  // its facts, for a report to word in its own language: 16 chains of 16 lanes
 };
 
 const KernelSet& kernel_set(Isa isa);  // isa must be supported
