@@ -32,6 +32,9 @@
 #include "notebook/notebook_text.h"
 #include "notebook/text_width.h"
 #include "features/check/replay.h"
+#include "fast/cpu_features.h"
+#include "fast/kernels.h"
+#include "fast/parallel.h"
 #include "step_mode.h"
 #include "core/usage_error.h"
 #include "features/verify/verify.h"
@@ -133,6 +136,22 @@ int usage_error(const std::string& message) {
 
 }  // namespace
 
+// --version's second line: which bench kernels run here, in the help language, from lib/fast's facts
+// (kernel_summary() is the same in English, for the bench's JSON and tests).
+static std::string kernels_text() {
+  const attn::KernelSet& k = attn::active_kernels();
+  const std::string loop = k.fma_lanes > 1
+                               ? attn::tr("app.version.loop-simd", {std::to_string(k.fma_chains), std::to_string(k.fma_lanes)})
+                               : attn::tr("app.version.loop-portable", {std::to_string(k.fma_chains)});
+  std::string s = attn::tr("app.version.kernels", {attn::isa_name(k.isa), std::to_string(k.mr), std::to_string(k.nr),
+                                                   std::to_string(k.flash_br), std::to_string(k.flash_bc), loop});
+  std::string others;
+  for (attn::Isa isa : attn::supported_isas())
+    if (isa != k.isa) others += std::string(others.empty() ? "" : ", ") + attn::isa_name(isa);
+  if (!others.empty()) s += attn::tr("app.version.others", {others});
+  return s + attn::tr("app.version.threads", {attn::threading_name()});
+}
+
 int main(int argc, char** argv) {
   // A full disk or closed stdout is an error, not exit 0.
   check_stdout_at_exit([](const ErrorText& e) { return error_message(e, help_language()); });
@@ -143,7 +162,7 @@ int main(int argc, char** argv) {
   app.set_help_flag("-h,--help", tr("app.help"));
   for (const char* label : {"Usage", "OPTIONS", "SUBCOMMAND", "SUBCOMMANDS", "POSITIONALS", "Positionals", "REQUIRED"})
     app.get_formatter()->label(label, tr(std::string("app.label.") + label));
-  app.set_version_flag("--version", std::string("attn-tutor ") + ATTN_TUTOR_VERSION + "\n" + kernel_summary(),
+  app.set_version_flag("--version", std::string("attn-tutor ") + ATTN_TUTOR_VERSION + "\n" + kernels_text(),
                        tr("app.version"));
   app.require_subcommand(0, 1);
   std::string list_lang;  // `attn-tutor --lang zh` lists the lessons in Chinese

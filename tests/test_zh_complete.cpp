@@ -17,6 +17,7 @@
 
 #include "core/bounded_read.h"
 #include "english_prose.h"
+#include "fast/cpu_features.h"
 #include "hostile_run.h"
 #include "lessons/lesson.h"
 #include "lessons/ui_text.h"
@@ -91,6 +92,14 @@ TEST_CASE("zh: verify, check, bench and kv-memory print no English prose") {
   CHECK(bench.out.find("independent") == std::string::npos);
   CHECK(bench.out.find("a multiply and an add") == std::string::npos);
   CHECK(bench.out.find("FMA") != std::string::npos);
+  // --version: which bench kernels run, in the language asked for; in English as kernel_summary() says it.
+  const CliResult version_zh = run_cli("--lang zh --version");
+  REQUIRE(version_zh.exit_code == 0);
+  expect_chinese("--lang zh --version", version_zh);
+  CHECK(version_zh.out.find("independent") == std::string::npos);
+  CHECK(version_zh.out.find("threads") == std::string::npos);
+  const CliResult version_en = run_cli("--lang en --version");
+  CHECK(version_en.out.find(kernel_summary()) != std::string::npos);
   const std::vector<std::string> files = fixtures();
   REQUIRE(files.size() >= 20);
   for (const std::string& f : files) {
