@@ -10,21 +10,10 @@
 #include <sstream>
 
 #include "lessons/ui_text.h"
+#include "notebook/text_width.h"
 
 namespace attn {
 namespace {
-
-std::string strip_escapes(const std::string& line) {
-  std::string out;
-  for (size_t i = 0; i < line.size(); ++i) {
-    if (line[i] == '\x1b') {
-      while (i < line.size() && line[i] != 'm') ++i;
-      continue;
-    }
-    out += line[i];
-  }
-  return out;
-}
 
 bool starts_cell(const std::string& plain) { return plain.rfind("In [", 0) == 0; }
 bool starts_heading(const std::string& plain) { return plain.rfind("== ", 0) == 0; }

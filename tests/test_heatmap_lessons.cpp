@@ -9,6 +9,7 @@
 #include "lessons/lesson.h"
 #include "notebook/attention_matrix.h"
 #include "notebook/heatmap.h"
+#include "notebook/text_width.h"
 #include "notebook/notebook_maps.h"
 #include "notebook/picture_text.h"
 #include "run_cli.h"

@@ -99,3 +99,9 @@ TEST_CASE("text: Chinese breaks after punctuation, not inside a word such as 乘
   CHECK(long_run.size() >= 3);
   CHECK(every_token_whole(long_run, {"attn_weights"}));
 }
+
+TEST_CASE("text: colour sequences take no columns") {
+  CHECK(attn::strip_escapes("\x1b[48;5;22m 0.25 \x1b[0m|") == " 0.25 |");
+  CHECK(attn::visible_width("\x1b[38;2;1;2;3m乘法\x1b[0m ab") == 7);
+  CHECK(attn::visible_width("plain") == 5);
+}

@@ -161,18 +161,6 @@ std::string bars_text(const NamedTensor& t, const std::vector<std::string>& toke
 
 }  // namespace
 
-size_t visible_width(const std::string& line) {
-  std::string plain;
-  for (size_t i = 0; i < line.size(); ++i) {
-    if (line[i] == '\x1b') {
-      while (i < line.size() && line[i] != 'm') ++i;
-      continue;
-    }
-    plain += line[i];
-  }
-  return display_width(plain);
-}
-
 Palette palette_for(bool color, const char* colorterm) {
   if (!color) return Palette::None;
   const std::string ct = colorterm ? colorterm : "";

@@ -25,7 +25,4 @@ std::string heatmap_text(const NamedTensor& t, const std::vector<std::string>& t
 // The pictures that follow an output item of `nb` (notebook_maps.h), drawn; "" for none.
 std::string output_heatmaps(const Notebook& nb, const NotebookItem& item, Palette palette, Lang lang);
 
-// Columns of a line on the terminal, ANSI colour sequences not counted.
-size_t visible_width(const std::string& line);
-
 }  // namespace attn

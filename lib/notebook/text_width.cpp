@@ -144,4 +144,18 @@ std::string wrap_text(const std::string& text, const std::string& prefix, size_t
   return out;
 }
 
+std::string strip_escapes(const std::string& line) {
+  std::string out;
+  for (size_t i = 0; i < line.size(); ++i) {
+    if (line[i] == '\x1b') {
+      while (i < line.size() && line[i] != 'm') ++i;
+      continue;
+    }
+    out += line[i];
+  }
+  return out;
+}
+
+size_t visible_width(const std::string& line) { return display_width(strip_escapes(line)); }
+
 }  // namespace attn

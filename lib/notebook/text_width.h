@@ -9,6 +9,10 @@ namespace attn {
 
 // The one measure of terminal columns: wide (CJK) characters take two, every other character one.
 size_t display_width(const std::string& utf8);
+// `line` without its ANSI colour sequences (ESC ... m).
+std::string strip_escapes(const std::string& line);
+// Columns of a line on the terminal, ANSI colour sequences not counted.
+size_t visible_width(const std::string& line);
 // The characters of `utf8` with their columns.
 std::vector<std::pair<std::string, size_t>> display_characters(const std::string& utf8);
 
