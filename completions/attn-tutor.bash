@@ -21,11 +21,10 @@ _attn_tutor() {
   if [[ $COMP_CWORD -eq 1 ]]; then
     COMPREPLY=($(compgen -W "$lessons --help --version" -- "$cur"))
   elif [[ ${COMP_WORDS[1]} == bench ]]; then
-    COMPREPLY=($(compgen -W "--batch --tokens --d-model --num-heads --threads --repeats --seed --json --lang --help" -- "$cur"))
+    COMPREPLY=($(compgen -W "--batch --tokens --d-model --num-heads --threads --repeats --seed --kernels --json --lang --help" -- "$cur"))
   elif [[ ${COMP_WORDS[1]} == kv-memory ]]; then
     COMPREPLY=($(compgen -W "--emb-dim --num-heads --num-layers --context-length --num-kv-groups --batch-size --dtype
                               --window --swa-ratio --latent-dim --json --lang --help" -- "$cur"))
-    COMPREPLY=($(compgen -W "--batch --tokens --d-model --num-heads --threads --repeats --seed --kernels --json --lang --help" -- "$cur"))
   elif [[ ${COMP_WORDS[1]} == check ]]; then
     if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--color --lang --help" -- "$cur")); else COMPREPLY=($(compgen -f -- "$cur")); fi
   elif [[ ${COMP_WORDS[1]} == verify ]]; then

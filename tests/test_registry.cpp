@@ -161,3 +161,59 @@ TEST_CASE("registry: check names the descriptor's exports when none of a learner
   for (const std::string& n : find_lesson("wrapper")->exports) list += (list.empty() ? "\"" : ", \"") + n + "\"";
   CHECK_MESSAGE(r.err.find("name them as the lesson does: " + list + " (") != std::string::npos, r.err);
 }
+
+namespace {
+
+// The long options of `attn-tutor ARGS --help`, --help included, sorted.
+std::vector<std::string> help_options(const std::string& args) {
+  const CliResult r = run_cli(args + " --help --lang en");
+  REQUIRE(r.exit_code == 0);
+  std::vector<std::string> out;
+  std::istringstream lines(r.out);
+  for (std::string line; std::getline(lines, line);) {
+    const size_t at = line.find("--");
+    if (line.rfind("  -", 0) != 0 || at == std::string::npos) continue;
+    const size_t end = line.find_first_of(" :", at);
+    out.push_back(line.substr(at, end == std::string::npos ? std::string::npos : end - at));
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// The options the completion offers after `attn-tutor COMMAND`: the words in its branch's compgen -W lists.
+std::vector<std::string> completed_options(const std::string& script, const std::string& command) {
+  const std::string branch = "[[ ${COMP_WORDS[1]} == " + command + " ]]; then";
+  const size_t at = script.find(branch);
+  REQUIRE_MESSAGE(at != std::string::npos, "completions/attn-tutor.bash: no branch for " << command);
+  const size_t end = std::min(script.find("\n  elif", at), script.find("\n  else", at));
+  std::istringstream words(script.substr(at + branch.size(), end - at - branch.size()));
+  std::vector<std::string> out;
+  for (std::string w; words >> w;) {
+    w.erase(std::remove(w.begin(), w.end(), '"'), w.end());
+    if (w.rfind("--", 0) == 0 && w != "--" && !contains(out, w)) out.push_back(w);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::string joined(const std::vector<std::string>& words) {
+  std::string out;
+  for (const std::string& w : words) out += (out.empty() ? "" : " ") + w;
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("completion: each command completes exactly the options its --help lists") {
+  const std::string completion = source_file("completions/attn-tutor.bash");
+  for (const std::string command : {"bench", "kv-memory", "check", "verify"}) {
+    CAPTURE(command);
+    CHECK(joined(completed_options(completion, command)) == joined(help_options(command)));
+  }
+  const std::vector<std::string> words = completion_words(completion, "options");
+  for (const LessonInfo& lesson : lessons()) {
+    CAPTURE(lesson.name);
+    for (const std::string& flag : help_options(lesson.name))
+      CHECK_MESSAGE(contains(words, flag), "completions/attn-tutor.bash: add " << flag << " to options=");
+  }
+}
