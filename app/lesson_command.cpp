@@ -18,7 +18,7 @@ void add_lesson_options(CLI::App* sub, CliOptions& o, const LessonInfo* lesson) 
     for (const LessonInfo& l : lessons())
       if (lesson ? &l == lesson && l.takes(row) : l.in_chapter() && l.takes(row)) takes = true;
     if (!takes) continue;
-    const std::string help = in_help_language(row.help_en, row.help_zh);
+    const std::string help = lesson ? lesson->option_help(row, help_language()) : chapter_option_help(row, help_language());
     if (row.kind == OptionKind::Flag) {
       sub->add_flag_function(row.flag, [&o, flag = row.flag](int64_t) { o.values[flag] = "true"; }, help)
           ->disable_flag_override();  // --qkv-bias=false is an error, not a bias
@@ -62,7 +62,7 @@ LessonOptions to_lesson_options(const CliOptions& o, Lang env_lang) {
   if (o.given("--tokens")) {
     if (o.given("--inputs"))
       throw UsageError(tr("err.tokens-and-inputs"));
-    opt.inputs = sentence_inputs(o.text("--tokens"), o.given("--d-in") ? integer_value(o, "--d-in") : 3, opt.seed_or(123), "--tokens");
+    opt.inputs = sentence_inputs(o.text("--tokens"), o.given("--d-in") ? integer_value(o, "--d-in") : std::stoll(option_row("--d-in").default_value), opt.seed_or(123), "--tokens");
     opt.custom_inputs = true;
     opt.inputs_source = "tokens";
   } else if (o.given("--inputs")) {

@@ -1,6 +1,7 @@
 #include "option_rules.h"
 
 #include <cstdlib>
+#include <optional>
 
 #include "cli_messages.h"
 #include "core/usage_error.h"
@@ -12,13 +13,11 @@ namespace {
 bool without_weights(const std::string& lesson) { return lesson == "naive-scores" || lesson == "softmax"; }
 
 // Whether a lesson draws a dropout mask (so --bernoulli changes something) at the rate given or its
-// own default: torch draws no mask at a rate of 0 or 1, nor in d2l-mha's eval mode (no --dropout).
+// own default: torch draws no mask at a rate of 0 or 1.
 bool draws_mask(const std::string& lesson, const CliOptions& o) {
-  double rate = 0.0;
-  if (lesson == "dropout") rate = 0.5;
-  else if (lesson == "course-mha") rate = 0.1;
-  else if (lesson != "wrapper" && lesson != "mha" && lesson != "d2l-mha") return false;
-  if (o.given("--dropout")) rate = std::strtod(o.text("--dropout").c_str(), nullptr);
+  std::optional<double> given;
+  if (o.given("--dropout")) given = std::strtod(o.text("--dropout").c_str(), nullptr);
+  const double rate = dropout_rate(lesson, given);
   return rate > 0.0 && rate < 1.0;
 }
 
@@ -27,8 +26,7 @@ bool draws_mask(const std::string& lesson, const CliOptions& o) {
 void reject_no_effect(const std::string& lesson, const CliOptions& o) {
   if (o.given("--from") && o.text("--json") == "-") throw UsageError(from_with_json_message());
   if (without_weights(lesson)) {
-    for (const char* option : {"--d-out", "--qkv-bias"})
-      if (o.given(option)) throw UsageError(no_weights_message(option, lesson));
+    if (o.given("--qkv-bias")) throw UsageError(no_weights_message("--qkv-bias", lesson));
     if (o.given("--seed") && !o.given("--tokens")) throw UsageError(no_random_message(lesson));
   }
   if (o.given("--bernoulli")) {

@@ -4,6 +4,8 @@
 #include <cstdio>
 
 #include "core/usage_error.h"
+#include "lessons/course-mha/course_settings.h"
+#include "lessons/lesson.h"
 
 namespace attn {
 
@@ -53,7 +55,7 @@ Work work_of(const std::string& lesson, const LessonOptions& opt) {
     w.weights = 6 * d_in * d_out;
     w.mask_knobs = {"context_length"}, w.weight_knobs = {"d_out"};
   } else if (lesson == "wrapper") {
-    const double h = static_cast<double>(opt.heads_or(2));
+    const double h = static_cast<double>(opt.heads_or(lesson_default_count("wrapper", "--num-heads")));
     w.masks_built = h, w.masks_alive = h + 2;  // one buffer per CausalAttention head, ones and triu
     w.weights = 3 * d_in * d_out * (h + (opt.no_reseed ? 1 : 0));
     w.mask_knobs = {"context_length", "num_heads"}, w.weight_knobs = {"d_out", "num_heads"};
@@ -67,16 +69,16 @@ Work work_of(const std::string& lesson, const LessonOptions& opt) {
     }
   } else if (lesson == "course-mha") {
     const bool post = opt.preset == "post";
-    const double d = post ? static_cast<double>(opt.d_model.value_or(512)) : d_in;
-    const int64_t di = static_cast<int64_t>(d);
-    const double h = static_cast<double>(opt.heads_or(post ? 8 : di % 3 == 0 ? 3 : di % 2 == 0 ? 2 : 1));
-    w.context = opt.context_length ? static_cast<double>(*opt.context_length) : post ? 128 : T;
+    const double d = post ? static_cast<double>(opt.d_model.value_or(course::kDModel)) : d_in;
+    const int64_t heads = post ? course::kNumHeads : course::small_num_heads(static_cast<int64_t>(d));
+    const double h = static_cast<double>(opt.heads_or(heads));
+    w.context = opt.context_length ? static_cast<double>(*opt.context_length) : post ? course::kContextLength : T;
     w.masks_built = 2 * h, w.masks_alive = h + 2;  // the heads' buffers, and a CausalAttention per head
     w.weights = 7 * d * d;  // Wq, Wk, Wv of every head, the projection, each head's CausalAttention copy
     w.bytes_per_weight = 8;
     w.mask_knobs = {"context_length", "num_heads"}, w.weight_knobs = {"d_model"};
   } else if (lesson == "d2l-mha") {
-    const double n = static_cast<double>(opt.num_hiddens.value_or(100));
+    const double n = static_cast<double>(opt.num_hiddens.value_or(lesson_default_count("d2l-mha", "--num-hiddens")));
     const double in = opt.custom_inputs ? d_in : n;
     w.weights = 3 * in * n + n * n;  // W_q, W_k, W_v and W_o
     w.bytes_per_weight = 10;

@@ -121,10 +121,60 @@ std::string LessonInfo::exports_help(Lang lang) const {
   return lesson_text(name).render(text("help.exports", {names}), lang);
 }
 
+std::string LessonInfo::default_value(const std::string& flag) const {
+  for (const OptionDefault& d : defaults)
+    if (d.flag == flag) return d.value;
+  return option_row(flag).default_value;
+}
+
+std::string LessonInfo::option_help(const OptionRow& row, Lang lang) const {
+  const std::string& help = lang == Lang::Zh ? row.help_zh : row.help_en;
+  std::string value = default_value(row.flag);
+  for (const OptionDefault& d : defaults)  // one that follows from other options: in words
+    if (d.flag == row.flag && d.value.empty()) value = lesson_text(name).render(text("default." + row.config_key()), lang);
+  if (value.empty()) return help;
+  return lesson_text(name).render(text("help.with-default", {help, value}), lang);
+}
+
+std::string chapter_option_help(const OptionRow& row, Lang lang) {
+  const std::string& help = lang == Lang::Zh ? row.help_zh : row.help_en;
+  std::vector<const LessonInfo*> taking;
+  for (const LessonInfo& l : lessons())
+    if (l.in_chapter() && l.takes(row) && !l.default_value(row.flag).empty()) taking.push_back(&l);
+  if (taking.empty()) return help;
+  const std::string first = taking.front()->default_value(row.flag);
+  bool agree = true;
+  std::string each;  // "dropout 0.5, wrapper 0.0, mha 0.0"
+  for (const LessonInfo* l : taking) {
+    agree = agree && l->default_value(row.flag) == first;
+    each += (each.empty() ? "" : ", ") + l->name + " " + l->default_value(row.flag);
+  }
+  const TextTable& common = lesson_text(taking.front()->name);
+  return common.render(agree ? text("help.with-default", {help, first}) : text("help.with-defaults", {help, each}), lang);
+}
+
 const LessonInfo* find_lesson(const std::string& name) {
   for (const LessonInfo& l : lessons())
     if (l.name == name) return &l;
   return nullptr;
+}
+
+double lesson_default(const std::string& lesson, const std::string& flag) {
+  const LessonInfo* info = find_lesson(lesson);
+  const std::string value = info ? info->default_value(flag) : std::string();
+  if (value.empty()) throw std::logic_error(lesson + " states no default for " + flag + " (lessons/registry.cpp)");
+  return std::strtod(value.c_str(), nullptr);
+}
+
+int64_t lesson_default_count(const std::string& lesson, const std::string& flag) {
+  return static_cast<int64_t>(lesson_default(lesson, flag));
+}
+
+double dropout_rate(const std::string& lesson, std::optional<double> given) {
+  const LessonInfo* info = find_lesson(lesson);
+  if (!info || !info->takes(option_row("--dropout"))) return 0.0;
+  if (lesson == "d2l-mha") return given.value_or(0.0);  // eval(): d2l.ai's 0.5 drops nothing
+  return given.value_or(lesson_default(lesson, "--dropout"));
 }
 
 }  // namespace attn

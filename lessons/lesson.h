@@ -64,12 +64,19 @@ std::vector<std::string> listing(const std::string& folder, const std::string& n
 // Its sections come from the lesson's row in lessons/registry.cpp.
 Notebook lesson_notebook(const std::string& lesson, const LessonOptions& opt);
 
+// A lesson's own default for an option: one entry of its row's `defaults`.
+struct OptionDefault {
+  std::string flag;   // "--num-heads"
+  std::string value;  // "4"; "" when it follows from other options (text key "default.num_heads" says how)
+};
+
 // A lesson's descriptor: its row in lessons/registry.cpp. Its title and summary are the keys
 // lesson.title and lesson.summary of lessons/NAME/text.txt.
 struct LessonInfo {
   std::string name;                   // the subcommand, and its folder lessons/NAME/
   std::vector<std::string> sections;  // the book sections it replays, else its source ("d2l 11.5")
   std::vector<std::string> options;   // the options it takes beyond the common ones (lessons/options.h)
+  std::vector<OptionDefault> defaults;  // its own defaults, where the option table's (or none) is not its
   Notebook (*run)(const LessonOptions&) = nullptr;
   // The tensors its --json export holds with the default options: each name once, in order of first
   // appearance (tests/test_registry.cpp runs the lesson and compares).
@@ -81,10 +88,24 @@ struct LessonInfo {
   bool in_chapter() const;               // a section of chapter 3 (what `all` runs)
   bool after_chapter() const;            // the book's bonus material after chapter 3 (sections "ch04/...")
   bool takes(const OptionRow& row) const;
+  // Its default for `flag`: its row's, else the option table's; "" when it follows from other options
+  // or neither states one.
+  std::string default_value(const std::string& flag) const;
+  // The help text of `row` for this lesson: the table's, then "(default V)" when it has one.
+  std::string option_help(const OptionRow& row, Lang lang) const;
   std::string exports_help(Lang lang) const;  // "Exports (--json, default options): x, queries, ..." for --help
 };
 
 const std::vector<LessonInfo>& lessons();
 const LessonInfo* find_lesson(const std::string& name);
+// A lesson's default for a numeric option, as its cells use it when the option is not given: the one
+// place it is stated is the lesson's row (else the option table). std::logic_error when it states none.
+double lesson_default(const std::string& lesson, const std::string& flag);
+int64_t lesson_default_count(const std::string& lesson, const std::string& flag);
+// The rate at which a lesson's dropout draws masks: --dropout (`given`), else its default; 0 in a lesson
+// without dropout and in d2l-mha without --dropout (its module then runs in eval() mode).
+double dropout_rate(const std::string& lesson, std::optional<double> given);
+// The help text of `row` for `all`: the table's, then the chapter lessons' defaults (one value when they agree).
+std::string chapter_option_help(const OptionRow& row, Lang lang);
 
 }  // namespace attn

@@ -50,6 +50,7 @@ std::vector<OptionRow> parse_options(const std::string& source) {
     else if (field == "range") words >> row.min >> row.max;
     else if (field == "common") row.common = value == "yes";
     else if (field == "display") row.display = value == "yes";
+    else if (field == "default") row.default_value = value;
     else if (field == "en") row.help_en = value;
     else if (field == "zh") row.help_zh = value;
     else throw std::logic_error(where + ": unknown field '" + field + "'");

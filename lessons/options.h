@@ -19,6 +19,7 @@ struct OptionRow {
   int64_t min = 0, max = 0;          // Integer: the accepted range when min < max
   bool common = false;               // every lesson takes it (otherwise the lessons that list it)
   bool display = false;              // changes only where or how the lesson is shown, never what it computes
+  std::string default_value;         // "2": its default where a lesson's row (lessons/registry.cpp) states none
   std::string help_en, help_zh;
 
   std::string config_key() const;    // "num_heads": its name in the JSON export's config

@@ -97,7 +97,7 @@ TEST_CASE("cli messages: the errors are Chinese under --lang zh") {
   expect_error_line("mha --num-head 4 --lang zh", "--num-head：mha 没有这个选项（是不是想写 --num-heads？）",
                     "运行 'attn-tutor mha --help' 查看选项");
   expect_error_line("mha --d-out 0 --lang zh", "--d-out 0：超出范围");
-  expect_error_line("naive-scores --d-out 3 --lang zh", "--d-out：在 naive-scores 中不起作用");
+  expect_error_line("naive-scores --qkv-bias --lang zh", "--qkv-bias：在 naive-scores 中不起作用");
   expect_error_line("dropout --from 99 --lang zh", "--from 99：dropout 没有这一节或这个单元格");
 }
 
@@ -105,11 +105,16 @@ TEST_CASE("cli messages: options with no effect in the combination given are err
   for (const char* lesson : {"naive-scores", "softmax"}) {
     CAPTURE(lesson);
     const std::string l = lesson;
-    expect_error_line(l + " --d-out 3", "--d-out: no effect in " + l + ", which has no query, key or value weights");
+    expect_error_line(l + " --d-out 3", "--d-out: " + l + " does not take it, it would have no effect there");
     expect_error_line(l + " --qkv-bias", "--qkv-bias: no effect in " + l);
     expect_error_line(l + " --seed 5", "--seed: no effect in " + l + ", which draws no random numbers");
     CHECK(run_cli(l + " --seed 5 --tokens 'a b c'").exit_code == 0);  // the seed draws the embeddings
   }
+  // The course's and d2l.ai's classes have no d_out: their width is --d-model or --num-hiddens.
+  expect_error_line("course-mha --d-out 4", "--d-out: course-mha does not take it, it would have no effect there");
+  expect_error_line("d2l-mha --d-out 4", "--d-out: d2l-mha does not take it, it would have no effect there");
+  CHECK(run_cli("course-mha --preset post --d-model 64 --color never").exit_code == 0);
+  CHECK(run_cli("d2l-mha --num-hiddens 10 --color never").exit_code == 0);
   // --bernoulli where no dropout mask is drawn.
   expect_error_line("wrapper --bernoulli mkl", "--bernoulli: no effect in wrapper at this dropout rate");
   expect_error_line("mha --bernoulli mkl --gpt2", "--bernoulli: no effect in mha");

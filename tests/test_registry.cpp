@@ -217,3 +217,18 @@ TEST_CASE("completion: each command completes exactly the options its --help lis
       CHECK_MESSAGE(contains(words, flag), "completions/attn-tutor.bash: add " << flag << " to options=");
   }
 }
+
+TEST_CASE("registry: README's option table names the lessons that take each option, as the registry does") {
+  const std::string readme = source_file("README.md");
+  for (const OptionRow& row : option_table()) {
+    CAPTURE(row.flag);
+    const size_t at = readme.find("\n| `" + row.flag);
+    REQUIRE(at != std::string::npos);
+    const size_t from = readme.find(" | ", at + 3) + 3, to = readme.find(" | ", from);
+    const std::string listed = readme.substr(from, to - from);
+    std::string expected;
+    for (const LessonInfo& lesson : lessons())
+      if (lesson.takes(row)) expected += (expected.empty() ? "" : ", ") + lesson.name;
+    CHECK(listed == (row.common ? std::string("all") : expected));
+  }
+}

@@ -125,7 +125,8 @@ TEST_CASE("zh: the command line's own errors are Chinese") {
   for (const std::string args :
        {"verify nope", "mha --dropout 2", "mha --seed x", "trainable --d-in 4", "mha --num-heads 65",
         "causal-mask --context-length 3", "causal-mask --context-length 5000", "bench --threads 0",
-        "bench --kernels foo", "mha --tokens 'a b' --inputs x.json", "mha --num-head 4", "nope"}) {
+        "bench --kernels foo", "mha --tokens 'a b' --inputs x.json", "mha --num-head 4", "nope",
+        "d2l-mha --d-out 4"}) {
     const CliResult r = run_cli(args + " --lang zh");
     CAPTURE(args);
     CAPTURE(r.err);

@@ -105,10 +105,12 @@ void dropout_scale(Reruns& r, double p) {
 // The settings the learner's first differing tensor's shape suggests (d_out, num_heads), when it has
 // another shape than the lesson's: the lesson rerun with each.
 void settings(Reruns& r, const std::string& lesson, const LessonOptions& opt) {
-  const bool heads = lesson == "wrapper" || lesson == "mha" || lesson == "course-mha" || lesson == "d2l-mha";
-  const bool d_out = lesson == "trainable" || lesson == "causal-mask" || lesson == "dropout" || lesson == "wrapper" ||
-                     lesson == "mha";
-  const int64_t book_heads = opt.num_heads ? *opt.num_heads : lesson == "d2l-mha" ? 5 : lesson == "course-mha" ? -1 : 2;
+  const LessonInfo& info = *find_lesson(lesson);  // the sizes it takes, except after the chapter
+  const bool heads = !info.after_chapter() && info.takes(option_row("--num-heads"));
+  const bool d_out = !info.after_chapter() && info.takes(option_row("--d-out"));
+  const int64_t book_heads = opt.num_heads                               ? *opt.num_heads
+                             : info.default_value("--num-heads").empty() ? -1  // course-mha: from d_model
+                                                                         : lesson_default_count(lesson, "--num-heads");
   for (int64_t d = d_out ? 1 : opt.d_out; d <= (d_out ? 8 : opt.d_out); ++d)
     for (int64_t h = heads ? 1 : 0; h <= (heads ? 4 : 0); ++h) {
       LessonOptions o = opt;
@@ -129,7 +131,7 @@ void settings(Reruns& r, const std::string& lesson, const LessonOptions& opt) {
 }
 
 void wrapper_mistakes(Reruns& r, const LessonOptions& opt) {
-  const int64_t h = opt.heads_or(2);
+  const int64_t h = opt.heads_or(lesson_default_count("wrapper", "--num-heads"));
   std::vector<int> order(static_cast<size_t>(h));
   std::iota(order.begin(), order.end(), 0);
   std::vector<std::vector<int>> orders;
@@ -175,18 +177,11 @@ void mha_mistakes(Reruns& r) {
   r.variant("view-no-transpose", text("check.detail.merge-no-transpose"), merge);
 }
 
-// Whether the lesson, with these options, draws a dropout mask at all.
-bool draws_dropout(const std::string& lesson, const LessonOptions& opt) {
-  if (lesson == "dropout") return opt.dropout.value_or(0.5) > 0.0;
-  if (lesson == "course-mha") return opt.dropout.value_or(0.1) > 0.0;
-  if (lesson == "wrapper" || lesson == "mha" || lesson == "d2l-mha") return opt.dropout.value_or(0.0) > 0.0;
-  return false;
-}
-
 }  // namespace
 
 std::vector<WhatIf> mistake_what_ifs(const std::string& lesson, const LessonOptions& opt, bool shapes_differ) {
   Reruns r{opt, {}};
+  const double rate = dropout_rate(lesson, opt.dropout);
   if (shapes_differ) {
     settings(r, lesson, opt);
   } else if (lesson == "softmax") {
@@ -202,8 +197,8 @@ std::vector<WhatIf> mistake_what_ifs(const std::string& lesson, const LessonOpti
     linear_orders(r, 3, "book");
   } else if (lesson == "dropout") {
     weight_mistakes(r, 3, true, true);
-    dropout_scale(r, opt.dropout.value_or(0.5));
-    dropout_mistakes(r, opt.dropout.value_or(0.5), true, false);
+    dropout_scale(r, rate);
+    dropout_mistakes(r, rate, true, false);
     for (int bits : {1, 3, 2}) {
       Variant v;
       v.missing_dropout_reseeds = bits;
@@ -214,20 +209,20 @@ std::vector<WhatIf> mistake_what_ifs(const std::string& lesson, const LessonOpti
     linear_orders(r, 3, "book");
   } else if (lesson == "wrapper") {
     weight_mistakes(r, 3, true, true);
-    dropout_scale(r, opt.dropout.value_or(0.0));
+    dropout_scale(r, rate);
     wrapper_mistakes(r, opt);
-    dropout_mistakes(r, opt.dropout.value_or(0.0), true, true);
+    dropout_mistakes(r, rate, true, true);
     linear_orders(r, 3, "book");
   } else if (lesson == "mha") {
     weight_mistakes(r, 4, true, true, true);
-    dropout_scale(r, opt.dropout.value_or(0.0));
+    dropout_scale(r, rate);
     mha_mistakes(r);
-    dropout_mistakes(r, opt.dropout.value_or(0.0), true, true);
+    dropout_mistakes(r, rate, true, true);
     linear_orders(r, 4, "book");
   } else if (lesson == "course-mha") {
     weight_mistakes(r, 3, true, true, true);
-    dropout_scale(r, opt.dropout.value_or(0.1));
-    dropout_mistakes(r, opt.dropout.value_or(0.1), true, false);
+    dropout_scale(r, rate);
+    dropout_mistakes(r, rate, true, false);
     Variant v;
     v.no_out_proj = true;
     r.variant("no-out-proj", text("check.detail.no-projection-layer"), v);
@@ -242,7 +237,7 @@ std::vector<WhatIf> mistake_what_ifs(const std::string& lesson, const LessonOpti
     v = Variant();
     v.repeat_rows = true;
     r.variant("repeat-valid-lens", text("check.detail.repeat-softmax"), v);
-    const double p = opt.dropout.value_or(0.5);
+    const double p = opt.dropout.value_or(lesson_default("d2l-mha", "--dropout"));  // in train() or eval()
     const bool training = opt.dropout && *opt.dropout > 0.0;  // as the lesson decides
     if (training) {
       dropout_scale(r, p);
@@ -254,7 +249,7 @@ std::vector<WhatIf> mistake_what_ifs(const std::string& lesson, const LessonOpti
     }
     linear_orders(r, 4, "d2l");
   }
-  if (!shapes_differ && draws_dropout(lesson, opt) && opt.bernoulli == BernoulliPath::Default) {
+  if (!shapes_differ && rate > 0.0 && opt.bernoulli == BernoulliPath::Default) {
     LessonOptions o = opt;
     o.bernoulli = BernoulliPath::Mkl;
     r.options("mkl-dropout", text("check.detail.mkl"), o);

@@ -10,11 +10,11 @@
 
 namespace attn {
 
-LessonOptions bonus_options(const LessonOptions& opt, int64_t d_out, int64_t num_heads) {
+LessonOptions bonus_options(const LessonOptions& opt, const std::string& lesson) {
   LessonOptions o = opt;
-  o.d_out = opt.d_out_or(d_out);
+  o.d_out = opt.d_out_or(lesson_default_count(lesson, "--d-out"));
   o.d_out_given = true;
-  o.num_heads = opt.heads_or(num_heads);
+  o.num_heads = opt.heads_or(lesson_default_count(lesson, "--num-heads"));
   if (o.d_out % *o.num_heads != 0)
     throw UsageError(error_text("bonus.err.heads", {std::to_string(o.d_out), std::to_string(*o.num_heads)}));
   return o;
@@ -56,7 +56,7 @@ std::vector<std::string> class_code(const std::string& folder, const std::string
 
 std::string bonus_class_args(const LessonOptions& opt) {
   return "d_in=" + std::to_string(opt.d_in()) + ", d_out=" + std::to_string(opt.d_out) +
-         ", dropout=0.0, num_heads=" + std::to_string(opt.heads_or(2));
+         ", dropout=0.0, num_heads=" + std::to_string(opt.num_heads.value());
 }
 
 void class_parameters_cell(Notebook& nb, const LessonOptions& opt, const std::string& cls, const std::string& module,
@@ -104,7 +104,7 @@ ChapterMha chapter_mha(const LessonOptions& opt) {
   m.listing = listing("common", "MultiHeadAttention");
   m.listing.push_back("");
   m.code = "mha = MultiHeadAttention(" + std::to_string(d_in) + ", " + std::to_string(d) + ", " +
-           std::to_string(opt.num_tokens()) + ", 0.0, num_heads=" + std::to_string(opt.heads_or(2)) +
+           std::to_string(opt.num_tokens()) + ", 0.0, num_heads=" + std::to_string(opt.num_heads.value()) +
            (opt.qkv_bias ? ", qkv_bias=True)" : ")") + "  # chapter 3's, to compare";
   m.parameters = 3 * (d_in * d + bias) + d * d + d;
   m.cached_per_token = 2 * d;

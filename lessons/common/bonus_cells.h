@@ -12,9 +12,10 @@
 
 namespace attn {
 
-// The options with the lesson's own d_out and head count where the learner gave none, validated
-// (d_out divisible by the heads: UsageError), so that the JSON config says what ran.
-LessonOptions bonus_options(const LessonOptions& opt, int64_t d_out, int64_t num_heads);
+// The options with the lesson's own d_out and head count (its registry row's defaults) where the
+// learner gave none, validated (d_out divisible by the heads: UsageError), so that the JSON config
+// says what ran.
+LessonOptions bonus_options(const LessonOptions& opt, const std::string& lesson);
 
 // inputs, torch.set_grad_enabled(False) and x = inputs.unsqueeze(0), with its note; returns x (1, T, d_in).
 Tensor bonus_inputs_cell(Notebook& nb, const LessonOptions& opt);

@@ -10,6 +10,7 @@
 #include "nn/causal_attention.h"
 #include "nn/course_attention.h"
 #include "lessons/common/causal_setup.h"
+#include "lessons/course-mha/course_settings.h"
 #include "lessons/lesson.h"
 #include "lessons/lesson_text.h"
 #include "core/ops_shape.h"
@@ -25,13 +26,10 @@ namespace {
 struct CourseConfig {
   bool post = false;            // --preset post: the post's settings on torch.randn input
   int64_t d_model = 0, num_heads = 0, context_length = 0, batch = 2, T = 0;
-  double dropout = 0.1;
+  double dropout = 0.0;          // --dropout, else the lesson's default
   uint64_t seed = 123;
   int64_t head_size() const { return d_model / num_heads; }
 };
-
-// --preset small: the largest of 3, 2, 1 heads that divides d_model (d_in = 3 gives 3 heads of size 1).
-int64_t small_default_heads(int64_t d_model) { return d_model % 3 == 0 ? 3 : d_model % 2 == 0 ? 2 : 1; }
 
 std::string str(int64_t v) { return std::to_string(v); }
 
@@ -43,18 +41,18 @@ CourseConfig resolve(const LessonOptions& opt) {
   if (c.post && opt.custom_inputs && opt.inputs_source != "tokens")
     throw UsageError(error_text("course.err.post-inputs", {opt.inputs_source}));
   if (c.post) {
-    c.d_model = opt.d_model.value_or(512);
+    c.d_model = opt.d_model.value_or(course::kDModel);
   } else {
     c.d_model = opt.d_in();
     if (opt.d_model && *opt.d_model != c.d_model)
       throw UsageError(error_text("course.err.small-d-model", {str(*opt.d_model), str(c.d_model)}));
   }
-  c.num_heads = opt.heads_or(c.post ? 8 : small_default_heads(c.d_model));
+  c.num_heads = opt.heads_or(c.post ? course::kNumHeads : course::small_num_heads(c.d_model));
   if (c.d_model % c.num_heads != 0)
     throw UsageError(error_text(c.post ? "course.err.heads-post" : "course.err.heads", {str(c.d_model), str(c.num_heads)}));
   c.T = opt.num_tokens();
-  c.context_length = opt.context_length ? *opt.context_length : c.post ? 128 : c.T;
-  c.dropout = opt.dropout.value_or(0.1);
+  c.context_length = opt.context_length ? *opt.context_length : c.post ? course::kContextLength : c.T;
+  c.dropout = opt.dropout.value_or(lesson_default("course-mha", "--dropout"));
   c.seed = opt.seed_or(123);
   return c;
 }
@@ -69,13 +67,13 @@ std::string hyper_line(const std::string& name, const std::string& value, const 
 
 std::vector<std::string> hyperparameter_code(const CourseConfig& c) {
   std::vector<std::string> code = {"# Hyperparameters"};
-  code.push_back(hyper_line("context_length", str(c.context_length), "128",
+  code.push_back(hyper_line("context_length", str(c.context_length), str(course::kContextLength),
                             c.post ? "Length of the token chunk each batch" : "the number of tokens, as in the book"));
-  code.push_back(hyper_line("d_model", str(c.d_model), "512",
+  code.push_back(hyper_line("d_model", str(c.d_model), str(course::kDModel),
                             c.post ? "The size of our model token embeddings" : "the size of the embeddings"));
   if (c.post) code.push_back("num_blocks = 12  # Number of transformer blocks (not used in this lesson)");
-  code.push_back(hyper_line("num_heads", str(c.num_heads), "8", "Number of heads in Multi-head attention"));
-  code.push_back(hyper_line("dropout", py_float(c.dropout), "0.1", "Dropout rate"));
+  code.push_back(hyper_line("num_heads", str(c.num_heads), str(course::kNumHeads), "Number of heads in Multi-head attention"));
+  code.push_back(hyper_line("dropout", py_float(c.dropout), py_float(lesson_default("course-mha", "--dropout")), "Dropout rate"));
   return code;
 }
 

@@ -9,9 +9,6 @@
 namespace attn::d2l_lesson {
 
 constexpr uint64_t kSeed = 123;          // the post draws from an unseeded generator; --seed replaces it
-constexpr int64_t kNumHiddens = 100;     // the post's num_hiddens, num_heads and dropout
-constexpr int64_t kNumHeads = 5;
-constexpr double kDropout = 0.5;
 constexpr int64_t kBatchSize = 2, kNumQueries = 4, kNumKvpairs = 6;  // the post's run
 
 std::string bool_text(bool b);

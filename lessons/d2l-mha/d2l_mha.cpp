@@ -155,12 +155,12 @@ void transpose_cells(Notebook& nb) {
 
 Notebook d2l_mha_lesson(const LessonOptions& opt) {
   Notebook nb = lesson_notebook("d2l-mha", opt);
-  const int64_t num_hiddens = opt.num_hiddens.value_or(kNumHiddens);
-  const int64_t num_heads = opt.heads_or(kNumHeads);
+  const int64_t num_hiddens = opt.num_hiddens.value_or(lesson_default_count("d2l-mha", "--num-hiddens"));
+  const int64_t num_heads = opt.heads_or(lesson_default_count("d2l-mha", "--num-heads"));
   if (num_hiddens % num_heads != 0)
     throw UsageError(error_text("d2l.err.hiddens", {std::to_string(num_hiddens), std::to_string(num_heads),
                                                     divisors_text(num_hiddens)}));
-  const double p = opt.dropout.value_or(kDropout);
+  const double p = opt.dropout.value_or(lesson_default("d2l-mha", "--dropout"));
   const bool training = opt.dropout && *opt.dropout > 0.0;  // --dropout P > 0: train mode, dropout active
   const bool own_inputs = opt.custom_inputs;                 // --inputs/--tokens: self-attention on them
   const int64_t num_queries = own_inputs ? opt.num_tokens() : kNumQueries;

@@ -19,7 +19,7 @@ std::string p_text(double p) { return py_float(p); }
 
 Notebook dropout_lesson(const LessonOptions& opt) {
   Notebook nb = lesson_notebook("dropout", opt);
-  const double p = opt.dropout.value_or(0.5);
+  const double p = opt.dropout.value_or(lesson_default("dropout", "--dropout"));
   const int64_t n = opt.num_tokens();
   const bool mkl = opt.bernoulli == BernoulliPath::Mkl;
   Generator gen;

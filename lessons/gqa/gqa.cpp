@@ -30,8 +30,8 @@ void class_cell(Notebook& nb, const LessonOptions& opt, const GroupedQueryAttent
 }  // namespace
 
 Notebook gqa_lesson(const LessonOptions& given) {
-  LessonOptions opt = bonus_options(given, 8, 4);
-  const int64_t h = *opt.num_heads, g = opt.num_kv_groups.value_or(2);
+  LessonOptions opt = bonus_options(given, "gqa");
+  const int64_t h = *opt.num_heads, g = opt.num_kv_groups.value_or(lesson_default_count("gqa", "--num-kv-groups"));
   if (h % g != 0) {
     std::string divisors;
     for (int64_t d = 1; d <= h; ++d)

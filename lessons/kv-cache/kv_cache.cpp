@@ -148,7 +148,7 @@ void overflow_cell(Notebook& nb, KVCacheMultiHeadAttention& mha, const Tensor& x
 }  // namespace
 
 Notebook kv_cache_lesson(const LessonOptions& given) {
-  const LessonOptions opt = bonus_options(given, 4, 2);
+  const LessonOptions opt = bonus_options(given, "kv-cache");
   Notebook nb = lesson_notebook("kv-cache", opt);
   const int64_t context_length = opt.context_length_or_tokens();
   const int64_t h = *opt.num_heads, d_out = opt.d_out;

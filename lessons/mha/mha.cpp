@@ -80,9 +80,9 @@ void gpt2_cells(Notebook& nb, const LessonOptions& opt) {
 
 Notebook mha_lesson(const LessonOptions& opt) {
   Notebook nb = lesson_notebook("mha", opt);
-  const double p = opt.dropout.value_or(0.0);
+  const double p = opt.dropout.value_or(lesson_default("mha", "--dropout"));
   const int64_t context_length = opt.context_length_or_tokens();
-  const int64_t h = opt.heads_or(2), d_out = opt.d_out;
+  const int64_t h = opt.heads_or(lesson_default_count("mha", "--num-heads")), d_out = opt.d_out;
   if (d_out % h != 0)
     throw UsageError(error_text("mha.err.heads", {std::to_string(d_out), std::to_string(h)}));
 

@@ -26,8 +26,8 @@ void class_cell(Notebook& nb, const LessonOptions& opt, const MultiHeadLatentAtt
 }  // namespace
 
 Notebook mla_lesson(const LessonOptions& given) {
-  LessonOptions opt = bonus_options(given, 4, 2);
-  opt.latent_dim = given.latent_dim.value_or(2);
+  LessonOptions opt = bonus_options(given, "mla");
+  opt.latent_dim = given.latent_dim.value_or(lesson_default_count("mla", "--latent-dim"));
   Notebook nb = lesson_notebook("mla", opt);
   nb.heading("ch04/05", "heading.setup");
   const Tensor x = bonus_inputs_cell(nb, opt);

@@ -25,8 +25,8 @@ Tensor per_token_diff(const Tensor& a, const Tensor& b) {
 }  // namespace
 
 Notebook swa_lesson(const LessonOptions& given) {
-  LessonOptions opt = bonus_options(given, 4, 2);
-  const int64_t w = given.window.value_or(3), n = opt.num_tokens();
+  LessonOptions opt = bonus_options(given, "swa");
+  const int64_t w = given.window.value_or(lesson_default_count("swa", "--window")), n = opt.num_tokens();
   opt.window = w;
   Notebook nb = lesson_notebook("swa", opt);
   const std::string ws = str(w);

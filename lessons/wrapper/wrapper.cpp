@@ -10,9 +10,9 @@ namespace attn {
 
 Notebook wrapper_lesson(const LessonOptions& opt) {
   Notebook nb = lesson_notebook("wrapper", opt);
-  const double p = opt.dropout.value_or(0.0);
+  const double p = opt.dropout.value_or(lesson_default("wrapper", "--dropout"));
   const int64_t context_length = opt.context_length_or_tokens();
-  const int64_t h = opt.heads_or(2), d_out = opt.d_out;
+  const int64_t h = opt.heads_or(lesson_default_count("wrapper", "--num-heads")), d_out = opt.d_out;
   Generator gen;
 
   nb.heading("3.6.1", "heading.3.6.1");
