@@ -152,7 +152,8 @@ TEST_CASE("check: a correct export of every lesson passes") {
   for (const attn::LessonInfo& lesson : attn::lessons()) {
     INFO(lesson.name);
     const CliResult r = check(kMistakes + "correct-" + lesson.name + ".json");
-    CHECK(r.exit_code == 0);
+    CHECK_MESSAGE(r.exit_code == 0, "tests/fixtures/mistakes/correct-" << lesson.name << ".json: real PyTorch's export of the "
+                                    "lesson (tools/gen_mistake_fixtures.py, or tools/gen_bonus_fixtures.py --exports)");
     CHECK(r.out.find("checked tensors match the lesson.") != std::string::npos);
     CHECK(r.out.find("\u2717") == std::string::npos);
   }

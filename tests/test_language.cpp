@@ -90,8 +90,9 @@ TEST_CASE("language: a notebook recorded once renders in both languages, every k
       // The tensors are the recorded ones, whatever the language: only prose differs.
       TextOptions en_plain;
       CHECK(render_text(*nb, en_plain).size() < en_text.size());
-      CHECK(nb->cells_without_note().empty());
-      CHECK(nb->cells_without_explanation().empty());
+      CHECK_MESSAGE(nb->cells_without_note().empty(), "give every cell of " << lesson.name << " a nb.note(KEY)");
+      CHECK_MESSAGE(nb->cells_without_explanation().empty(),
+                    "give every cell of " << lesson.name << " a nb.explain(KEY) (--explain)");
       ++checked;
     }
   }
