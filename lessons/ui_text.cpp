@@ -18,7 +18,7 @@ const std::deque<TextTable>& tables() {
       const TextTable* before = out->empty() ? nullptr : &out->back();
       out->emplace_back(name.substr(3), source, before);
     }
-    if (out->empty()) throw std::logic_error("no features/*/text.txt, app/text.txt or lib/core/text.txt compiled in");
+    if (out->empty()) throw std::logic_error("no features/*/*.txt, app/text.txt or lib/core/text.txt compiled in");
     return out;
   }();
   return all;

@@ -1,6 +1,6 @@
 #pragma once
 // The commands' own prose, beside the lessons': check, verify, bench and kv-memory
-// (features/NAME/text.txt) and the command line itself (app/text.txt: the lesson list, help, the
+// (features/NAME/*.txt) and the command line itself (app/text.txt: the lesson list, help, the
 // step-mode prompt, errors) and lib/core's errors (lib/core/text.txt). The same format as a
 // lesson's text.txt: [key], en = ..., zh = ...
 #include <string>

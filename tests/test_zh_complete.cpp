@@ -166,7 +166,7 @@ TEST_CASE("zh: every command's text table has both languages and no key twice") 
 namespace {
 
 // Bad command lines, one for each error raised below the app (lib/core, lessons, features): their
-// messages are keys of lib/core/text.txt, lessons/errors.txt and features/*/text.txt.
+// messages are keys of lib/core/text.txt, lessons/errors.txt and features/*/*.txt.
 std::vector<std::string> bad_command_lines(const std::string& dir) {
   auto file = [&](const std::string& name, const std::string& text) { return "'" + write_file(dir, name, text) + "'"; };
   auto inputs = [&](const std::string& name, const std::string& text) { return "mha --inputs " + file(name, text); };

@@ -14,7 +14,7 @@ namespace attn {
 struct Mistake {
   std::string id;       // also the fixture's name: tests/fixtures/mistakes/<id>.json
   std::string example;  // one line of a learner's code that makes it (README)
-  // Its prose, mistake.ID.* of features/check/text.txt.
+  // Its prose, mistake.ID.* of features/check/mistakes.txt.
   std::string title(Lang lang) const;
   std::string explanation(Lang lang) const;
   std::string fix(Lang lang) const;
@@ -25,7 +25,7 @@ const Mistake* find_mistake(const std::string& id);
 // The lesson rerun with one mistake (or other settings): every value its names take.
 struct WhatIf {
   std::string mistake;  // a known_mistakes() id
-  Prose detail;         // what exactly was rerun: a key check.detail.* of features/check/text.txt with its values
+  Prose detail;         // what exactly was rerun: a key check.detail.* of features/check/mistakes.txt with its values
   std::vector<Binding> timeline;
 };
 

@@ -8,7 +8,7 @@ namespace attn {
 
 const std::vector<Mistake>& known_mistakes() {
   // id and a line of a learner's code that makes it; the title, explanation and fix are
-  // mistake.ID.* of features/check/text.txt.
+  // mistake.ID.* of features/check/mistakes.txt.
   static const std::vector<Mistake> all = {
       {"softmax-dim", "attn_weights = torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=1)  # in CausalAttention"},
       {"no-scaling", "attn_weights_2 = torch.softmax(attn_scores_2, dim=-1)"},
