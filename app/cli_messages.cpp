@@ -108,6 +108,8 @@ std::string no_dropout_mask_message(const std::string& lesson) { return tr("cli.
 
 std::string from_with_json_message() { return tr("cli.from-with-json"); }
 
+std::string text_only_with_json_message(const std::string& option) { return tr("cli.text-only-with-json", {option}); }
+
 std::string swa_ratio_without_window_message() { return tr("cli.swa-ratio-without-window"); }
 
 }  // namespace attn

@@ -41,6 +41,7 @@ std::string no_weights_message(const std::string& option, const std::string& les
 std::string no_random_message(const std::string& lesson);
 std::string no_dropout_mask_message(const std::string& lesson);
 std::string from_with_json_message();
+std::string text_only_with_json_message(const std::string& option);  // --explain, --heatmap, --step
 std::string swa_ratio_without_window_message();
 
 }  // namespace attn

@@ -24,7 +24,11 @@ bool draws_mask(const std::string& lesson, const CliOptions& o) {
 }  // namespace
 
 void reject_no_effect(const std::string& lesson, const CliOptions& o) {
-  if (o.given("--from") && o.text("--json") == "-") throw UsageError(from_with_json_message());
+  if (o.given("--json") && o.text("--json") == "-") {  // stdout holds the JSON: no notebook text to shape
+    if (o.given("--from")) throw UsageError(from_with_json_message());
+    for (const char* option : {"--explain", "--heatmap", "--step"})
+      if (o.given(option)) throw UsageError(text_only_with_json_message(option));
+  }
   if (without_weights(lesson)) {
     if (o.given("--qkv-bias")) throw UsageError(no_weights_message("--qkv-bias", lesson));
     if (o.given("--seed") && !o.given("--tokens")) throw UsageError(no_random_message(lesson));

@@ -124,6 +124,8 @@ TEST_CASE("cli messages: options with no effect in the combination given are err
   expect_error_line("all --dropout 0 --bernoulli mkl", "--bernoulli: no effect in all");
   expect_error_line("trainable --d-in 4", "--d-in 4: has no effect without --tokens");
   expect_error_line("mha --from 3 --json -", "--from: no effect with --json -");
+  for (const char* option : {"--explain", "--heatmap", "--step"})
+    expect_error_line(std::string("mha --json - ") + option, std::string(option) + ": no effect with --json -, which writes the JSON");
   expect_error_line("kv-memory --swa-ratio 5:1", "--swa-ratio: no effect without --window");
   CHECK(run_cli("kv-memory --swa-ratio 5:1 --window 1024").exit_code == 0);
   // The same options where they change something run.
