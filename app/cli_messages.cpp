@@ -106,9 +106,11 @@ std::string no_random_message(const std::string& lesson) { return tr("cli.no-ran
 
 std::string no_dropout_mask_message(const std::string& lesson) { return tr("cli.no-dropout-mask", {lesson}); }
 
-std::string from_with_json_message() { return tr("cli.from-with-json"); }
+std::string from_with_export_message(const std::string& to_stdout) { return tr("cli.from-with-export", {to_stdout}); }
 
-std::string text_only_with_json_message(const std::string& option) { return tr("cli.text-only-with-json", {option}); }
+std::string text_only_with_export_message(const std::string& option, const std::string& to_stdout) {
+  return tr("cli.text-only-with-export", {option, to_stdout});
+}
 
 std::string swa_ratio_without_window_message() { return tr("cli.swa-ratio-without-window"); }
 

@@ -40,8 +40,9 @@ std::string from_not_found_message(const std::string& from, const std::string& l
 std::string no_weights_message(const std::string& option, const std::string& lesson);
 std::string no_random_message(const std::string& lesson);
 std::string no_dropout_mask_message(const std::string& lesson);
-std::string from_with_json_message();
-std::string text_only_with_json_message(const std::string& option);  // --explain, --heatmap, --step
+// --json -, --py - or --ipynb - (`to_stdout`) with an option that shapes only the notebook text.
+std::string from_with_export_message(const std::string& to_stdout);
+std::string text_only_with_export_message(const std::string& option, const std::string& to_stdout);
 std::string swa_ratio_without_window_message();
 
 }  // namespace attn

@@ -24,10 +24,12 @@ bool draws_mask(const std::string& lesson, const CliOptions& o) {
 }  // namespace
 
 void reject_no_effect(const std::string& lesson, const CliOptions& o) {
-  if (o.given("--json") && o.text("--json") == "-") {  // stdout holds the JSON: no notebook text to shape
-    if (o.given("--from")) throw UsageError(from_with_json_message());
-    for (const char* option : {"--explain", "--heatmap", "--step"})
-      if (o.given(option)) throw UsageError(text_only_with_json_message(option));
+  for (const char* to_stdout : {"--json", "--py", "--ipynb"}) {  // an export on stdout: no notebook text to shape
+    if (!o.given(to_stdout) || o.text(to_stdout) != "-") continue;
+    if (o.given("--from")) throw UsageError(from_with_export_message(to_stdout));
+    for (const char* option : {"--explain", "--heatmap", "--step"})  // the script and notebook hold the explanations
+      if (o.given(option) && (std::string(option) != "--explain" || std::string(to_stdout) == "--json"))
+        throw UsageError(text_only_with_export_message(option, to_stdout));
   }
   if (without_weights(lesson)) {
     if (o.given("--qkv-bias")) throw UsageError(no_weights_message("--qkv-bias", lesson));

@@ -124,8 +124,19 @@ TEST_CASE("cli messages: options with no effect in the combination given are err
   expect_error_line("all --dropout 0 --bernoulli mkl", "--bernoulli: no effect in all");
   expect_error_line("trainable --d-in 4", "--d-in 4: has no effect without --tokens");
   expect_error_line("mha --from 3 --json -", "--from: no effect with --json -");
-  for (const char* option : {"--explain", "--heatmap", "--step"})
-    expect_error_line(std::string("mha --json - ") + option, std::string(option) + ": no effect with --json -, which writes the JSON");
+  for (const char* to_stdout : {"--json", "--py", "--ipynb"}) {
+    const std::string o = to_stdout;
+    expect_error_line("mha --from 3 " + o + " -", "--from: no effect with " + o + " -");
+    for (const std::string option : {"--heatmap", "--step"})
+      expect_error_line("mha " + o + " - " + option, option + ": no effect with " + o + " -, which writes its export");
+  }
+  expect_error_line("mha --json - --explain", "--explain: no effect with --json -");
+  const std::string file = temp_dir() + "/out.json";  // a JSON file leaves the text on stdout
+  for (const std::string& args : std::vector<std::string>{"mha --py - --explain", "mha --ipynb - --explain",
+                                                         "mha --heatmap --from 3 --json " + file}) {
+    CAPTURE(args);  // the script and the notebook hold the explanations
+    CHECK(run_cli(args + " --color never").exit_code == 0);
+  }
   expect_error_line("kv-memory --swa-ratio 5:1", "--swa-ratio: no effect without --window");
   CHECK(run_cli("kv-memory --swa-ratio 5:1 --window 1024").exit_code == 0);
   // The same options where they change something run.
