@@ -97,7 +97,11 @@ Notebook lesson_notebook(const std::string& lesson, const LessonOptions& opt) {
 
 std::string LessonInfo::title(Lang lang) const { return lesson_text(name).render(text("lesson.title"), lang); }
 
-std::string LessonInfo::summary(Lang lang) const { return lesson_text(name).render(text("lesson.summary"), lang); }
+std::string LessonInfo::summary(Lang lang) const {
+  std::vector<Prose> values;  // {1}, {2}, ...: its own defaults, in the row's order
+  for (const OptionDefault& d : defaults) values.push_back(d.value);
+  return lesson_text(name).render(text("lesson.summary", values), lang);
+}
 
 std::string LessonInfo::source(Lang lang) const {
   if (after_chapter()) return sections.front();  // "ch04/03_kv-cache"

@@ -83,7 +83,7 @@ struct LessonInfo {
   std::vector<std::string> exports;
 
   std::string title(Lang lang) const;
-  std::string summary(Lang lang) const;  // one line for --help
+  std::string summary(Lang lang) const;  // one line for --help ({1}, {2}, ...: its defaults)
   std::string source(Lang lang) const;   // where it comes from: "§3.5.1", "d2l.ai §11.5"
   bool in_chapter() const;               // a section of chapter 3 (what `all` runs)
   bool after_chapter() const;            // the book's bonus material after chapter 3 (sections "ch04/...")

@@ -66,6 +66,15 @@ TEST_CASE("defaults: each lesson's --help states its own defaults, in English an
   CHECK(gqa.find("per head in wrapper (default 8)") != std::string::npos);
   CHECK(gqa.find("Number of attention heads (default 4)") != std::string::npos);
   CHECK(run_cli("course-mha --help --lang en").out.find("8 with --preset post)") != std::string::npos);
+  // The bonus lessons' one-line summaries quote the same values ({1}, {2}, ... of lesson.summary).
+  for (const char* name : {"kv-cache", "gqa", "mla", "swa"}) {
+    const LessonInfo& lesson = *find_lesson(name);
+    CAPTURE(lesson.name);
+    const std::string quoted = "(default d_out " + lesson.default_value("--d-out") + ", " +
+                               lesson.default_value("--num-heads") + " heads";
+    CHECK(lesson.summary(Lang::En).find(quoted) != std::string::npos);
+    CHECK(lesson.summary(Lang::Zh).find("（默认 d_out " + lesson.default_value("--d-out") + "、") != std::string::npos);
+  }
   // all: the chapter lessons' defaults, each named where they differ.
   CHECK(run_cli("all --help --lang en").out.find("(default: dropout 0.5, wrapper 0.0, mha 0.0)") != std::string::npos);
 }
