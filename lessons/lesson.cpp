@@ -133,28 +133,27 @@ std::string LessonInfo::default_value(const std::string& flag) const {
 
 std::string LessonInfo::option_help(const OptionRow& row, Lang lang) const {
   const std::string& help = lang == Lang::Zh ? row.help_zh : row.help_en;
-  std::string value = default_value(row.flag);
-  for (const OptionDefault& d : defaults)  // one that follows from other options: in words
-    if (d.flag == row.flag && d.value.empty()) value = lesson_text(name).render(text("default." + row.config_key()), lang);
-  if (value.empty()) return help;
-  return lesson_text(name).render(text("help.with-default", {help, value}), lang);
+  const auto own = std::find_if(defaults.begin(), defaults.end(), [&](const OptionDefault& d) { return d.flag == row.flag; });
+  const bool in_words = own != defaults.end() && own->value.empty();  // it follows from other options
+  const TextTable& words = lesson_text(name);
+  const std::string value = in_words ? words.render(text("default." + row.config_key()), lang) : default_value(row.flag);
+  return value.empty() ? help : words.render(text("help.with-default", {help, value}), lang);
 }
 
 std::string chapter_option_help(const OptionRow& row, Lang lang) {
   const std::string& help = lang == Lang::Zh ? row.help_zh : row.help_en;
-  std::vector<const LessonInfo*> taking;
-  for (const LessonInfo& l : lessons())
-    if (l.in_chapter() && l.takes(row) && !l.default_value(row.flag).empty()) taking.push_back(&l);
-  if (taking.empty()) return help;
-  const std::string first = taking.front()->default_value(row.flag);
-  bool agree = true;
+  std::vector<std::string> values;
   std::string each;  // "dropout 0.5, wrapper 0.0, mha 0.0"
-  for (const LessonInfo* l : taking) {
-    agree = agree && l->default_value(row.flag) == first;
-    each += (each.empty() ? "" : ", ") + l->name + " " + l->default_value(row.flag);
+  for (const LessonInfo& l : lessons()) {
+    const std::string value = l.in_chapter() && l.takes(row) ? l.default_value(row.flag) : "";
+    if (value.empty()) continue;
+    values.push_back(value);
+    each += (each.empty() ? "" : ", ") + l.name + " " + value;
   }
-  const TextTable& common = lesson_text(taking.front()->name);
-  return common.render(agree ? text("help.with-default", {help, first}) : text("help.with-defaults", {help, each}), lang);
+  if (values.empty()) return help;
+  const bool agree = std::count(values.begin(), values.end(), values.front()) == static_cast<long>(values.size());
+  return lesson_text("common").render(agree ? text("help.with-default", {help, values.front()})
+                                            : text("help.with-defaults", {help, each}), lang);
 }
 
 const LessonInfo* find_lesson(const std::string& name) {
