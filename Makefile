@@ -16,6 +16,10 @@ SANITIZE_FLAGS = -fsanitize=address,undefined -fno-sanitize-recover=undefined -f
 SANITIZE_CMAKE_ARGS ?=
 FUZZ_SECONDS ?= 60
 FUZZ_BUILD ?= build-fuzz
+# ccache, when installed (tools/install-deps.sh installs it), with paths taken relative to this checkout so
+# that a fresh clone in another folder (CI) reuses what an earlier build compiled.
+LAUNCHER := $(if $(shell command -v ccache 2>/dev/null),-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+export CCACHE_BASEDIR := $(CURDIR)
 
 .PHONY: all deps build test test-clang test-arm64 bench install clean sanitize fuzz
 all: build
@@ -25,7 +29,7 @@ deps:
 	@sh tools/install-deps.sh
 
 build: deps
-	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release >/dev/null
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(LAUNCHER) >/dev/null
 	@cmake --build $(BUILD) -j$(JOBS)
 
 test: build

@@ -1,5 +1,6 @@
 #!/bin/sh
 # Installs the Debian 12 packages attn-tutor needs, and only those that are missing.
+# ccache only speeds up rebuilds (make and tools/ci-extra.sh use it when it is there).
 # chromium (headless), fonts-dejavu-core, fonts-noto-cjk (the Chinese page) and zlib1g-dev are for the tests: the HTML report is
 # rendered and its screenshot decoded; python3 and python3-nbformat
 # check that the --py and --ipynb exports parse and validate (no torch needed). libbenchmark-dev is for the kernel benchmarks (make bench);
@@ -9,7 +10,7 @@
 # zlib1g-dev:arm64 (Debian's multiarch: the arm64 architecture is added for it).
 # Runs apt-get directly as root, through sudo otherwise.
 set -eu
-PACKAGES="g++ cmake make libcli11-dev libeigen3-dev nlohmann-json3-dev doctest-dev libbenchmark-dev tmux chromium fonts-dejavu-core fonts-noto-cjk zlib1g-dev python3 python3-nbformat clang g++-aarch64-linux-gnu qemu-user zlib1g-dev:arm64"
+PACKAGES="g++ cmake make ccache libcli11-dev libeigen3-dev nlohmann-json3-dev doctest-dev libbenchmark-dev tmux chromium fonts-dejavu-core fonts-noto-cjk zlib1g-dev python3 python3-nbformat clang g++-aarch64-linux-gnu qemu-user zlib1g-dev:arm64"
 missing=""
 for p in $PACKAGES; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
