@@ -282,7 +282,7 @@ TEST_CASE("hostile: two outputs that are one file are refused, however they are 
 TEST_CASE("hostile: outputs that are directories, special files or unwritable get one clean line") {
   const std::string dir = temp_dir();
   expect_clean_refusal("mha --html " + dir, "is a directory");
-  expect_clean_refusal("mha --py /proc/self/mem", "--py /proc/self/mem: ");
+  expect_clean_refusal("mha --py /proc/self/mem", "--py /proc/self/mem: cannot create a file in its directory");
   expect_clean_refusal("mha --json /proc/version", "--json /proc/version: ");
   expect_clean_refusal("kv-memory --json /proc/self/mem", "--json /proc/self/mem: ");
   expect_clean_refusal("kv-memory --json ''", "--json '': the path is empty");
@@ -290,6 +290,42 @@ TEST_CASE("hostile: outputs that are directories, special files or unwritable ge
   // /dev/stdin: here standard input is /dev/null, a device written where it is.
   CHECK(run_bounded("mha --json /dev/stdin --color never").exit_code == 0);
   CHECK(names_in(dir).empty());
+}
+
+TEST_CASE("hostile: an output that is the file or pipe of standard input, output or error is refused") {
+  // run_cli gives the command files for all three: replacing one would lose the text or the input.
+  for (const auto& [args, mentions] : std::vector<std::pair<std::string, std::string>>{
+           {"mha --json /dev/stdin", "--json /dev/stdin: is the file or pipe on standard input"},
+           {"mha --py /dev/stdout", "--py /dev/stdout: is the file or pipe that standard output goes to"},
+           {"mha --html /proc/self/fd/1", "--html /proc/self/fd/1: is the file or pipe that standard output goes to"},
+           {"mha --ipynb /dev/stderr", "--ipynb /dev/stderr: is the file or pipe that standard error goes to"},
+           {"kv-memory --json /dev/stdout", "--json /dev/stdout: is the file or pipe that standard output goes to"}}) {
+    CAPTURE(args);
+    const CliResult r = run_cli(args, "keep me\n");
+    CAPTURE(r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(r.out.empty());
+    CHECK(count_lines(r.err) == 1);
+    CHECK(r.err.find(mentions) != std::string::npos);
+  }
+  // A pipe on standard output (| cat): refused too, not interleaved with the text.
+  const std::string dir = temp_dir();
+  int pipe_fds[2];
+  REQUIRE(pipe(pipe_fds) == 0);
+  const int err_fd = open((dir + "/err").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  const pid_t pid = start_attn_tutor({"mha", "--json", "/dev/stdout"}, dir, pipe_fds[1], err_fd);
+  close(pipe_fds[1]);
+  close(err_fd);
+  std::string piped;
+  char buffer[65536];
+  for (ssize_t n; (n = read(pipe_fds[0], buffer, sizeof buffer)) > 0;) piped.append(buffer, static_cast<size_t>(n));
+  close(pipe_fds[0]);
+  CHECK(wait_exit_code(pid) == 2);
+  CHECK(piped.empty());
+  CHECK(read_text_file(dir + "/err").find("--json /dev/stdout: is the file or pipe that standard output goes to") !=
+        std::string::npos);
+  // A terminal or /dev/null there is a device: written where it is, as before.
+  CHECK(run_bounded("mha --json /dev/stdout --color never", "", 20, "/dev/null").exit_code == 0);
 }
 
 TEST_CASE("hostile: --html - writes the page to standard output, as - does for the other outputs") {

@@ -237,7 +237,8 @@ std::vector<std::string> bad_command_lines(const std::string& dir) {
       // output files
       "mha --json '" + dir + "/no/such/dir.json'", "mha --json '" + dir + "'", "mha --json ''", "mha --html ''",
       "mha --json '" + dir + "/same' --html '" + dir + "/same'", "softmax --py - --ipynb -",
-      "mha --inputs " + file("io.json", "[[1, 2], [3, 4]]") + " --py '" + dir + "/io.json'"};
+      "mha --inputs " + file("io.json", "[[1, 2], [3, 4]]") + " --py '" + dir + "/io.json'", "mha --json /dev/stdin",
+      "mha --json /dev/stdout", "mha --json /dev/stderr"};
   return out;
 }
 

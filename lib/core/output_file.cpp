@@ -119,8 +119,22 @@ bool same_file(const Identity& a, const Identity& b) {
          a.ino == b.ino && a.name == b.name;
 }
 
-// Outputs against each other and against the inputs; throws naming both options.
+// A standard descriptor's file when it is one an output could replace or feed (a regular file, a
+// pipe), not a terminal or /dev/null, which outputs may share.
+Identity identity_of_descriptor(int fd) {
+  Identity id;
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || S_ISCHR(st.st_mode)) return id;
+  id.known = id.exists = true;
+  id.dev = st.st_dev;
+  id.ino = st.st_ino;
+  return id;
+}
+
+// Outputs against each other, against the inputs and against the standard descriptors (--json
+// /dev/stdout > f, --json /dev/stdin < f, /proc/self/fd/1); throws naming both.
 void require_distinct(const std::vector<NamedPath>& outputs, const std::vector<NamedPath>& inputs) {
+  const char* const standard[] = {"core.output.is-stdin", "core.output.is-stdout", "core.output.is-stderr"};
   std::vector<Identity> input_ids;
   for (const NamedPath& in : inputs) {
     Identity id = identity_of(in.path);
@@ -129,6 +143,8 @@ void require_distinct(const std::vector<NamedPath>& outputs, const std::vector<N
   std::vector<Identity> seen;
   for (const NamedPath& out : outputs) {
     const Identity id = identity_of(out.path);
+    for (int fd = 0; fd < 3; ++fd)
+      if (same_file(id, identity_of_descriptor(fd))) fail(out.option, out.path, error_text(standard[fd]));
     for (std::size_t i = 0; i < inputs.size(); ++i)
       if (same_file(id, input_ids[i]))
         fail(out.option, out.path, error_text("core.output.same-as-input", {inputs[i].option + " " + echo(inputs[i].path, 60)}));
@@ -292,7 +308,13 @@ class Temporaries {
 void write_temp(Plan& p, Temporaries& temporaries) {
   int fd = -1;
   p.temp = temporaries.create(directory_of(p.final_path), fd);
-  if (p.temp < 0) fail(p, "core.output.cannot-create", errno);
+  if (p.temp < 0) {
+    const int err = errno;
+    if (p.exists && (err == ENOENT || err == ENOTDIR))  // the file is there, its directory takes no new one (/proc)
+      throw UsageError(error_text("core.output.fail-errno", {p.option, echo(p.path, 60), error_text("core.output.cannot-create"),
+                                                             errno_text(err), error_text("core.output.fix-other")}));
+    fail(p, "core.output.cannot-create", err);
+  }
   // mkstemp creates 0600: a new file takes the umask's permissions, a replaced one keeps its own.
   const mode_t mode = p.exists ? (p.st.st_mode & 07777) : new_file_mode();
   if (p.exists && ::geteuid() == 0 && ::fchown(fd, p.st.st_uid, p.st.st_gid) != 0) {
@@ -346,6 +368,7 @@ void check_distinct_files(const std::vector<NamedPath>& outputs, const std::vect
 
 void check_output_path(const std::string& option, const std::string& path) {
   if (path.empty()) throw UsageError(empty_path_message(option, false));
+  require_distinct({{option, path}}, {});
   Plan p;
   p.option = option;
   p.path = path;

@@ -8,7 +8,8 @@
 // Outputs are compared with each other and with the command's inputs by identity (device and inode,
 // or for a file not created yet its directory's identity and its name, symlinks followed), not by
 // spelling: two outputs that are one file, or an output that is an input, are refused before
-// anything is written. Character devices (/dev/null, a terminal) may be shared.
+// anything is written; so is an output that is the regular file or pipe on standard input, output or
+// error (/dev/stdout > f). Character devices (/dev/null, a terminal) may be shared.
 //
 // Signals: while commit() runs, SIGINT, SIGTERM and SIGHUP (unless the caller ignores them) remove
 // the temporaries before the process ends of them, and are held back while the temporaries are
