@@ -294,12 +294,14 @@ TEST_CASE("hostile: outputs that are directories, special files or unwritable ge
 
 TEST_CASE("hostile: an output that is the file or pipe of standard input, output or error is refused") {
   // run_cli gives the command files for all three: replacing one would lose the text or the input.
-  for (const auto& [args, mentions] : std::vector<std::pair<std::string, std::string>>{
+  for (const std::pair<std::string, std::string>& c : std::vector<std::pair<std::string, std::string>>{
            {"mha --json /dev/stdin", "--json /dev/stdin: is the file or pipe on standard input"},
            {"mha --py /dev/stdout", "--py /dev/stdout: is the file or pipe that standard output goes to"},
            {"mha --html /proc/self/fd/1", "--html /proc/self/fd/1: is the file or pipe that standard output goes to"},
            {"mha --ipynb /dev/stderr", "--ipynb /dev/stderr: is the file or pipe that standard error goes to"},
            {"kv-memory --json /dev/stdout", "--json /dev/stdout: is the file or pipe that standard output goes to"}}) {
+    const std::string& args = c.first;  // not a structured binding: clang 14 cannot capture one in CAPTURE
+    const std::string& mentions = c.second;
     CAPTURE(args);
     const CliResult r = run_cli(args, "keep me\n");
     CAPTURE(r.err);
