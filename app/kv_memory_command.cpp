@@ -2,7 +2,7 @@
 
 #include <iostream>
 
-#include "core/atomic_file.h"
+#include "core/output_file.h"
 #include "core/usage_error.h"
 #include "language.h"
 #include "lessons/ui_text.h"
@@ -44,16 +44,11 @@ int run_kv_memory(KvMemoryCli& k, Lang env_lang) {
   if (k.latent_dim != kNotGiven) k.config.latent_dim = k.latent_dim;
   const KvMemoryEstimate e = estimate_kv_memory(k.config);
   const std::string json = kv_memory_json(e, ATTN_TUTOR_VERSION);
-  if (k.json == "-") {
-    std::cout << json;
-    return 0;
-  }
-  if (!k.json.empty()) {
-    const ErrorText error = write_file_atomically(k.json, json);
-    if (!error.empty()) throw UsageError(tr("err.json-path", {error_message(error, help_language())}));
-  }
+  OutputSet outputs;  // the table (or its JSON) and --json FILE: both or neither
+  if (!k.json.empty() && k.json != "-") outputs.add_file("--json", k.json, json);
   const Lang lang = k.lang.empty() ? env_lang : (k.lang == "zh" ? Lang::Zh : Lang::En);
-  std::cout << render_kv_memory(e, lang);
+  outputs.set_stdout(k.json == "-" ? json : render_kv_memory(e, lang));
+  outputs.commit();
   return 0;
 }
 

@@ -39,7 +39,8 @@ const FileOutput kFileOutputs[] = {
      [](const Notebook& nb, const CliOptions&, const LessonOptions& opt) { return export_ipynb(nb, opt.lang, opt.explain); }},
 };
 
-bool dash_is_stdout(const std::string& option) { return option != "--html"; }
+// The files the lessons read: no output may be one of them.
+const char* const kInputOptions[] = {"--inputs"};
 
 }  // namespace
 
@@ -47,11 +48,13 @@ int write_lesson_outputs(const Notebook& nb, const CliOptions& cli, const Lesson
   if (cli.given("--from") && (cli.text("--from").empty() || start_item(nb, cli.text("--from")) < 0))  // before any file
     throw UsageError(from_not_found_message(cli.text("--from"), nb.lesson(), start_sections(nb), cell_count(nb)));
   OutputSet outputs;
+  for (const char* input : kInputOptions)
+    if (cli.given(input)) outputs.add_input(input, cli.text(input));
   // add_file refuses an empty path before anything is rendered.
   const FileOutput* to_stdout = nullptr;
   for (const FileOutput& out : kFileOutputs) {
     if (!cli.given(out.option)) continue;
-    if (dash_is_stdout(out.option) && cli.text(out.option) == "-") {
+    if (cli.text(out.option) == "-") {
       to_stdout = &out;
       continue;
     }
@@ -82,14 +85,22 @@ int write_lesson_outputs(const Notebook& nb, const CliOptions& cli, const Lesson
 
 void require_output_paths(const CliOptions& cli) {
   std::string on_stdout;
+  std::vector<NamedPath> files, inputs;
   for (const FileOutput& out : kFileOutputs) {
     const std::string name = out.option;
-    if (cli.given(name) && cli.text(name).empty()) throw UsageError(empty_path_message(name, dash_is_stdout(name)));
-    if (!cli.given(name) || cli.text(name) != "-" || !dash_is_stdout(name)) continue;
+    if (cli.given(name) && cli.text(name).empty()) throw UsageError(empty_path_message(name, true));
+    if (!cli.given(name)) continue;
+    if (cli.text(name) != "-") {
+      files.push_back({name, cli.text(name)});
+      continue;
+    }
     if (!on_stdout.empty())
       throw UsageError(tr("err.two-stdout", {on_stdout, name}));
     on_stdout = name;
   }
+  for (const char* input : kInputOptions)
+    if (cli.given(input)) inputs.push_back({input, cli.text(input)});
+  check_distinct_files(files, inputs);  // before the lesson runs; the commit compares them again
 }
 
 bool exports_anything(const CliOptions& cli) {

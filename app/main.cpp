@@ -242,6 +242,8 @@ int main(int argc, char** argv) {
       return run_bench(bench_cli, lang);
     }
     if (kv_memory->parsed()) {
+      if (kv_memory->get_option("--json")->count() > 0 && kv_memory_cli.json.empty())
+        throw UsageError(empty_path_message("--json", true));
       if (kv_memory->get_option("--swa-ratio")->count() > 0 && kv_memory_cli.window == kNotGiven)
         throw UsageError(swa_ratio_without_window_message());  // the ratio splits the sliding-window layers
       return run_kv_memory(kv_memory_cli, lang);

@@ -1,12 +1,15 @@
 #include "hostile_run.h"
 
 #include <doctest/doctest.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <thread>
 
 #include "run_cli.h"
@@ -78,3 +81,36 @@ void expect_clean_refusal(const std::string& args, const std::string& mentions, 
 }
 
 bool is_root() { return geteuid() == 0; }
+
+pid_t start_attn_tutor(const std::vector<std::string>& args, const std::string& dir, int stdout_fd, int stderr_fd,
+                       const std::vector<int>& ignored) {
+  std::vector<std::string> words = {ATTN_TUTOR_EXE};
+  words.insert(words.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (std::string& w : words) argv.push_back(w.data());
+  argv.push_back(nullptr);
+  const pid_t pid = fork();
+  if (pid == 0) {
+    const int in = open("/dev/null", O_RDONLY);
+    if (in < 0 || dup2(in, 0) < 0 || dup2(stdout_fd, 1) < 0 || dup2(stderr_fd, 2) < 0 || chdir(dir.c_str()) != 0) _exit(127);
+    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE}) signal(sig, SIG_DFL);  // whatever ran the tests set
+    for (int sig : ignored) signal(sig, SIG_IGN);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, nullptr);
+    setenv("LANG", "C.UTF-8", 1);
+    unsetenv("LC_ALL");
+    unsetenv("LC_MESSAGES");
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  REQUIRE(pid > 0);
+  return pid;
+}
+
+int wait_exit_code(pid_t pid) {
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR) return -1;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}

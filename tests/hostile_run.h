@@ -1,7 +1,10 @@
 #pragma once
 // Runs the built attn-tutor under a time limit and measures its peak memory (tests only): a hostile
 // input must end quickly, in little memory, with one clean line, and leave no file behind.
+#include <sys/types.h>
+
 #include <string>
+#include <vector>
 
 struct BoundedRun {
   int exit_code = -1;  // 128 + signal when killed
@@ -25,3 +28,12 @@ void expect_clean_refusal(const std::string& args, const std::string& mentions, 
 bool free_of_control_characters(const std::string& line);
 
 bool is_root();
+
+// Starts attn-tutor with `args` (no shell) in `dir`, with standard output and error on the given
+// descriptors, standard input from /dev/null, SIGINT, SIGTERM, SIGHUP and SIGPIPE at their default
+// action except those in `ignored` (as `trap '' PIPE` or nohup leave them); returns its process id.
+pid_t start_attn_tutor(const std::vector<std::string>& args, const std::string& dir, int stdout_fd, int stderr_fd,
+                       const std::vector<int>& ignored = {});
+
+// Waits for a process started by start_attn_tutor: its exit code, or 128 + the signal that ended it.
+int wait_exit_code(pid_t pid);

@@ -236,7 +236,9 @@ std::vector<std::string> bad_command_lines(const std::string& dir) {
       "bench --batch 4096 --tokens 65536", "bench --batch 1 --tokens 1024 --d-model 16384 --num-heads 16 --repeats 1000",
       // output files
       "mha --json '" + dir + "/no/such/dir.json'", "mha --json '" + dir + "'", "mha --json ''", "mha --html ''",
-      "mha --json '" + dir + "/same' --html '" + dir + "/same'", "softmax --py - --ipynb -"};
+      "mha --json '" + dir + "/same' --html '" + dir + "/same'", "softmax --py - --ipynb -",
+      "mha --inputs " + file("io.json", "[[1, 2], [3, 4]]") + " --py '" + dir + "/io.json'", "mha --json /dev/stdin",
+      "mha --json /dev/stdout", "mha --json /dev/stderr"};
   return out;
 }
 

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -28,7 +29,7 @@ struct Plan {
   std::string final_path;  // the regular file to create or replace (symlinks followed)
   bool exists = false;
   struct stat st {};       // of the existing final_path
-  std::string temp;        // the temporary beside final_path, once created
+  int temp = -1;           // its slot in the registry of temporaries, once created
 };
 
 ErrorText fix_for(int err) {
@@ -43,18 +44,27 @@ ErrorText fix_for(int err) {
 }
 
 // `what`: a key of lib/core/text.txt (core.output.*).
-[[noreturn]] void fail(const Plan& p, const char* what, int err) {
-  throw UsageError(error_text("core.output.fail-errno", {p.option, echo(p.path, 60), error_text(what), errno_text(err), fix_for(err)}));
+[[noreturn]] void fail(const std::string& option, const std::string& path, const char* what, int err) {
+  throw UsageError(error_text("core.output.fail-errno", {option, echo(path, 60), error_text(what), errno_text(err), fix_for(err)}));
 }
 
-[[noreturn]] void fail(const Plan& p, ErrorText what_and_fix) {
-  throw UsageError(error_text("core.output.fail", {p.option, echo(p.path, 60), std::move(what_and_fix)}));
+[[noreturn]] void fail(const Plan& p, const char* what, int err) { fail(p.option, p.path, what, err); }
+
+[[noreturn]] void fail(const std::string& option, const std::string& path, ErrorText what_and_fix) {
+  throw UsageError(error_text("core.output.fail", {option, echo(path, 60), std::move(what_and_fix)}));
 }
+
+[[noreturn]] void fail(const Plan& p, ErrorText what_and_fix) { fail(p.option, p.path, std::move(what_and_fix)); }
 
 std::string directory_of(const std::string& path) {
   const std::size_t slash = path.rfind('/');
   if (slash == std::string::npos) return ".";
   return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+std::string name_of(const std::string& path) {
+  const std::size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
 // Where a chain of symlinks ends (a path that may not exist yet); false after 40 links.
@@ -69,6 +79,80 @@ bool follow_links(std::string& path) {
     path = link[0] == '/' ? link : directory_of(path) + "/" + link;
   }
   return false;
+}
+
+// What a path names, whatever its spelling: an existing file's device and inode (hard links and
+// symlinks to it included), or for a file not created yet (a dangling symlink followed to its end)
+// its directory's device and inode and its name.
+struct Identity {
+  bool known = false;      // false: neither the file nor its directory can be reached
+  bool shareable = false;  // a character device (/dev/null, a terminal): two outputs may both write it
+  bool exists = false;
+  dev_t dev = 0;
+  ino_t ino = 0;
+  std::string name;  // of a file not created yet
+};
+
+Identity identity_of(const std::string& path) {
+  Identity id;
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0) {
+    id.known = id.exists = true;
+    id.shareable = S_ISCHR(st.st_mode);
+    id.dev = st.st_dev;
+    id.ino = st.st_ino;
+    return id;
+  }
+  std::string final_path = path;
+  if (!follow_links(final_path)) return id;
+  if (::stat(final_path.c_str(), &st) == 0) return identity_of(final_path);  // appeared meanwhile
+  if (::stat(directory_of(final_path).c_str(), &st) != 0) return id;
+  id.known = true;
+  id.dev = st.st_dev;
+  id.ino = st.st_ino;
+  id.name = name_of(final_path);
+  return id;
+}
+
+bool same_file(const Identity& a, const Identity& b) {
+  return a.known && b.known && !a.shareable && !b.shareable && a.exists == b.exists && a.dev == b.dev &&
+         a.ino == b.ino && a.name == b.name;
+}
+
+// A standard descriptor's file when it is one an output could replace or feed (a regular file, a
+// pipe), not a terminal or /dev/null, which outputs may share.
+Identity identity_of_descriptor(int fd) {
+  Identity id;
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || S_ISCHR(st.st_mode)) return id;
+  id.known = id.exists = true;
+  id.dev = st.st_dev;
+  id.ino = st.st_ino;
+  return id;
+}
+
+// Outputs against each other, against the inputs and against the standard descriptors (--json
+// /dev/stdout > f, --json /dev/stdin < f, /proc/self/fd/1); throws naming both.
+void require_distinct(const std::vector<NamedPath>& outputs, const std::vector<NamedPath>& inputs) {
+  const char* const standard[] = {"core.output.is-stdin", "core.output.is-stdout", "core.output.is-stderr"};
+  std::vector<Identity> input_ids;
+  for (const NamedPath& in : inputs) {
+    Identity id = identity_of(in.path);
+    input_ids.push_back(id.exists ? id : Identity{});  // a missing input is reported by its reader
+  }
+  std::vector<Identity> seen;
+  for (const NamedPath& out : outputs) {
+    const Identity id = identity_of(out.path);
+    for (int fd = 0; fd < 3; ++fd)
+      if (same_file(id, identity_of_descriptor(fd))) fail(out.option, out.path, error_text(standard[fd]));
+    for (std::size_t i = 0; i < inputs.size(); ++i)
+      if (same_file(id, input_ids[i]))
+        fail(out.option, out.path, error_text("core.output.same-as-input", {inputs[i].option + " " + echo(inputs[i].path, 60)}));
+    for (std::size_t i = 0; i < seen.size(); ++i)
+      if (same_file(id, seen[i]))
+        fail(out.option, out.path, error_text("core.output.same-file", {outputs[i].option + " " + echo(outputs[i].path, 60)}));
+    seen.push_back(id);
+  }
 }
 
 void plan_target(Plan& p) {
@@ -110,13 +194,127 @@ mode_t new_file_mode() {
   return 0666 & ~mask;
 }
 
-void write_temp(Plan& p) {
-  std::string name = directory_of(p.final_path) + "/.attn-tutor-XXXXXX";
-  std::vector<char> templ(name.begin(), name.end());
-  templ.push_back('\0');
-  const int fd = ::mkstemp(templ.data());
-  if (fd < 0) fail(p, "core.output.cannot-create", errno);
-  p.temp = templ.data();
+// The temporaries of the commit under way, for the signal handler: fixed C strings, so the handler
+// reads them without allocating; a slot whose first byte is 0 holds nothing (renamed or removed).
+constexpr int kMaxTemporaries = 16;
+char temporary_names[kMaxTemporaries][PATH_MAX];
+volatile sig_atomic_t temporary_count = 0;
+pthread_t commit_thread;
+constexpr int kCleanupSignals[] = {SIGINT, SIGTERM, SIGHUP};
+
+sigset_t cleanup_signals() {
+  sigset_t set;
+  sigemptyset(&set);
+  for (int sig : kCleanupSignals) sigaddset(&set, sig);
+  return set;
+}
+
+// Async-signal-safe: unlink, sigaction, raise, pthread_kill and pthread_self only.
+extern "C" void remove_temporaries_and_end(int sig) {
+  if (!pthread_equal(pthread_self(), commit_thread)) {
+    // Another thread (the bench's pool) took it: the committing thread decides, once it lets
+    // signals in again (never in the middle of its renames).
+    pthread_kill(commit_thread, sig);
+    return;
+  }
+  for (int i = 0; i < temporary_count; ++i)
+    if (temporary_names[i][0] != '\0') ::unlink(temporary_names[i]);
+  struct sigaction fallback {};
+  fallback.sa_handler = SIG_DFL;
+  sigemptyset(&fallback.sa_mask);
+  ::sigaction(sig, &fallback, nullptr);
+  ::raise(sig);  // delivered when this handler returns: the process ends of the signal, as it would have
+}
+
+// Blocks SIGINT, SIGTERM and SIGHUP in this thread for its lifetime.
+struct HoldSignals {
+  sigset_t old;
+  HoldSignals() {
+    const sigset_t set = cleanup_signals();
+    pthread_sigmask(SIG_BLOCK, &set, &old);
+  }
+  ~HoldSignals() { pthread_sigmask(SIG_SETMASK, &old, nullptr); }
+};
+
+// For one commit: the handler above on the signals the caller does not ignore, the registry
+// emptied and the temporaries still in it removed at the end, whatever the end.
+class Temporaries {
+ public:
+  Temporaries() {
+    commit_thread = pthread_self();
+    temporary_count = 0;
+    struct sigaction handler {};
+    handler.sa_handler = remove_temporaries_and_end;
+    handler.sa_mask = cleanup_signals();
+    for (int i = 0; i < 3; ++i) {
+      ::sigaction(kCleanupSignals[i], nullptr, &old_[i]);
+      installed_[i] = old_[i].sa_handler != SIG_IGN;  // nohup, a background job: stays ignored
+      if (installed_[i]) ::sigaction(kCleanupSignals[i], &handler, nullptr);
+    }
+  }
+  ~Temporaries() {
+    {
+      const HoldSignals held;
+      remove_all();
+      temporary_count = 0;
+    }
+    for (int i = 0; i < 3; ++i)
+      if (installed_[i]) ::sigaction(kCleanupSignals[i], &old_[i], nullptr);
+  }
+  Temporaries(const Temporaries&) = delete;
+  Temporaries& operator=(const Temporaries&) = delete;
+
+  // Creates a temporary in `dir` and registers it before a signal can miss it; returns its slot
+  // and descriptor, or -1 with errno set.
+  int create(const std::string& dir, int& fd) {
+    const std::string templ = dir + "/.attn-tutor-XXXXXX";
+    if (templ.size() >= PATH_MAX) {
+      errno = ENAMETOOLONG;
+      return -1;
+    }
+    if (temporary_count >= kMaxTemporaries) {
+      errno = EMFILE;
+      return -1;
+    }
+    const HoldSignals held;
+    const int slot = temporary_count;
+    std::memcpy(temporary_names[slot], templ.c_str(), templ.size() + 1);
+    fd = ::mkostemp(temporary_names[slot], O_CLOEXEC);
+    if (fd < 0) {
+      const int err = errno;
+      temporary_names[slot][0] = '\0';
+      errno = err;
+      return -1;
+    }
+    temporary_count = slot + 1;
+    return slot;
+  }
+  static const char* name(int slot) { return temporary_names[slot]; }
+  // After its rename: nothing left to remove.
+  static void forget(int slot) { temporary_names[slot][0] = '\0'; }
+  static void remove_all() {
+    for (int i = 0; i < temporary_count; ++i)
+      if (temporary_names[i][0] != '\0') {
+        ::unlink(temporary_names[i]);
+        temporary_names[i][0] = '\0';
+      }
+  }
+
+ private:
+  struct sigaction old_[3] {};
+  bool installed_[3] = {false, false, false};
+};
+
+void write_temp(Plan& p, Temporaries& temporaries) {
+  int fd = -1;
+  p.temp = temporaries.create(directory_of(p.final_path), fd);
+  if (p.temp < 0) {
+    const int err = errno;
+    if (p.exists && (err == ENOENT || err == ENOTDIR))  // the file is there, its directory takes no new one (/proc)
+      throw UsageError(error_text("core.output.fail-errno", {p.option, echo(p.path, 60), error_text("core.output.cannot-create"),
+                                                             errno_text(err), error_text("core.output.fix-other")}));
+    fail(p, "core.output.cannot-create", err);
+  }
   // mkstemp creates 0600: a new file takes the umask's permissions, a replaced one keeps its own.
   const mode_t mode = p.exists ? (p.st.st_mode & 07777) : new_file_mode();
   if (p.exists && ::geteuid() == 0 && ::fchown(fd, p.st.st_uid, p.st.st_gid) != 0) {
@@ -128,6 +326,7 @@ void write_temp(Plan& p) {
     fail(p, "core.output.cannot-write", err);
   }
   if (::close(fd) != 0) fail(p, "core.output.cannot-write", errno);
+  std::string().swap(p.content);  // written: its memory is not needed any more
 }
 
 void write_direct(const Plan& p) {
@@ -143,19 +342,9 @@ void write_direct(const Plan& p) {
   if (::close(fd) != 0) fail(p, "core.output.cannot-write", errno);
 }
 
-// Removes the temporaries when the commit does not reach its end.
-struct Temporaries {
-  std::vector<Plan>& plans;
-  bool committed = false;
-  ~Temporaries() {
-    if (committed) return;
-    for (const Plan& p : plans)
-      if (!p.temp.empty()) ::unlink(p.temp.c_str());
-  }
-};
-
 // A reader that goes away must not kill the process between writing the temporaries and removing
-// them: EPIPE comes back as an error instead.
+// them: EPIPE comes back as an error instead. `caller_ignores` keeps what the process was started
+// with: then EPIPE stays an error to the end.
 struct IgnoreSigpipe {
   struct sigaction old {};
   IgnoreSigpipe() {
@@ -164,6 +353,7 @@ struct IgnoreSigpipe {
     ::sigaction(SIGPIPE, &ignore, &old);
   }
   ~IgnoreSigpipe() { ::sigaction(SIGPIPE, &old, nullptr); }
+  bool caller_ignores() const { return old.sa_handler == SIG_IGN; }
 };
 
 }  // namespace
@@ -172,8 +362,13 @@ ErrorText empty_path_message(const std::string& option, bool dash_is_stdout) {
   return error_text(dash_is_stdout ? "core.output.empty-path-or-dash" : "core.output.empty-path", {option});
 }
 
+void check_distinct_files(const std::vector<NamedPath>& outputs, const std::vector<NamedPath>& inputs) {
+  require_distinct(outputs, inputs);
+}
+
 void check_output_path(const std::string& option, const std::string& path) {
   if (path.empty()) throw UsageError(empty_path_message(option, false));
+  require_distinct({{option, path}}, {});
   Plan p;
   p.option = option;
   p.path = path;
@@ -187,12 +382,20 @@ void OutputSet::add_file(const std::string& option, const std::string& path, std
   files_.push_back({option, path, std::move(content)});
 }
 
+void OutputSet::add_input(const std::string& option, const std::string& path) { inputs_.push_back({option, path, {}}); }
+
 void OutputSet::set_stdout(std::string text) {
   stdout_text_ = std::move(text);
   has_stdout_ = true;
 }
 
 void OutputSet::commit() {
+  {
+    std::vector<NamedPath> outputs, inputs;
+    for (const File& f : files_) outputs.push_back({f.option, f.path});
+    for (const File& f : inputs_) inputs.push_back({f.option, f.path});
+    require_distinct(outputs, inputs);
+  }
   std::vector<Plan> plans;
   for (File& f : files_) {
     Plan p;
@@ -200,16 +403,19 @@ void OutputSet::commit() {
     p.path = f.path;
     p.content = std::move(f.content);
     plan_target(p);
-    for (const Plan& q : plans)
+    for (const Plan& q : plans)  // the same file reached twice after all (a link made meanwhile)
       if (!p.direct && !q.direct && p.final_path == q.final_path)
-        fail(p, error_text("core.output.same-file", {q.option}));
+        fail(p, error_text("core.output.same-file", {q.option + " " + echo(q.path, 60)}));
     plans.push_back(std::move(p));
   }
   files_.clear();
   const IgnoreSigpipe sigpipe_ignored;
-  Temporaries temporaries{plans};
+  Temporaries temporaries;
+  // 1. Every file in full beside its target; a signal now removes them and leaves the old files.
   for (Plan& p : plans)
-    if (!p.direct) write_temp(p);
+    if (!p.direct) write_temp(p, temporaries);
+  // 2. Devices, FIFOs and standard output, which cannot be taken back; a signal still leaves the
+  //    old files (and part of this output).
   for (const Plan& p : plans)
     if (p.direct) write_direct(p);
   if (has_stdout_) {
@@ -217,21 +423,35 @@ void OutputSet::commit() {
     std::fflush(stdout);
     if (!write_all(STDOUT_FILENO, stdout_text_)) {
       const int err = errno;
-      if (err == EPIPE) {  // the reader is gone (| head): remove the temporaries, then end as a pipe writer does
-        for (Plan& p : plans)
-          if (!p.temp.empty()) ::unlink(p.temp.c_str());
+      if (err == EPIPE && !sigpipe_ignored.caller_ignores()) {
+        // The reader is gone (| head): remove the temporaries, then end as a pipe writer does.
+        Temporaries::remove_all();
         ::signal(SIGPIPE, SIG_DFL);
         ::raise(SIGPIPE);
       }
       throw UsageError(error_text(err == ENOSPC ? "core.output.stdout-space" : "core.output.stdout", {errno_text(err)}));
     }
   }
-  for (Plan& p : plans)
-    if (!p.direct) {
-      if (std::rename(p.temp.c_str(), p.final_path.c_str()) != 0) fail(p, "core.output.cannot-replace", errno);
-      p.temp.clear();
+  // 3. The renames, with SIGINT, SIGTERM and SIGHUP held back until the last one is done: a signal
+  //    then ends the process with every new file in place.
+  std::vector<std::string> directories;
+  {
+    const HoldSignals held;
+    for (Plan& p : plans)
+      if (!p.direct) {
+        if (std::rename(Temporaries::name(p.temp), p.final_path.c_str()) != 0) fail(p, "core.output.cannot-replace", errno);
+        Temporaries::forget(p.temp);
+        directories.push_back(directory_of(p.final_path));
+      }
+  }
+  // Best effort: the renames themselves on disk (a power loss after this keeps the new files).
+  for (const std::string& dir : directories) {
+    const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd >= 0) {
+      ::fsync(fd);
+      ::close(fd);
     }
-  temporaries.committed = true;
+  }
 }
 
 namespace {
