@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <limits>
+#include <optional>
 
 #include "core/bounded_read.h"
 #include "core/safe_json.h"
@@ -33,11 +34,27 @@ bool plausible(const Shape& shape) {
   throw UsageError(error_text("check.err.fail", {source, std::move(what)}));
 }
 
-float number(const json& v, bool& ok) {
-  if (v.is_boolean()) return v.get<bool>() ? 1.0f : 0.0f;
-  if (v.is_number()) return static_cast<float>(v.get<double>());
+// What a tensor's "data" holds, for its "dtype" to agree with.
+struct Held {
+  bool booleans = false;  // true/false
+  bool fractions = false; // a number that is not a whole one, or "inf"/"-inf"/"nan"
+  bool numbers = false;   // any number or non-finite string
+};
+
+float number(const json& v, bool& ok, Held& held) {
+  if (v.is_boolean()) {
+    held.booleans = true;
+    return v.get<bool>() ? 1.0f : 0.0f;
+  }
+  if (v.is_number()) {
+    held.numbers = true;
+    const double d = v.get<double>();
+    if (!v.is_number_integer() && !(std::isfinite(d) && d == std::floor(d))) held.fractions = true;
+    return static_cast<float>(d);
+  }
   if (v.is_string()) {
     const std::string s = v.get<std::string>();
+    held.numbers = held.fractions = true;
     if (s == "inf" || s == "Infinity") return std::numeric_limits<float>::infinity();
     if (s == "-inf" || s == "-Infinity") return -std::numeric_limits<float>::infinity();
     if (s == "nan" || s == "NaN") return std::numeric_limits<float>::quiet_NaN();
@@ -57,17 +74,30 @@ Shape shape_of(const json& data) {
 }
 
 // Appends the values in row-major order; false when `data` is ragged or holds something else.
-bool flatten(const json& data, const Shape& shape, size_t dim, std::vector<float>& out) {
+bool flatten(const json& data, const Shape& shape, size_t dim, std::vector<float>& out, Held& held) {
   if (dim == shape.size()) {
     if (data.is_array()) return false;
     bool ok = true;
-    out.push_back(number(data, ok));
+    out.push_back(number(data, ok, held));
     return ok;
   }
   if (!data.is_array() || static_cast<int64_t>(data.size()) != shape[dim]) return false;
   for (const json& x : data)
-    if (!flatten(x, shape, dim + 1, out)) return false;
+    if (!flatten(x, shape, dim + 1, out, held)) return false;
   return true;
+}
+
+// The dtypes an export may declare: PyTorch's names, as str(t.dtype) ("torch.float32") or without the
+// prefix (tools/export_pytorch.py and attn-tutor --json write "float32", "bool", "int64").
+enum class Declared { Float, Integer, Bool };
+std::optional<Declared> declared_dtype(std::string name) {
+  if (name.rfind("torch.", 0) == 0) name = name.substr(6);
+  for (const char* f : {"float32", "float", "float64", "double", "float16", "half", "bfloat16"})
+    if (name == f) return Declared::Float;
+  for (const char* i : {"int64", "long", "int32", "int", "int16", "short", "int8", "uint8"})
+    if (name == i) return Declared::Integer;
+  if (name == "bool") return Declared::Bool;
+  return std::nullopt;
 }
 
 Tensor read_tensor(const json& entry, const std::string& name, const std::string& source) {
@@ -75,7 +105,8 @@ Tensor read_tensor(const json& entry, const std::string& name, const std::string
   if (!entry.contains("data")) fail(source, error_text("check.err.no-data", {where}));
   Shape shape = shape_of(entry["data"]);
   std::vector<float> values;
-  if (!flatten(entry["data"], shape, 0, values))
+  Held held;
+  if (!flatten(entry["data"], shape, 0, values, held))
     fail(source, error_text("check.err.ragged-data", {where}));
   if (entry.contains("shape")) {
     const json& s = entry["shape"];
@@ -94,7 +125,19 @@ Tensor read_tensor(const json& entry, const std::string& name, const std::string
       fail(source, error_text("check.err.shape-mismatch", {where, echo(s.dump()), shape_text(shape)}));
   }
   if (shape.size() > 4) fail(source, error_text("check.err.dims", {where, std::to_string(shape.size())}));
-  const bool is_bool = entry.contains("dtype") && entry["dtype"] == "bool";
+  // "dtype", when present: one of PyTorch's, and what the data holds (true/false for bool, whole
+  // numbers for an integer dtype, numbers for a floating one).
+  std::optional<Declared> dtype;
+  if (entry.contains("dtype") && !entry["dtype"].is_null()) {
+    const json& d = entry["dtype"];
+    if (d.is_string()) dtype = declared_dtype(d.get<std::string>());
+    if (!dtype) fail(source, error_text("check.err.dtype", {where, echo(d.dump())}));
+    const bool agrees = *dtype == Declared::Bool      ? !held.numbers
+                        : *dtype == Declared::Integer ? !held.booleans && !held.fractions
+                                                      : !held.booleans;
+    if (!agrees) fail(source, error_text("check.err.dtype-data", {where, echo(d.get<std::string>())}));
+  }
+  const bool is_bool = dtype == Declared::Bool;
   return Tensor(shape, std::move(values), is_bool ? DType::Bool : DType::Float32);
 }
 
@@ -121,23 +164,34 @@ LearnerExport parse_export(const std::string& text, const std::string& source) {
     if (!doc["config"].is_object()) fail(source, error_text("check.err.config-object"));
     ex.config = doc["config"];
   }
-  if (doc.contains("tokens") && doc["tokens"].is_array())
-    for (const json& t : doc["tokens"])
-      if (t.is_string()) {
-        ex.tokens.push_back(t.get<std::string>());
-        if (!is_printable_utf8(ex.tokens.back()))
-          fail(source, error_text("check.err.token-control", {echo(ex.tokens.back())}));
-      }
+  if (doc.contains("tokens") && !doc["tokens"].is_null()) {
+    const json& tokens = doc["tokens"];
+    if (!tokens.is_array() || tokens.size() > kMaxExportTokens)
+      fail(source, error_text("check.err.tokens", {std::to_string(kMaxExportTokens)}));
+    for (const json& t : tokens) {
+      if (!t.is_string()) fail(source, error_text("check.err.tokens", {std::to_string(kMaxExportTokens)}));
+      ex.tokens.push_back(t.get<std::string>());
+      if (!is_printable_utf8(ex.tokens.back()))
+        fail(source, error_text("check.err.token-control", {echo(ex.tokens.back())}));
+    }
+  }
   if (!doc.contains("tensors") || !doc["tensors"].is_array() || doc["tensors"].empty())
     fail(source, error_text("check.err.no-tensors"));
+  // Counted before anything is read: the work and the report grow with the number of tensors.
+  if (doc["tensors"].size() > kMaxExportTensors)
+    fail(source, error_text("check.err.too-many", {std::to_string(doc["tensors"].size()), std::to_string(kMaxExportTensors)}));
+  ex.tensors.reserve(doc["tensors"].size());
   for (const json& entry : doc["tensors"]) {
     if (!entry.is_object() || !entry.contains("name") || !entry["name"].is_string())
       fail(source, error_text("check.err.entry"));
-    const std::string name = entry["name"].get<std::string>();
+    const std::string& name = entry["name"].get_ref<const std::string&>();
+    if (name.size() > kMaxTensorNameBytes)
+      fail(source, error_text("check.err.name-long", {std::to_string(ex.tensors.size() + 1), echo(name),
+                                                      std::to_string(name.size()), std::to_string(kMaxTensorNameBytes)}));
     ex.tensors.push_back({name, read_tensor(entry, name, source), std::nullopt});
     if (entry.contains("cell") && !entry["cell"].is_null()) {
       if (!entry["cell"].is_number_integer() || entry["cell"].get<int64_t>() < 1 || entry["cell"].get<int64_t>() > 100000)
-        fail(source, error_text("check.err.cell", {name}));
+        fail(source, error_text("check.err.cell", {echo(name)}));
       ex.tensors.back().cell = static_cast<int>(entry["cell"].get<int64_t>());
     }
   }
