@@ -38,6 +38,17 @@ std::string screen_text(const std::string& text, size_t max_chars) {
 }
 
 std::string shown_name(const std::string& name) { return screen_text(name, kNameColumns); }
+// A line of the lesson's code (which can quote the export's tokens); the lessons' longest has 118 characters.
+std::string code_text(const std::string& code) {
+  std::string out;
+  for (size_t from = 0;;) {
+    const size_t end = code.find('\n', from);
+    out += screen_text(code.substr(from, end == std::string::npos ? std::string::npos : end - from), kCodeColumns);
+    if (end == std::string::npos) return out;
+    out += '\n';
+    from = end + 1;
+  }
+}
 
 struct Style {
   bool on;
@@ -155,7 +166,7 @@ std::string in_cell(int cell) { return "In [" + std::to_string(cell) + "]"; }
 // The lesson's cell (which can quote the export's tokens), each line escaped and shortened.
 std::string indented(const std::string& text, const std::string& indent) {
   std::string out;
-  for (const std::string& line : lines_of(text)) out += indent + screen_text(line, kCodeColumns) + "\n";
+  for (const std::string& line : lines_of(text)) out += indent + code_text(line) + "\n";
   return out;
 }
 
@@ -173,14 +184,14 @@ std::string tensor_line(const CheckReport& r, size_t i, const Style& st, const s
       // "taken before" the step that follows, unless that step starts the name over (another head's)
       bool restart = false;
       for (int j = 0; j <= c.other; ++j) restart = restart || (r.tool[j].name == t.name && r.tool[j].code == t.code);
-      return mark + "= " + ui("check.match-earlier", lang, {in_cell(r.tool[c.other].cell), r.tool[c.other].code,
-                                                               restart ? "" : ui("check.taken-before", lang, {t.code})});
+      return mark + "= " + ui("check.match-earlier", lang, {in_cell(r.tool[c.other].cell), code_text(r.tool[c.other].code),
+                                                               restart ? "" : ui("check.taken-before", lang, {code_text(t.code)})});
     }
     if (c.elsewhere == E::Later) return mark + "= " + ui("check.match-later", lang, {in_cell(r.tool[c.other].cell)});
     return mark + "= " + in_cell(t.cell);
   }
   std::string line = st.paint("31", "\u2717") + " " + head + ui("check.differs", lang, {in_cell(t.cell)});
-  if (c.elsewhere == E::Stale || c.elsewhere == E::Unsure) return line + ui("check.still-before", lang, {t.code});
+  if (c.elsewhere == E::Stale || c.elsewhere == E::Unsure) return line + ui("check.still-before", lang, {code_text(t.code)});
   if (y.tensor.shape() != t.tensor.shape()) return line + ui("check.shape-is", lang, {shape_of(t.tensor)});
   return line + ui("check.values-differ", lang, {std::to_string(c.differing), std::to_string(y.tensor.numel()),
                                                    diff_text(c.max_diff)});
@@ -269,7 +280,7 @@ std::string render_report(const CheckReport& r, bool color, Lang lang) {
   out += "\n" + st.paint("1", ui("check.first-difference", lang, {name})) + ui("check.first-in-order", lang) + "\n";
   const bool printed = t.code.rfind("print(", 0) == 0 || t.code.find('\n') != std::string::npos;
   out += (printed ? ui("check.lesson-value", lang, {name, in_cell(t.cell)})
-                  : ui("check.lesson-value-after", lang, {name, screen_text(t.code, kCodeColumns), in_cell(t.cell)})) + "\n";
+                  : ui("check.lesson-value-after", lang, {name, code_text(t.code), in_cell(t.cell)})) + "\n";
   if (t.cell > 0 && t.cell < static_cast<int>(r.cells.size())) out += indented(r.cells[t.cell], "    ");
   out += "\n" + two_columns(ui("check.yours", lang) + "\n" + plain_repr(y.tensor),
                             ui("check.attn-tutor", lang) + "\n" + plain_repr(t.tensor));
@@ -289,8 +300,8 @@ std::string render_report(const CheckReport& r, bool color, Lang lang) {
   out += "\n";
   if (c.elsewhere == E::Stale || c.elsewhere == E::Unsure) {
     const Binding& o = r.tool[c.other];
-    const std::string step = t.code;
-    out += wrap(ui("check.stale", lang, {name, in_cell(o.cell), o.code, step}) +
+    const std::string step = code_text(t.code);
+    out += wrap(ui("check.stale", lang, {name, in_cell(o.cell), code_text(o.code), step}) +
                     (c.elsewhere == E::Stale ? ui("check.stale-sure", lang, {name})
                                              : ui("check.stale-unsure", lang, {name, std::to_string(o.cell)})),
                 100, "") + "\n\n";
