@@ -288,3 +288,42 @@ TEST_CASE("hostile check: tokens are a short list of printable words") {
   doc["tokens"] = {"Your\x1b[2J", "journey"};
   expect_refused(write_file(dir, "t4.json", doc.dump()), {"Your\\e[2J"});
 }
+
+TEST_CASE("hostile check: 7 MB strings anywhere in the export cost little to refuse") {
+  // Each string is shown shortened in one line; showing it used to cost about 35 bytes per byte
+  // (up to 513 MB for a 7 MB valid_lens).
+  const std::string dir = temp_dir();
+  const std::string big(7 << 20, 'a');
+  const json base = json::parse(read_text(kMistakes + "correct-mha.json"));
+  std::vector<json> docs;
+  for (const char* key : {"lesson", "schema"}) {
+    json doc = base;
+    doc[key] = big;
+    docs.push_back(doc);
+  }
+  for (const char* key : {"d_out", "preset", "inputs", "seed", big.c_str()}) {
+    json doc = base;
+    doc["config"][key] = big;
+    docs.push_back(doc);
+  }
+  for (const char* key : {"dtype", "shape", "data"}) {
+    json doc = base;
+    doc["tensors"][0][key] = big;
+    docs.push_back(doc);
+  }
+  json tokens = base;
+  tokens["tokens"] = {big};
+  docs.push_back(tokens);
+  json lens = base;
+  lens["lesson"] = "d2l-mha";
+  lens["config"]["valid_lens"] = std::string(7 << 20, '1');
+  docs.push_back(lens);
+  for (const json& doc : docs) {
+    const BoundedRun r = check_bounded(write_file(dir, "big.json", doc.dump()));
+    CAPTURE(r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(count_lines(r.err) == 1);
+    CHECK(r.err.size() < 1500);
+    CHECK(r.max_rss_kb < 256 * 1024);
+  }
+}

@@ -223,6 +223,7 @@ std::vector<std::string> bad_command_lines(const std::string& dir) {
       entry("c-dtype.json", "{\"name\": \"x\", \"data\": [1], \"dtype\": \"float64x\"}"),
       entry("c-dtypedata.json", "{\"name\": \"x\", \"data\": [1.5], \"dtype\": \"int64\"}"),
       export_with("c-tokenlist.json", "\"lesson\": \"mha\", \"tokens\": \"a b\", " + tensor),
+      export_with("c-tokenlong.json", "\"lesson\": \"mha\", \"tokens\": [\"" + std::string(1025, 'w') + "\"], " + tensor),
       entry("c-toomany.json", [] {
         std::string many = "{\"name\": \"x\", \"data\": 1}";
         for (int i = 0; i < 4096; ++i) many += ", {\"name\": \"x\", \"data\": 1}";

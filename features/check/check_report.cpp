@@ -7,7 +7,6 @@
 #include <sstream>
 
 #include "notebook/json_export.h"
-#include "core/safe_text.h"
 #include "core/tensor_print.h"
 #include "lessons/ui_text.h"
 
@@ -24,18 +23,8 @@ constexpr size_t kNameColumns = 60;
 constexpr size_t kCodeColumns = 200;
 constexpr size_t kSourceColumns = 120;
 
-// Text from the export (or the command line) as the report shows it: control characters and
-// invalid UTF-8 escaped, at most `max_chars` characters. A very long text is cut to its ends before
-// echo() sees it, on character boundaries, so that the work stays small.
-std::string screen_text(const std::string& text, size_t max_chars) {
-  const size_t keep = 4 * max_chars + 8;  // bytes of each end: at least max_chars characters
-  if (text.size() <= 2 * keep) return echo(text, max_chars);
-  auto boundary = [&](size_t at) {
-    while (at > 0 && (static_cast<unsigned char>(text[at]) & 0xC0) == 0x80) --at;
-    return at;
-  };
-  return echo(text.substr(0, boundary(keep)) + text.substr(boundary(text.size() - keep)), max_chars);
-}
+// Text from the export (or the command line) as the report shows it: escaped, at most `max_chars` characters.
+std::string screen_text(const std::string& text, size_t max_chars) { return echo_export(text, max_chars); }
 
 std::string shown_name(const std::string& name) { return screen_text(name, kNameColumns); }
 // A line of the lesson's code (which can quote the export's tokens); the lessons' longest has 118 characters.
