@@ -154,10 +154,9 @@ LessonOptions replay_options(const LearnerExport& ex) {
     // A string is the integer's decimal text as json writes it: no sign "+", no leading zero, no hex.
     const bool canonical = !text.empty() && text != "-0" && text[0] != '+' &&
                            !(text.size() > 1 && text[0] == '0') && !(text.size() > 2 && text.rfind("-0", 0) == 0);
-    opt.seed = parse_torch_seed(text);
-    if (!opt.seed && !canonical) r.fail("seed", error_text("check.err.seed-type"));
-    if (!opt.seed) r.fail("seed", error_text("check.err.seed-range"));
     if (!canonical) r.fail("seed", error_text("check.err.seed-type"));
+    opt.seed = parse_torch_seed(text);
+    if (!opt.seed) r.fail("seed", error_text("check.err.seed-range"));
     opt.seed_text = text;
   }
   if (r.given("inputs_data")) {
