@@ -219,6 +219,20 @@ std::vector<std::string> bad_command_lines(const std::string& dir) {
       config("c-dropout.json", "\"dropout\": 2"), config("c-lens.json", "\"valid_lens\": 5"),
       config("c-heads.json", "\"d_out\": 3, \"num_heads\": 2"),
       config("c-cost.json", "\"context_length\": 4096, \"num_heads\": 64"),
+      // check: what the export declares (issue 20), its limits
+      entry("c-dtype.json", "{\"name\": \"x\", \"data\": [1], \"dtype\": \"float64x\"}"),
+      entry("c-dtypedata.json", "{\"name\": \"x\", \"data\": [1.5], \"dtype\": \"int64\"}"),
+      export_with("c-tokenlist.json", "\"lesson\": \"mha\", \"tokens\": \"a b\", " + tensor),
+      export_with("c-tokenlong.json", "\"lesson\": \"mha\", \"tokens\": [\"" + std::string(1025, 'w') + "\"], " + tensor),
+      entry("c-toomany.json", [] {
+        std::string many = "{\"name\": \"x\", \"data\": 1}";
+        for (int i = 0; i < 4096; ++i) many += ", {\"name\": \"x\", \"data\": 1}";
+        return many;
+      }()),
+      entry("c-namelong.json", "{\"name\": \"" + std::string(201, 'n') + "\", \"data\": [1]}"),
+      entry("c-cellrange.json", "{\"name\": \"context_vecs\", \"data\": [1], \"cell\": 999}"),
+      config("c-float.json", "\"d_out\": 4.0"), config("c-ntokens.json", "\"num_tokens\": 7"),
+      config("c-key.json", "\"d_ouy\": 4"), config("c-untaken.json", "\"num_kv_groups\": 2"),
       // kv-memory sizes
       "kv-memory --dtype foo", "kv-memory --emb-dim 0", "kv-memory --num-kv-groups 5", "kv-memory --window 8 --swa-ratio x",
       "kv-memory --context-length 1073741824 --batch-size 1048576 --num-layers 65536",

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <unordered_map>
 
 #include "core/usage_error.h"
 #include "lessons/lesson.h"
@@ -40,26 +41,46 @@ bool compare(const Tensor& yours, const Tensor& tool, TensorCheck& c) {
   return c.differing == 0;
 }
 
+// The timeline's entries by name, each name's in compute order: every lookup of a learner tensor's name
+// visits that name's entries only, so the work grows with the export's size, not with its number of
+// tensors times the timeline's length.
+class NameIndex {
+ public:
+  explicit NameIndex(const std::vector<Binding>& tl) {
+    for (size_t i = 0; i < tl.size(); ++i) entries_[tl[i].name].push_back(static_cast<int>(i));
+  }
+  const std::vector<int>& of(const std::string& name) const {
+    static const std::vector<int> none;
+    const auto it = entries_.find(name);
+    return it == entries_.end() ? none : it->second;
+  }
+
+ private:
+  std::unordered_map<std::string, std::vector<int>> entries_;
+};
+
 // owner[i]: the binding whose object entry i changes (itself for a binding).
 std::vector<int> owners(const std::vector<Binding>& tl) {
   std::vector<int> owner(tl.size());
+  std::unordered_map<std::string, int> binding;  // each name's latest binding so far
   for (size_t i = 0; i < tl.size(); ++i) {
     owner[i] = static_cast<int>(i);
-    if (!tl[i].in_place) continue;
-    for (size_t j = i; j-- > 0;)
-      if (tl[j].name == tl[i].name && !tl[j].in_place) {
-        owner[i] = static_cast<int>(j);
-        break;
-      }
+    if (!tl[i].in_place) {
+      binding[tl[i].name] = static_cast<int>(i);
+      continue;
+    }
+    const auto it = binding.find(tl[i].name);
+    if (it != binding.end()) owner[i] = it->second;
   }
   return owner;
 }
 
 // The entry of `name` equal to `t` nearest before `expected` (else the first after it), -1 if none.
-int equal_elsewhere(const std::vector<Binding>& tl, const std::string& name, const Tensor& t, int expected) {
+int equal_elsewhere(const std::vector<Binding>& tl, const NameIndex& index, const std::string& name, const Tensor& t,
+                    int expected) {
   int before = -1, after = -1;
-  for (int i = 0; i < static_cast<int>(tl.size()); ++i) {
-    if (i == expected || tl[i].name != name || !tensors_close(t, tl[i].tensor)) continue;
+  for (int i : index.of(name)) {
+    if (i == expected || !tensors_close(t, tl[i].tensor)) continue;
     if (i < expected) before = i;
     else if (after < 0) after = i;
   }
@@ -69,13 +90,13 @@ int equal_elsewhere(const std::vector<Binding>& tl, const std::string& name, con
 // Whether every tensor of `yours` in `which` has, in `tl` at its point (or anywhere under its name),
 // its value within `tol`.
 bool reproduces(const std::vector<LearnerTensor>& yours, const std::vector<int>& which, const std::vector<Binding>& tl,
-                const std::vector<int>& points, double tol, bool only_at_point) {
+                const NameIndex& index, const std::vector<int>& points, double tol, bool only_at_point) {
   for (int i : which) {
     if (points[i] < 0) return false;
     if (tensors_close(yours[i].tensor, tl[points[i]].tensor, tol)) continue;
     if (only_at_point) return false;
     bool found = false;
-    for (const Binding& b : tl) found = found || (b.name == yours[i].name && tensors_close(yours[i].tensor, b.tensor, tol));
+    for (int j : index.of(yours[i].name)) found = found || tensors_close(yours[i].tensor, tl[j].tensor, tol);
     if (!found) return false;
   }
   return true;
@@ -98,7 +119,8 @@ int nth_of_name(const std::vector<Binding>& tl, const std::string& name, int k) 
   auto quoted_list = [](const std::vector<std::string>& names) {
     std::string out;
     size_t shown = 0;
-    for (const std::string& n : names) {
+    for (const std::string& name : names) {
+      const std::string n = echo_export(name);  // the learner's names: escaped and shortened
       if (out.find("\"" + n + "\"") != std::string::npos) continue;
       if (out.size() > 300) return out + ", ...";
       out += (shown++ ? ", \"" : "\"") + n + "\"";
@@ -106,7 +128,10 @@ int nth_of_name(const std::vector<Binding>& tl, const std::string& name, int k) 
     return out;
   };
   std::vector<std::string> yours, lesson;
-  for (const LearnerTensor& y : ex.tensors) yours.push_back(y.name);
+  for (const LearnerTensor& y : ex.tensors) {
+    if (yours.size() >= 64) break;  // the message shows about 300 characters of them
+    yours.push_back(y.name);
+  }
   if (const LessonInfo* info = find_lesson(ex.lesson)) lesson = info->exports;  // its descriptor's names
   if (lesson.empty())
     for (const Binding& t : tool) lesson.push_back(t.name);
@@ -125,6 +150,7 @@ bool tensors_close(const Tensor& learner, const Tensor& tool, double tolerance) 
 
 std::vector<int> learner_points(const std::vector<LearnerTensor>& yours, const std::vector<Binding>& tl) {
   const std::vector<int> owner = owners(tl);
+  const NameIndex index(tl);
   std::vector<int> last(tl.size());  // the object's last state: its binding's last in-place change
   for (size_t i = 0; i < tl.size(); ++i) last[owner[i]] = static_cast<int>(i);
   std::vector<int> points(yours.size(), -1);
@@ -137,8 +163,8 @@ std::vector<int> learner_points(const std::vector<LearnerTensor>& yours, const s
     // `hinted`: 0 any cell, 1 the hinted cell or before, 2 the hinted cell itself.
     auto latest = [&](bool within, int hinted, bool same_shape, bool states) {
       int at = -1;
-      for (int i = 0; i < static_cast<int>(tl.size()); ++i)
-        if (tl[i].name == y.name && (states || owner[i] == i) && (!within || i < bound || (i == bound && tl[i].name != bound_name)) &&
+      for (int i : index.of(y.name))
+        if ((states || owner[i] == i) && (!within || i < bound || (i == bound && tl[i].name != bound_name)) &&
             (hinted == 0 || (hinted == 1 ? tl[i].cell <= *y.cell : tl[i].cell == *y.cell)) &&
             (!same_shape || tl[i].tensor.shape() == y.tensor.shape()))
           at = i;
@@ -172,6 +198,15 @@ CheckReport check_export(const LearnerExport& ex, const Notebook& tool,
   r.tool = tool.timeline();
   for (const Binding& b : r.tool)
     while (static_cast<int>(r.cells.size()) <= b.cell) r.cells.push_back(tool.cell_code(static_cast<int>(r.cells.size())));
+  // A "cell" the lesson does not have: refused, with the lesson's cells.
+  int last_cell = 0;
+  for (const NotebookItem& item : tool.items())
+    if (item.kind == NotebookItem::Kind::Code) last_cell = std::max(last_cell, item.cell);
+  for (const LearnerTensor& y : r.yours)
+    if (y.cell && *y.cell > last_cell)
+      throw UsageError(error_text("check.err.cell-range", {ex.source, echo_export(y.name), std::to_string(*y.cell), ex.lesson,
+                                                           std::to_string(last_cell)}));
+  const NameIndex index(r.tool);
   const std::vector<int> points = learner_points(r.yours, r.tool);
   r.checks.resize(r.yours.size());
   bool known = false;
@@ -185,13 +220,13 @@ CheckReport check_export(const LearnerExport& ex, const Notebook& tool,
       continue;
     }
     c.verdict = V::Differs;
-    c.other = equal_elsewhere(r.tool, r.yours[i].name, r.yours[i].tensor, c.expected);
+    c.other = equal_elsewhere(r.tool, index, r.yours[i].name, r.yours[i].tensor, c.expected);
     if (c.other > c.expected) {  // a later value of the name: exported later than the file's order says
       c.verdict = V::Match;
       c.elsewhere = E::Later;
     } else if (c.other >= 0) {  // an earlier one: compared with the step that should have changed it
-      for (int j = c.other + 1; j <= c.expected; ++j)
-        if (r.tool[j].name == r.yours[i].name) {
+      for (int j : index.of(r.yours[i].name))
+        if (j > c.other && j <= c.expected) {
           c.expected = j;
           break;
         }
@@ -206,26 +241,27 @@ CheckReport check_export(const LearnerExport& ex, const Notebook& tool,
   for (size_t i = 0; i < r.checks.size(); ++i)
     if (r.checks[i].expected >= 0) order.push_back(i);
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return r.checks[a].expected < r.checks[b].expected; });
+  // later_all_match[k]: every tensor from order[k] on matches (decided before order[k - 1] is).
+  std::vector<char> later_all_match(order.size() + 1, 1);
   for (size_t k = order.size(); k-- > 0;) {
     TensorCheck& c = r.checks[order[k]];
-    if (c.verdict != V::Differs || c.other < 0) continue;
-    // The next tensor differing: stale. Every later one matching: taken there. Else (or nothing after): unsure.
-    const TensorCheck* next = nullptr;
-    bool all_match = true;
-    for (size_t j = k + 1; j < order.size(); ++j) {
-      const TensorCheck& later = r.checks[order[j]];
-      if (later.expected <= c.expected) continue;
-      if (!next) next = &later;
-      all_match = all_match && later.verdict == V::Match;
+    if (c.verdict == V::Differs && c.other >= 0) {
+      // The next tensor differing: stale. Every later one matching: taken there. Else (or nothing after): unsure.
+      // The tensors after its point: those of `order` past the ones at the same point (it is sorted by point).
+      size_t next_at = k + 1;
+      while (next_at < order.size() && r.checks[order[next_at]].expected <= c.expected) ++next_at;
+      const TensorCheck* next = next_at < order.size() ? &r.checks[order[next_at]] : nullptr;
+      const bool all_match = later_all_match[next_at] != 0;
+      if (next && next->verdict != V::Match) {
+        c.elsewhere = E::Stale;
+      } else if (next && all_match) {
+        c.elsewhere = E::Earlier;
+        c.verdict = V::Match;
+      } else {
+        c.elsewhere = E::Unsure;
+      }
     }
-    if (next && next->verdict != V::Match) {
-      c.elsewhere = E::Stale;
-    } else if (next && all_match) {
-      c.elsewhere = E::Earlier;
-      c.verdict = V::Match;
-    } else {
-      c.elsewhere = E::Unsure;
-    }
+    later_all_match[k] = c.verdict == V::Match && later_all_match[k + 1];
   }
   for (size_t i : order)
     if (r.checks[i].verdict == V::Differs) {
@@ -249,16 +285,18 @@ CheckReport check_export(const LearnerExport& ex, const Notebook& tool,
   for (const WhatIf& w : what_ifs(r)) {
     const Mistake* m = find_mistake(w.mistake);
     if (!m) continue;
+    const NameIndex what_if_index(w.timeline);
     std::vector<int> pts = learner_points(r.yours, w.timeline);
     // At its point in the rerun, or at the rerun's entry of the same rank among its name's (the same step
     // when the mistake leaves the steps as they are: another head's value, a state an in-place change missed).
     const int same_step = nth_of_name(w.timeline, r.yours[fd].name, rank_of(r.tool, r.checks[fd].expected));
-    if (!reproduces(r.yours, {fd}, w.timeline, pts, 1e-6, true) && same_step >= 0) pts[fd] = same_step;
-    if (!reproduces(r.yours, {fd}, w.timeline, pts, 1e-6, true) || !reproduces(r.yours, before, w.timeline, pts, 1e-5, false))
+    if (!reproduces(r.yours, {fd}, w.timeline, what_if_index, pts, 1e-6, true) && same_step >= 0) pts[fd] = same_step;
+    if (!reproduces(r.yours, {fd}, w.timeline, what_if_index, pts, 1e-6, true) ||
+        !reproduces(r.yours, before, w.timeline, what_if_index, pts, 1e-5, false))
       continue;
     std::vector<int> not_given;
     for (int i : after)
-      if (!reproduces(r.yours, {i}, w.timeline, pts, 1e-5, false)) not_given.push_back(i);
+      if (!reproduces(r.yours, {i}, w.timeline, what_if_index, pts, 1e-5, false)) not_given.push_back(i);
     const size_t given = after.size() - not_given.size();
     if (std::any_of(found.begin(), found.end(), [&](const auto& f) { return f.second.mistake == m && f.first >= given; }))
       continue;

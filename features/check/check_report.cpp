@@ -14,6 +14,31 @@ namespace attn {
 
 namespace {
 
+// The report's size does not grow with the export's: at most kMaxTensorLines tensors get their own line
+// (the first difference always among them; a lesson's whole --json export, 43 tensors at most, fits),
+// the rest are counted in one line; every name is shown escaped (echo) and at most kNameColumns
+// characters long (the lessons' longest is 53), a line of the lesson's cell at most kCodeColumns.
+constexpr size_t kMaxTensorLines = 64;
+constexpr size_t kNameColumns = 60;
+constexpr size_t kCodeColumns = 200;
+constexpr size_t kSourceColumns = 120;
+
+// Text from the export (or the command line) as the report shows it: escaped, at most `max_chars` characters.
+std::string screen_text(const std::string& text, size_t max_chars) { return echo_export(text, max_chars); }
+
+std::string shown_name(const std::string& name) { return screen_text(name, kNameColumns); }
+// A line of the lesson's code (which can quote the export's tokens); the lessons' longest has 118 characters.
+std::string code_text(const std::string& code) {
+  std::string out;
+  for (size_t from = 0;;) {
+    const size_t end = code.find('\n', from);
+    out += screen_text(code.substr(from, end == std::string::npos ? std::string::npos : end - from), kCodeColumns);
+    if (end == std::string::npos) return out;
+    out += '\n';
+    from = end + 1;
+  }
+}
+
 struct Style {
   bool on;
   std::string paint(const std::string& code, const std::string& s) const {
@@ -127,9 +152,10 @@ std::string shape_of(const Tensor& t) { return shape_text(t.shape()); }
 
 std::string in_cell(int cell) { return "In [" + std::to_string(cell) + "]"; }
 
+// The lesson's cell (which can quote the export's tokens), each line escaped and shortened.
 std::string indented(const std::string& text, const std::string& indent) {
   std::string out;
-  for (const std::string& line : lines_of(text)) out += indent + line + "\n";
+  for (const std::string& line : lines_of(text)) out += indent + code_text(line) + "\n";
   return out;
 }
 
@@ -147,14 +173,14 @@ std::string tensor_line(const CheckReport& r, size_t i, const Style& st, const s
       // "taken before" the step that follows, unless that step starts the name over (another head's)
       bool restart = false;
       for (int j = 0; j <= c.other; ++j) restart = restart || (r.tool[j].name == t.name && r.tool[j].code == t.code);
-      return mark + "= " + ui("check.match-earlier", lang, {in_cell(r.tool[c.other].cell), r.tool[c.other].code,
-                                                               restart ? "" : ui("check.taken-before", lang, {t.code})});
+      return mark + "= " + ui("check.match-earlier", lang, {in_cell(r.tool[c.other].cell), code_text(r.tool[c.other].code),
+                                                               restart ? "" : ui("check.taken-before", lang, {code_text(t.code)})});
     }
     if (c.elsewhere == E::Later) return mark + "= " + ui("check.match-later", lang, {in_cell(r.tool[c.other].cell)});
     return mark + "= " + in_cell(t.cell);
   }
   std::string line = st.paint("31", "\u2717") + " " + head + ui("check.differs", lang, {in_cell(t.cell)});
-  if (c.elsewhere == E::Stale || c.elsewhere == E::Unsure) return line + ui("check.still-before", lang, {t.code});
+  if (c.elsewhere == E::Stale || c.elsewhere == E::Unsure) return line + ui("check.still-before", lang, {code_text(t.code)});
   if (y.tensor.shape() != t.tensor.shape()) return line + ui("check.shape-is", lang, {shape_of(t.tensor)});
   return line + ui("check.values-differ", lang, {std::to_string(c.differing), std::to_string(y.tensor.numel()),
                                                    diff_text(c.max_diff)});
@@ -180,23 +206,54 @@ std::string render_report(const CheckReport& r, bool color, Lang lang) {
   using E = TensorCheck::Elsewhere;
   const Style st{color};
   std::string out = ui(r.yours.size() == 1 ? "check.header.one" : "check.header.many", lang,
-                       {r.source, r.lesson, std::to_string(r.yours.size())}) + "\n";
+                       {screen_text(r.source, kSourceColumns), r.lesson, std::to_string(r.yours.size())}) + "\n";
+  // The tensors that get a line: the first difference, then the file's first ones, in the file's order.
+  std::vector<char> listed(r.checks.size(), 0);
+  size_t lines = 0;
+  if (r.first_divergence >= 0) {
+    listed[static_cast<size_t>(r.first_divergence)] = 1;
+    ++lines;
+  }
+  for (size_t i = 0; i < r.checks.size() && lines < kMaxTensorLines; ++i)
+    if (!listed[i]) {
+      listed[i] = 1;
+      ++lines;
+    }
+  std::vector<std::string> names(r.checks.size());
   size_t width = 0, shape_width = 0;
-  for (const LearnerTensor& y : r.yours) {
-    width = std::max(width, columns(y.name));
-    shape_width = std::max(shape_width, shape_of(y.tensor).size());
+  for (size_t i = 0; i < r.checks.size(); ++i) {
+    if (!listed[i]) continue;
+    names[i] = shown_name(r.yours[i].name);
+    width = std::max(width, columns(names[i]));
+    shape_width = std::max(shape_width, shape_of(r.yours[i].tensor).size());
   }
   int matched = 0, differing = 0, unknown = 0;
+  int more_matched = 0, more_differing = 0, more_unknown = 0;
+  std::vector<size_t> line_end = {out.size()};  // where the k-th listed line ends (0: the header)
   for (size_t i = 0; i < r.checks.size(); ++i) {
-    const LearnerTensor& y = r.yours[i];
-    const std::string shape = shape_of(y.tensor);
-    const std::string head = y.name + std::string(width - columns(y.name), ' ') + "  " + shape +
-                             std::string(shape_width - shape.size(), ' ') + "  ";
     const V v = r.checks[i].verdict;
     matched += v == V::Match;
     differing += v == V::Differs;
     unknown += v == V::NotInLesson;
+    if (!listed[i]) {
+      more_matched += v == V::Match;
+      more_differing += v == V::Differs;
+      more_unknown += v == V::NotInLesson;
+      continue;
+    }
+    const std::string shape = shape_of(r.yours[i].tensor);
+    const std::string head = names[i] + std::string(width - columns(names[i]), ' ') + "  " + shape +
+                             std::string(shape_width - shape.size(), ' ') + "  ";
     out += "  " + tensor_line(r, i, st, head, lang) + "\n";
+    line_end.push_back(out.size());
+  }
+  // The others in one line, where the first of them is (before the first difference when that comes later).
+  if (r.checks.size() > lines) {
+    size_t first_unlisted = 0;
+    while (listed[first_unlisted]) ++first_unlisted;
+    out.insert(line_end[first_unlisted],
+               "  " + ui("check.more", lang, {std::to_string(r.checks.size() - lines), std::to_string(more_matched),
+                                              std::to_string(more_differing), std::to_string(more_unknown)}) + "\n");
   }
 
   if (r.ok()) {
@@ -208,10 +265,11 @@ std::string render_report(const CheckReport& r, bool color, Lang lang) {
   const LearnerTensor& y = r.yours[r.first_divergence];
   const TensorCheck& c = r.checks[r.first_divergence];
   const Binding& t = r.tool[c.expected];
-  out += "\n" + st.paint("1", ui("check.first-difference", lang, {y.name})) + ui("check.first-in-order", lang) + "\n";
+  const std::string name = shown_name(y.name);
+  out += "\n" + st.paint("1", ui("check.first-difference", lang, {name})) + ui("check.first-in-order", lang) + "\n";
   const bool printed = t.code.rfind("print(", 0) == 0 || t.code.find('\n') != std::string::npos;
-  out += (printed ? ui("check.lesson-value", lang, {y.name, in_cell(t.cell)})
-                  : ui("check.lesson-value-after", lang, {y.name, t.code, in_cell(t.cell)})) + "\n";
+  out += (printed ? ui("check.lesson-value", lang, {name, in_cell(t.cell)})
+                  : ui("check.lesson-value-after", lang, {name, code_text(t.code), in_cell(t.cell)})) + "\n";
   if (t.cell > 0 && t.cell < static_cast<int>(r.cells.size())) out += indented(r.cells[t.cell], "    ");
   out += "\n" + two_columns(ui("check.yours", lang) + "\n" + plain_repr(y.tensor),
                             ui("check.attn-tutor", lang) + "\n" + plain_repr(t.tensor));
@@ -231,10 +289,10 @@ std::string render_report(const CheckReport& r, bool color, Lang lang) {
   out += "\n";
   if (c.elsewhere == E::Stale || c.elsewhere == E::Unsure) {
     const Binding& o = r.tool[c.other];
-    const std::string step = t.code;
-    out += wrap(ui("check.stale", lang, {y.name, in_cell(o.cell), o.code, step}) +
-                    (c.elsewhere == E::Stale ? ui("check.stale-sure", lang, {y.name})
-                                             : ui("check.stale-unsure", lang, {y.name, std::to_string(o.cell)})),
+    const std::string step = code_text(t.code);
+    out += wrap(ui("check.stale", lang, {name, in_cell(o.cell), code_text(o.code), step}) +
+                    (c.elsewhere == E::Stale ? ui("check.stale-sure", lang, {name})
+                                             : ui("check.stale-unsure", lang, {name, std::to_string(o.cell)})),
                 100, "") + "\n\n";
   }
   if (c.elsewhere == E::Unsure && !r.diagnoses.empty()) {
@@ -249,8 +307,15 @@ std::string render_report(const CheckReport& r, bool color, Lang lang) {
     out += ui("check.no-mistake", lang, {r.lesson, in_cell(t.cell)}) + "\n";
   }
   if (!r.diagnoses.empty() && !r.not_reproduced.empty() && c.elsewhere != E::Unsure) {
-    std::string names;
-    for (int i : r.not_reproduced) names += (names.empty() ? "" : ", ") + r.yours[i].name;
+    std::string names;  // at most kMaxTensorLines of them, then how many more
+    size_t listed_names = 0;
+    for (int i : r.not_reproduced) {
+      if (listed_names == kMaxTensorLines) {
+        names += ", " + ui("check.and-more", lang, {std::to_string(r.not_reproduced.size() - listed_names)});
+        break;
+      }
+      names += (listed_names++ ? ", " : "") + shown_name(r.yours[i].name);
+    }
     out += "  " + ui("check.later-differ", lang, {names}) + "\n";
   }
   out += "\n" + ui(unknown ? "check.count-unchecked" : "check.count", lang,

@@ -1,5 +1,6 @@
 #pragma once
 // A learner's "attn-tutor/1" document, as tools/export_pytorch.py (or attn-tutor --json) writes it.
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <vector>
@@ -9,6 +10,19 @@
 #include "core/tensor.h"
 
 namespace attn {
+
+// Limits of an export (besides its 8 MiB, learner_export.cpp): a lesson's own --json export holds at
+// most a few hundred tensors, and its longest name ("attn_weights_2", "sa_v2(inputs)") is far below
+// the name limit. What is beyond them is refused with one line naming the limit.
+constexpr std::size_t kMaxExportTensors = 4096;
+constexpr std::size_t kMaxTensorNameBytes = 200;
+constexpr std::size_t kMaxExportTokens = 16;  // the lessons take 2-16 tokens
+constexpr std::size_t kMaxTokenBytes = 1024;   // each
+
+// Text from the export shown in a message or the report: echo() (lib/core/safe_text.h: control
+// characters and invalid UTF-8 escaped, at most `max_chars` characters), with a long text cut to its
+// ends first, on character boundaries, so that showing 8 MiB of it costs no more than showing 1 KiB.
+std::string echo_export(const std::string& text, std::size_t max_chars = 40);
 
 struct LearnerTensor {
   std::string name;
@@ -25,7 +39,10 @@ struct LearnerExport {
 };
 
 // Throws UsageError with one line naming the file, the problem and the fix: not JSON, another schema,
-// no lesson, no tensors, a tensor whose data does not fit its shape or holds something else than numbers.
+// no lesson, no tensors, a tensor whose data does not fit its shape or holds something else than numbers,
+// a "dtype" that is not a PyTorch dtype or disagrees with the data, more than kMaxExportTensors tensors, a
+// name longer than kMaxTensorNameBytes, "tokens" that are not up to kMaxExportTokens printable words of
+// at most kMaxTokenBytes.
 LearnerExport parse_export(const std::string& text, const std::string& source);
 LearnerExport load_export(const std::string& path);
 

@@ -1,5 +1,6 @@
 #include "features/check/replay.h"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -18,13 +19,21 @@ struct ConfigReader {
   const json& c;
 
   [[noreturn]] void fail(const std::string& key, ErrorText what) const {
-    throw UsageError(error_text("check.err.config", {ex.source, key, echo(c[key].dump()), std::move(what)}));
+    throw UsageError(error_text("check.err.config", {ex.source, key, echo_export(c[key].dump()), std::move(what)}));
   }
   bool given(const std::string& key) const { return c.contains(key) && !c[key].is_null(); }
+  // A JSON integer (4, never 4.0, "4" or "0x4") from lo to hi. json.dumps writes a Python int as 4 and a
+  // float as 4.0: a float where a whole number is required is refused, naming the integer to write.
   int64_t integer(const std::string& key, int64_t lo, int64_t hi) const {
     const json& v = c[key];
-    if (!v.is_number_integer() || v.get<int64_t>() < lo || v.get<int64_t>() > hi)
-      fail(key, error_text("check.err.use-whole", {std::to_string(lo), std::to_string(hi)}));
+    if (v.is_number_float() && std::isfinite(v.get<double>()) && v.get<double>() == std::floor(v.get<double>()) &&
+        v.get<double>() >= static_cast<double>(lo) && v.get<double>() <= static_cast<double>(hi))
+      fail(key, error_text("check.err.whole-not-float", {std::to_string(static_cast<int64_t>(v.get<double>())),
+                                                         std::to_string(lo), std::to_string(hi)}));
+    const bool in_range = v.is_number_unsigned() ? v.get<uint64_t>() <= static_cast<uint64_t>(hi) && hi >= 0 &&
+                                                       static_cast<int64_t>(v.get<uint64_t>()) >= lo
+                                                 : v.is_number_integer() && v.get<int64_t>() >= lo && v.get<int64_t>() <= hi;
+    if (!in_range) fail(key, error_text("check.err.use-whole", {std::to_string(lo), std::to_string(hi)}));
     return v.get<int64_t>();
   }
   // An integer option within the range its row in lessons/options.h gives the CLI.
@@ -72,15 +81,80 @@ Inputs data_inputs(const ConfigReader& r) {
   return in;
 }
 
+// The config keys `lesson` takes: seed, inputs, inputs_data and num_tokens, and its options' (every
+// option that changes what it computes; lessons/options.txt), in the option table's order.
+std::vector<std::string> lesson_keys(const LessonInfo& lesson) {
+  std::vector<std::string> keys = {"seed", "inputs", "inputs_data", "num_tokens"};
+  for (const OptionRow& row : option_table()) {
+    const std::string key = row.config_key();
+    if (lesson.takes(row) && !row.display && key != "tokens" &&
+        std::find(keys.begin(), keys.end(), key) == keys.end())
+      keys.push_back(key);
+  }
+  return keys;
+}
+
+// A key of an option that changes what a lesson computes (some lessons' options, not display ones).
+bool option_table_has_key(const std::string& key) {
+  for (const OptionRow& row : option_table())
+    if (!row.display && row.config_key() == key && key != "tokens") return true;
+  return false;
+}
+
+// The keys the tool's own export writes for every lesson (LessonOptions::config_json), those of
+// options the lesson does not take too.
+const nlohmann::json& tool_config() {
+  static const nlohmann::json config = LessonOptions{}.config_json();
+  return config;
+}
+
+std::string key_list(const std::vector<std::string>& keys) {
+  std::string out;
+  for (const std::string& k : keys) out += (out.empty() ? "" : ", ") + k;
+  return out;
+}
+
+// Every key of the export's config is one the lesson takes, or one the tool writes for every lesson.
+void check_keys(const ConfigReader& r, const LessonInfo& lesson) {
+  const std::vector<std::string> keys = lesson_keys(lesson);
+  for (const auto& [key, value] : r.c.items())
+    if (std::find(keys.begin(), keys.end(), key) == keys.end() && !tool_config().contains(key) &&
+        !option_table_has_key(key))
+      throw UsageError(error_text("check.err.config-key", {r.ex.source, echo_export(key), lesson.name, key_list(keys)}));
+}
+
+// A setting of an option the lesson does not take holds nothing (null) or what the tool writes when the
+// option is not given (for these inputs); anything else would be ignored, so it is refused.
+void check_untaken(const ConfigReader& r, const LessonInfo& lesson, const LessonOptions& opt) {
+  const std::vector<std::string> keys = lesson_keys(lesson);
+  LessonOptions plain;  // the export's inputs, no option given
+  plain.inputs = opt.inputs;
+  plain.custom_inputs = opt.custom_inputs;
+  plain.inputs_source = opt.inputs_source;
+  const nlohmann::json unset = plain.config_json();
+  for (const auto& [key, value] : r.c.items()) {
+    if (value.is_null() || std::find(keys.begin(), keys.end(), key) != keys.end()) continue;
+    if (unset.contains(key) && unset[key] == value) continue;
+    throw UsageError(error_text("check.err.config-untaken", {r.ex.source, echo_export(key), echo_export(value.dump()), lesson.name,
+                                                             key_list(keys)}));
+  }
+}
+
 }  // namespace
 
 LessonOptions replay_options(const LearnerExport& ex) {
   const ConfigReader r{ex, ex.config};
+  const LessonInfo* lesson = find_lesson(ex.lesson);
+  if (lesson) check_keys(r, *lesson);
   LessonOptions opt;
   if (r.given("seed")) {
     const json& s = ex.config["seed"];
     const std::string text = s.is_string() ? s.get<std::string>() : s.dump();
     if (!s.is_number_integer() && !s.is_string()) r.fail("seed", error_text("check.err.seed-type"));
+    // A string is the integer's decimal text as json writes it: no sign "+", no leading zero, no hex.
+    const bool canonical = !text.empty() && text != "-0" && text[0] != '+' &&
+                           !(text.size() > 1 && text[0] == '0') && !(text.size() > 2 && text.rfind("-0", 0) == 0);
+    if (!canonical) r.fail("seed", error_text("check.err.seed-type"));
     opt.seed = parse_torch_seed(text);
     if (!opt.seed) r.fail("seed", error_text("check.err.seed-range"));
     opt.seed_text = text;
@@ -131,9 +205,17 @@ LessonOptions replay_options(const LearnerExport& ex) {
   if (r.given("latent_dim")) opt.latent_dim = r.ranged("--latent-dim");
   if (r.given("window")) opt.window = r.ranged("--window");
   if (r.given("valid_lens")) {
-    if (!ex.config["valid_lens"].is_string()) r.fail("valid_lens", error_text("check.err.valid-lens"));
+    // A string as the CLI takes it; one per query of 16 tokens is under 100 characters.
+    if (!ex.config["valid_lens"].is_string() || ex.config["valid_lens"].get_ref<const std::string&>().size() > 1024)
+      r.fail("valid_lens", error_text("check.err.valid-lens"));
     opt.valid_lens = ex.config["valid_lens"].get<std::string>();
   }
+  // What the tool writes besides the settings: the number of tokens (the inputs' rows), the language and --explain.
+  if (r.given("num_tokens") && r.integer("num_tokens", 1, 4096) != opt.num_tokens())
+    r.fail("num_tokens", error_text("check.err.num-tokens", {std::to_string(opt.num_tokens())}));
+  if (r.given("lang")) r.choice("lang", option_row("--lang").choices);
+  r.flag("explain");
+  if (lesson) check_untaken(r, *lesson, opt);
   return opt;
 }
 
@@ -143,7 +225,7 @@ CheckReport check_file(const std::string& path) {
   if (!lesson) {
     std::string names;
     for (const LessonInfo& l : lessons()) names += (names.empty() ? "" : ", ") + l.name;
-    throw UsageError(error_text("check.err.lesson", {path, ex.lesson, names}));
+    throw UsageError(error_text("check.err.lesson", {path, echo_export(ex.lesson), names}));
   }
   // The lesson, then a rerun per known mistake: refused before it runs when that is too much.
   const LessonOptions opt = replay_options(ex);
