@@ -298,8 +298,15 @@ const LessonOptions& require_affordable(const std::string& lesson, const LessonO
     if (i == 0) knobs = knob;
     else knobs = error_text(i + 1 == c.knobs.size() ? "cost.err.or" : "cost.err.list", {knobs, knob});
   }
-  throw UsageError(error_text("cost.err.too-much", {source.empty() ? lesson : source, fixed(c.seconds, 0),
-                                                fixed(c.bytes / (1024 * 1024), 0), c.biggest, fixed(kMaxLessonSeconds, 0),
+  // A value over its limit gets the decimals that show it ("about 6 s, more than the limit of 6 s" would
+  // read as a contradiction: 6.04 s).
+  auto shown = [](double v, double limit) {
+    int digits = 0;
+    while (v > limit && digits < 3 && std::stod(fixed(v, digits)) <= limit) ++digits;
+    return fixed(v, digits);
+  };
+  throw UsageError(error_text("cost.err.too-much", {source.empty() ? lesson : source, shown(c.seconds, kMaxLessonSeconds),
+                                                shown(c.bytes / (1024 * 1024), kMaxLessonBytes / (1024 * 1024)), c.biggest, fixed(kMaxLessonSeconds, 0),
                                                 fixed(kMaxLessonBytes / (1024 * 1024), 0), knobs}));
 }
 
