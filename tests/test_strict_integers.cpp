@@ -35,9 +35,9 @@ TEST_CASE("strict integers: every integer option refuses hex, octal prefixes, '+
   const std::vector<std::string> options = integer_options();
   REQUIRE(options.size() >= 20);
   for (const std::string& option : options) {
-    for (const std::string& bad : {"0x10", "0X10", "''", "' 16'", "'16 '", "+16", "1e3", "1_000", "0o17", "0b1",
+    for (const char* bad : {"0x10", "0X10", "''", "' 16'", "'16 '", "+16", "1e3", "1_000", "0o17", "0b1",
                                    "16.0", "99999999999999999999", "-99999999999999999999", "'1 6'", "١٦", "-", "--16"}) {
-      const std::string args = option + " " + bad;
+      const std::string args = option + " " + std::string(bad);
       CAPTURE(args);
       const CliResult r = run_cli(args);
       CAPTURE(r.err);
