@@ -9,24 +9,25 @@
 #include "features/bench/bench_report.h"
 #include "core/generator.h"
 #include "language.h"
+#include "strict_integer.h"
 #include "core/usage_error.h"
 
 namespace attn {
 
 void add_bench_options(CLI::App* sub, BenchCli& b) {
   AttentionShape& s = b.options.shape;
-  sub->add_option("--batch", s.batch, tr("app.bench.batch"))->type_name("N");
+  sub->add_option("--batch", s.batch, tr("app.bench.batch"))->type_name("N")->transform(strict_integer_check());
   sub->add_option("--tokens", s.tokens, tr("app.bench.tokens"))
-      ->type_name("N");
+      ->type_name("N")->transform(strict_integer_check());
   sub->add_option("--d-model", s.d_model, tr("app.bench.d-model"))
-      ->type_name("N");
+      ->type_name("N")->transform(strict_integer_check());
   sub->add_option("--num-heads", s.heads, tr("app.bench.num-heads"))
-      ->type_name("N");
+      ->type_name("N")->transform(strict_integer_check());
   sub->add_option("--threads", b.threads,
                   tr("app.bench.threads", {std::to_string(hardware_threads())}))
-      ->type_name("N");
+      ->type_name("N")->transform(strict_integer_check());
   sub->add_option("--repeats", b.options.repeats, tr("app.bench.repeats"))
-      ->type_name("N");
+      ->type_name("N")->transform(strict_integer_check());
   sub->add_option("--seed", b.seed, tr("app.bench.seed"))
       ->type_name("N");
   sub->add_option("--json", b.json, tr("app.bench.json"))

@@ -1,12 +1,12 @@
 #include "lesson_command.h"
 
-#include <cerrno>
 #include <cstdlib>
 #include <sstream>
 
 #include "core/generator.h"
 #include "core/inputs.h"
 #include "language.h"
+#include "strict_integer.h"
 #include "core/usage_error.h"
 
 namespace attn {
@@ -28,20 +28,20 @@ void add_lesson_options(CLI::App* sub, CliOptions& o, const LessonInfo* lesson) 
         row.flag, [&o, flag = row.flag](const std::string& value) { o.values[flag] = value; }, help);
     if (!row.value_name.empty()) opt->type_name(row.value_name);
     if (row.kind == OptionKind::Choice) opt->check(CLI::IsMember(row.choices));
-    if (row.kind == OptionKind::Integer && row.min < row.max) opt->check(CLI::Range(row.min, row.max));
+    if (row.kind == OptionKind::Integer) {  // decimal digits only, before CLI11 reads "0x10" as 16
+      opt->transform(row.min < row.max ? strict_integer_check(row.min, row.max) : strict_integer_check());
+      if (row.min < row.max) opt->check(CLI::Range(row.min, row.max));
+    }
   }
 }
 
 namespace {
 
-// A whole number as the option gives it, or a UsageError naming the option.
+// A whole number as the option gives it (decimal digits, an optional '-'), or a UsageError naming the option.
 int64_t integer_value(const CliOptions& o, const std::string& flag) {
   const std::string& text = o.text(flag);
-  char* end = nullptr;
-  errno = 0;
-  const long long v = std::strtoll(text.c_str(), &end, 10);
-  if (text.empty() || end == text.c_str() || *end != '\0' || errno == ERANGE)
-    throw UsageError(tr("err.not-integer", {flag, text}));
+  int64_t v = 0;
+  if (!strict_integer(text, v)) throw UsageError(tr("err.not-integer", {flag, text}));
   return v;
 }
 

@@ -4,6 +4,7 @@
 
 #include "cli_messages.h"
 #include "did_you_mean.h"
+#include "language.h"
 #include "lessons/lesson.h"
 
 namespace attn {
@@ -71,8 +72,8 @@ std::string after_name(const std::string& what) {
   return colon == std::string::npos ? what : what.substr(colon + 2);
 }
 
-bool whole_number(const std::string& s) {
-  const size_t digits = !s.empty() && (s[0] == '-' || s[0] == '+') ? 1 : 0;
+bool whole_number(const std::string& s) {  // as app/strict_integer.h reads them: no '+'
+  const size_t digits = !s.empty() && s[0] == '-' ? 1 : 0;
   if (s.size() == digits) return false;
   for (size_t i = digits; i < s.size(); ++i)
     if (!std::isdigit(static_cast<unsigned char>(s[i]))) return false;
@@ -111,6 +112,8 @@ std::string bad_value(CLI::App* sub, const std::vector<std::string>& args, size_
                                  : not_whole_number_message(name, value, min, max, command);
     }
   }
+  if (said == "not a whole number") return tr("err.not-integer", {name, value}) + run_help(command);  // strict_integer_check
+  if (said == "too many digits") return tr("err.integer-too-long", {name, value}) + run_help(command);
   const size_t set = said.find(" not in {");
   if (set != std::string::npos) return not_a_choice_message(name, value, split_choices(said.substr(set + 8)), command);
   return bad_value_message(name, value, value_name, command);

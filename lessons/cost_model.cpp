@@ -2,9 +2,10 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <stdexcept>
+#include <utility>
 
 #include "core/usage_error.h"
-#include "lessons/course-mha/course_settings.h"
 #include "lessons/lesson.h"
 
 namespace attn {
@@ -34,87 +35,71 @@ constexpr double kSecondsPerExported = 250e-9;
 constexpr double kBytesPerMaskElement = 4;
 constexpr double kBytesPerExported = 16;
 constexpr double kBaseBytes = 16.0 * 1024 * 1024;
+// The lessons after the chapter, measured the same way: a projection's multiply-adds (a call with one
+// token still reads, and for the layers without bias transposes, its whole weight), and per decoding
+// step the cache's keys times d_out (torch.cat of the cache, the transposes, the scores and the weighted
+// values) and times the heads (each head's mask, scaling and softmax). Rounded up so that the largest
+// admitted runs stay under the limit on a loaded 2-core machine. For example
+//   kv-cache --context-length 4096 --d-out 16 --num-heads 16   9.9 s, estimated 12.8 s
+//   kv-cache --context-length 1024 --d-out 1024 --num-heads 64  13.7 s, estimated 15.6 s
+//   kv-cache --context-length 512 --d-out 1024                  3.2 s, estimated 4.3 s
+//   mla --d-out 4096 --latent-dim 4096 with 16 tokens           15.6 s, estimated 23 s
+//   gqa --d-out 4096 with 16 tokens and --json FILE             5.2 s, estimated 8 s
+constexpr double kSecondsPerMac = 3e-9;
+constexpr double kSecondsPerStreamed = 18e-9;
+constexpr double kSecondsPerHeadKey = 70e-9;
 
-struct Work {
-  double masks_built = 0, masks_alive = 0, context = 0;  // context x context float masks
-  double weights = 0, bytes_per_weight = 16;
-  double extra_seconds = 0, extra_bytes = 0;  // fixed work beside the options' (mha --gpt2)
-  std::vector<std::string> mask_knobs, weight_knobs;
-};
-
-Work work_of(const std::string& lesson, const LessonOptions& opt) {
-  Work w;
-  const double d_in = static_cast<double>(opt.d_in()), d_out = static_cast<double>(opt.d_out);
-  const double T = static_cast<double>(opt.num_tokens());
-  w.context = static_cast<double>(opt.context_length_or_tokens());
-  if (lesson == "trainable") {
-    w.weights = 9 * d_in * d_out;  // SelfAttention v1, v2 and the weights of 3.4.1
-    w.weight_knobs = {"d_out"};
-  } else if (lesson == "dropout") {
-    w.masks_built = 2, w.masks_alive = 2;  // the §3.5.1 setup's mask and CausalAttention's buffer
-    w.weights = 6 * d_in * d_out;
-    w.mask_knobs = {"context_length"}, w.weight_knobs = {"d_out"};
-  } else if (lesson == "wrapper") {
-    const double h = static_cast<double>(opt.heads_or(lesson_default_count("wrapper", "--num-heads")));
-    w.masks_built = h, w.masks_alive = h + 2;  // one buffer per CausalAttention head, ones and triu
-    w.weights = 3 * d_in * d_out * (h + (opt.no_reseed ? 1 : 0));
-    w.mask_knobs = {"context_length", "num_heads"}, w.weight_knobs = {"d_out", "num_heads"};
-  } else if (lesson == "mha") {
-    w.masks_built = 1, w.masks_alive = 2;  // ones, then its triu
-    w.weights = 3 * d_in * d_out + d_out * d_out;  // W_query, W_key, W_value, out_proj
-    w.mask_knobs = {"context_length"}, w.weight_knobs = {"d_out"};
-    if (opt.gpt2) {  // exercise 3.3: 4 x 768 x 768 weights and a 1024 x 1024 mask, whatever the options
-      w.extra_seconds = 4 * 768.0 * 768.0 * kSecondsPerWeight + 1024.0 * 1024.0 * kSecondsPerMaskElement;
-      w.extra_bytes = 4 * 768.0 * 768.0 * 16 + 2 * 1024.0 * 1024.0 * kBytesPerMaskElement;
-    }
-  } else if (lesson == "course-mha") {
-    const bool post = opt.preset == "post";
-    const double d = post ? static_cast<double>(opt.d_model.value_or(course::kDModel)) : d_in;
-    const int64_t heads = post ? course::kNumHeads : course::small_num_heads(static_cast<int64_t>(d));
-    const double h = static_cast<double>(opt.heads_or(heads));
-    w.context = opt.context_length ? static_cast<double>(*opt.context_length) : post ? course::kContextLength : T;
-    w.masks_built = 2 * h, w.masks_alive = h + 2;  // the heads' buffers, and a CausalAttention per head
-    w.weights = 7 * d * d;  // Wq, Wk, Wv of every head, the projection, each head's CausalAttention copy
-    w.bytes_per_weight = 8;
-    w.mask_knobs = {"context_length", "num_heads"}, w.weight_knobs = {"d_model"};
-  } else if (lesson == "d2l-mha") {
-    const double n = static_cast<double>(opt.num_hiddens.value_or(lesson_default_count("d2l-mha", "--num-hiddens")));
-    const double in = opt.custom_inputs ? d_in : n;
-    w.weights = 3 * in * n + n * n;  // W_q, W_k, W_v and W_o
-    w.bytes_per_weight = 10;
-    w.weight_knobs = {"num_hiddens"};
-  }
-  return w;
-}
-
-LessonCost cost_of(const Work& w, bool exporting) {
+LessonCost cost_of(const LessonWork& w, bool exporting) {
   LessonCost c;
   const double mask = w.context * w.context;
-  const double exported = exporting ? w.weights : 0;  // every weight is a recorded tensor
+  const double exported = exporting ? w.recorded : 0;
+  // more_weights: 16 bytes each, more_mask_elements: built once, alive twice (ones, then its triu)
+  const double extra_bytes = w.more_weights * 16 + 2 * w.more_mask_elements * kBytesPerMaskElement;
+  const double extra_seconds = w.more_weights * kSecondsPerWeight + w.more_mask_elements * kSecondsPerMaskElement;
   c.bytes = kBaseBytes + w.masks_alive * mask * kBytesPerMaskElement + w.weights * w.bytes_per_weight +
-            exported * kBytesPerExported + w.extra_bytes;
+            exported * kBytesPerExported + extra_bytes;
   const double mask_seconds = w.masks_built * mask * kSecondsPerMaskElement;
   const double weight_seconds = w.weights * kSecondsPerWeight + exported * kSecondsPerExported;
-  c.seconds = mask_seconds + weight_seconds + w.extra_seconds;
-  if (mask_seconds >= weight_seconds) {
+  const double mac_seconds = w.macs * kSecondsPerMac;
+  const double step_seconds = w.streamed * kSecondsPerStreamed + w.head_keys * kSecondsPerHeadKey;
+  c.seconds = mask_seconds + weight_seconds + mac_seconds + step_seconds + extra_seconds;
+  const double most = std::max({mask_seconds, weight_seconds, mac_seconds, step_seconds});
+  if (most == mask_seconds) {
     c.biggest = error_text(w.masks_built == 1 ? "cost.err.mask" : "cost.err.masks", {fixed(w.masks_built, 0), fixed(w.context, 0)});
     c.knobs = w.mask_knobs;
-  } else {
-    c.biggest = error_text(exporting ? "cost.err.weights-exported" : "cost.err.weights", {fixed(w.weights / 1e6, 1)});
+  } else if (most == weight_seconds) {
+    c.biggest = error_text(exporting && w.recorded >= w.weights ? "cost.err.weights-exported" : "cost.err.weights",
+                           {fixed(w.weights / 1e6, 1)});
     c.knobs = w.weight_knobs;
+  } else if (most == mac_seconds) {
+    c.biggest = error_text("cost.err.macs", {fixed(w.macs / 1e6, 0)});
+    c.knobs = w.mac_knobs;
+  } else {
+    c.biggest = error_text("cost.err.steps", {fixed(w.calls, 0), fixed(w.cached, 0)});
+    c.knobs = w.step_knobs;
   }
   return c;
 }
 
 }  // namespace
 
+bool has_cost_entry(const std::string& lesson) {
+  const LessonInfo* info = find_lesson(lesson);
+  return info && info->work;
+}
+
+LessonWork lesson_work(const std::string& lesson, const LessonOptions& opt) {
+  if (!has_cost_entry(lesson)) throw std::logic_error("no cost entry for lesson " + lesson);
+  return find_lesson(lesson)->work(opt);
+}
+
 LessonCost estimate_lesson_cost(const std::string& lesson, const LessonOptions& opt, bool exporting) {
-  if (lesson != "all") return cost_of(work_of(lesson, opt), exporting);
+  if (lesson != "all") return cost_of(lesson_work(lesson, opt), exporting);
   LessonCost total, worst;
   total.bytes = kBaseBytes;
   for (const LessonInfo& l : lessons()) {
-    if (l.sections.front().rfind("3.", 0) != 0) continue;  // the chapter's lessons, as `all` runs them
-    const LessonCost c = cost_of(work_of(l.name, opt), exporting);
+    if (!l.in_chapter()) continue;  // the chapter's lessons, as `all` runs them
+    const LessonCost c = cost_of(lesson_work(l.name, opt), exporting);
     total.bytes += c.bytes - kBaseBytes;  // the notebook keeps every lesson's tensors
     total.seconds += c.seconds;
     if (c.seconds >= worst.seconds) worst = c;
@@ -139,8 +124,15 @@ const LessonOptions& require_affordable(const std::string& lesson, const LessonO
     if (i == 0) knobs = knob;
     else knobs = error_text(i + 1 == c.knobs.size() ? "cost.err.or" : "cost.err.list", {knobs, knob});
   }
-  throw UsageError(error_text("cost.err.too-much", {source.empty() ? lesson : source, fixed(c.seconds, 0),
-                                                fixed(c.bytes / (1024 * 1024), 0), c.biggest, fixed(kMaxLessonSeconds, 0),
+  // A value over its limit gets the decimals that show it ("about 6 s, more than the limit of 6 s" would
+  // read as a contradiction: 6.04 s).
+  auto shown = [](double v, double limit) {
+    int digits = 0;
+    while (v > limit && digits < 3 && std::stod(fixed(v, digits)) <= limit) ++digits;
+    return fixed(v, digits);
+  };
+  throw UsageError(error_text("cost.err.too-much", {source.empty() ? lesson : source, shown(c.seconds, kMaxLessonSeconds),
+                                                shown(c.bytes / (1024 * 1024), kMaxLessonBytes / (1024 * 1024)), c.biggest, fixed(kMaxLessonSeconds, 0),
                                                 fixed(kMaxLessonBytes / (1024 * 1024), 0), knobs}));
 }
 

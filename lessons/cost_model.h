@@ -2,12 +2,13 @@
 // What a lesson will cost before it runs: its peak memory and its run time, estimated from the
 // options (the causal masks it builds, the weights it draws, the tensors it exports), so options
 // inside the documented ranges cannot take minutes and gigabytes. Calibrated with /usr/bin/time
-// on the lessons' largest settings (see cost_model.cpp).
+// on the lessons' largest settings (see cost_model.cpp); each lesson's work comes from its row.
 #include <string>
 #include <vector>
 
 #include "core/usage_error.h"
 #include "lessons/lesson.h"
+#include "lessons/lesson_work.h"
 
 namespace attn {
 
@@ -23,6 +24,9 @@ constexpr double kMaxLessonSeconds = 6.0;
 
 // `lesson` is a lesson's name or "all"; `exporting`: --json or --html renders every tensor too.
 LessonCost estimate_lesson_cost(const std::string& lesson, const LessonOptions& opt, bool exporting);
+// The work a lesson does with `opt` (its row's `work`); std::logic_error for a lesson without one.
+LessonWork lesson_work(const std::string& lesson, const LessonOptions& opt);
+bool has_cost_entry(const std::string& lesson);
 
 // Throws UsageError naming the limit and the options to lower when the estimate is above
 // kMaxLessonBytes or kMaxLessonSeconds. `knob_prefix` spells the options: "--" for the command line

@@ -16,6 +16,7 @@
 namespace attn {
 
 enum class Init { Rand, Randn };
+struct LessonWork;  // lessons/lesson_work.h
 
 struct LessonOptions {
   std::optional<uint64_t> seed;   // replaces every torch.manual_seed(k) of the lesson
@@ -81,6 +82,9 @@ struct LessonInfo {
   // The tensors its --json export holds with the default options: each name once, in order of first
   // appearance (tests/test_registry.cpp runs the lesson and compares).
   std::vector<std::string> exports;
+  // What it does that grows with the options (lessons/NAME/cost.cpp), for lessons/cost_model.cpp's
+  // estimate before it runs; tests/test_hostile_cost.cpp fails for a lesson without one.
+  LessonWork (*work)(const LessonOptions&) = nullptr;
 
   std::string title(Lang lang) const;
   std::string summary(Lang lang) const;  // one line for --help ({1}, {2}, ...: its defaults)

@@ -48,6 +48,8 @@ BoundedRun run_bounded(const std::string& args, const std::string& before, int l
   kill(-pid, SIGKILL);  // a background writer of `before` that is still blocked
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   r.max_rss_kb = usage.ru_maxrss;
+  r.cpu_seconds = static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+                  static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   r.out = read_text_file(out);
   r.err = read_text_file(err);

@@ -66,7 +66,7 @@ TEST_CASE("cli messages: every kind of bad value names the option first") {
   expect_error_line("mha --num-heads 4x", "--num-heads 4x: not a whole number");
   expect_error_line("dropout --bernoulli intel", "--bernoulli intel: not one of default, mkl");  // choice
   expect_error_line("kv-memory --dtype fp64", "--dtype fp64: not one of fp32, bf16, fp16, fp8, int8");
-  expect_error_line("bench --threads x", "--threads x: not a valid");  // conversion
+  expect_error_line("bench --threads x", "--threads x: not a whole number");  // app/strict_integer.h
   expect_error_line("mha --qkv-bias=maybe", "--qkv-bias: a switch takes no value; write --qkv-bias alone");
   expect_error_line("mha --qkv-bias=false", "--qkv-bias: a switch takes no value");
   expect_error_line("mha stray", "stray: unexpected word after mha");

@@ -2,9 +2,12 @@
 // before they run, naming the limit and the option to lower; the tested configurations still run.
 #include <doctest/doctest.h>
 
+#include <functional>
 #include <string>
 
+#include "core/inputs.h"
 #include "features/bench/attention_bench.h"
+#include "features/check/replay.h"
 #include "hostile_run.h"
 #include "lessons/cost_model.h"
 #include "lessons/ui_text.h"
@@ -38,6 +41,23 @@ constexpr bool kSanitized = false;
 #else
 constexpr bool kSanitized = false;
 #endif
+
+// Timings mean something on an optimised build only (make sanitize builds with -O1 and ASan).
+#if defined(__OPTIMIZE__)
+constexpr bool kOptimized = true;
+#else
+constexpr bool kOptimized = false;
+#endif
+
+const char* const kSixteen = "a b c d e f g h i j k l m n o p";
+
+attn::LessonOptions sixteen_tokens() {
+  attn::LessonOptions o;
+  o.inputs = attn::sentence_inputs(kSixteen, 3, 123, attn::ErrorText("--tokens"));
+  o.custom_inputs = true;
+  o.inputs_source = "tokens";
+  return o;
+}
 
 }  // namespace
 
@@ -109,4 +129,180 @@ TEST_CASE("hostile: bench threads, sizes and work stay within the machine") {
   expect_clean_refusal("bench --d-model 8 --num-heads 12", "use at most 8 heads");
   attn::BenchOptions o;
   CHECK(attn::bench_flops_estimate(o) < attn::kMaxBenchFlops / 5);  // the default run is well inside
+}
+
+TEST_CASE("hostile: every lesson has a cost entry, and the lessons after the chapter grow with their sizes") {
+  for (const attn::LessonInfo& l : attn::lessons()) {
+    CAPTURE(l.name);
+    CHECK(attn::has_cost_entry(l.name));
+  }
+  CHECK_THROWS_AS(attn::lesson_work("no-such-lesson", {}), std::logic_error);
+  attn::LessonOptions o;
+  const double kv = attn::estimate_lesson_cost("kv-cache", o, false).seconds;
+  o.context_length = 4096;
+  const attn::LessonCost kv_long = attn::estimate_lesson_cost("kv-cache", o, false);
+  CHECK(kv_long.seconds > 100 * kv);
+  o.d_out = 64, o.d_out_given = true, o.num_heads = 64;
+  const attn::LessonCost kv_wide = attn::estimate_lesson_cost("kv-cache", o, false);
+  CHECK(kv_wide.seconds > 5 * kv_long.seconds);
+  CHECK(attn::error_message(kv_wide.biggest, attn::Lang::En) == "4099 forward calls over a cache of up to 4096 tokens");
+  CHECK(kv_wide.knobs == std::vector<std::string>{"context_length", "d_out", "num_heads"});
+  attn::LessonOptions m = sixteen_tokens();
+  const double mla = attn::estimate_lesson_cost("mla", m, false).seconds;
+  m.d_out = 4096, m.d_out_given = true, m.latent_dim = 4096;
+  const attn::LessonCost mla_big = attn::estimate_lesson_cost("mla", m, false);
+  CHECK(mla_big.seconds > 1000 * mla);
+  CHECK(mla_big.knobs == std::vector<std::string>{"d_out", "latent_dim"});
+  for (const char* lesson : {"gqa", "swa"}) {
+    attn::LessonOptions g = sixteen_tokens();
+    const double small = attn::estimate_lesson_cost(lesson, g, true).seconds;
+    g.d_out = 4096, g.d_out_given = true;
+    CHECK(attn::estimate_lesson_cost(lesson, g, true).seconds > 1000 * small);
+  }
+}
+
+TEST_CASE("hostile: the lessons after the chapter and check's reruns are refused before they run") {
+  expect_clean_refusal("kv-cache --context-length 4096 --d-out 64 --num-heads 64",
+                       "lower --context-length, --d-out or --num-heads");
+  expect_clean_refusal("kv-cache --context-length 1024 --d-out 4096", "million multiply-adds in the projections), more");
+  expect_clean_refusal(std::string("mla --d-out 4096 --latent-dim 4096 --tokens '") + kSixteen + "'",
+                       "million multiply-adds in the projections), more than the limits of 6 s and 768 MiB here; "
+                       "lower --d-out or --latent-dim");
+  expect_clean_refusal(std::string("gqa --d-out 4096 --num-heads 64 --tokens '") + kSixteen + "' --json /dev/null",
+                       "all exported");
+  // check reruns the lesson once per known mistake: a 200-byte mha export at context 4096 with dropout
+  // is 1 + about 45 runs.
+  const std::string dir = temp_dir();
+  const std::string mha = write_file(dir, "mha.json",
+                                     "{\"schema\": \"attn-tutor/1\", \"lesson\": \"mha\", \"config\": "
+                                     "{\"context_length\": 4096, \"dropout\": 0.1}, \"tensors\": [{\"name\": "
+                                     "\"context_vecs\", \"data\": [1]}]}");
+  expect_clean_refusal("check " + mha, "lower config.context_length");
+  const std::string kv = write_file(dir, "kv.json",
+                                    "{\"schema\": \"attn-tutor/1\", \"lesson\": \"kv-cache\", \"config\": "
+                                    "{\"context_length\": 4096, \"d_out\": 256}, \"tensors\": [{\"name\": "
+                                    "\"x\", \"data\": [1]}]}");
+  expect_clean_refusal("check " + kv, "forward calls over a cache of up to 4096 tokens");
+}
+
+TEST_CASE("hostile: check's rerun count is the number of reruns its diagnoses make, for every lesson") {
+  std::vector<std::pair<std::string, std::function<void(attn::LessonOptions&)>>> settings = {
+      {"defaults", [](attn::LessonOptions&) {}},
+      {"dropout 0.1", [](attn::LessonOptions& o) { o.dropout = 0.1; }},
+      {"3 heads, d_out 6", [](attn::LessonOptions& o) { o.num_heads = 3, o.d_out = 6, o.d_out_given = true; }},
+      {"6 heads, no reseed", [](attn::LessonOptions& o) { o.num_heads = 6, o.d_out = 6, o.no_reseed = true; }}};
+  for (const attn::LessonInfo& l : attn::lessons()) {
+    for (const auto& [name, set] : settings) {
+      attn::LessonOptions o;
+      set(o);
+      CAPTURE(l.name);
+      CAPTURE(name);
+      int64_t same_shapes = 0, other_shapes = 0;  // the lesson's runs each diagnosis starts
+      attn::mistake_what_ifs(l.name, o, false, &same_shapes);
+      attn::mistake_what_ifs(l.name, o, true, &other_shapes);
+      CHECK(attn::mistake_rerun_count(l.name, o) == std::max(same_shapes, other_shapes));
+      if (l.in_chapter() && l.name != "naive-scores") CHECK(std::max(same_shapes, other_shapes) > 0);
+    }
+  }
+  attn::LessonOptions o;
+  o.dropout = 0.1;
+  CHECK(attn::mistake_rerun_count("mha", o) > 40);  // what made a 200-byte export take 18 s and 2.9 GB
+}
+
+namespace {
+
+// One lesson's largest configuration along one knob: the options it runs with besides, the
+// knob's range and step, and how the option sets it.
+struct Family {
+  std::string lesson, flag, words;  // words: the other options, as on the command line
+  int64_t lo, hi, step;
+  std::function<void(attn::LessonOptions&)> fixed;
+  std::function<void(attn::LessonOptions&, int64_t)> knob;
+};
+
+bool admitted(const Family& f, int64_t v) {
+  attn::LessonOptions o = sixteen_tokens();
+  f.fixed(o);
+  f.knob(o, v);
+  const attn::LessonCost c = attn::estimate_lesson_cost(f.lesson, o, true);
+  return c.seconds <= attn::kMaxLessonSeconds && c.bytes <= attn::kMaxLessonBytes;
+}
+
+// The largest value of the knob the cost model admits (its estimates grow with it).
+int64_t largest_admitted(const Family& f) {
+  int64_t lo = f.lo / f.step, hi = f.hi / f.step;  // in steps
+  if (admitted(f, hi * f.step)) return hi * f.step;
+  while (hi - lo > 1) {
+    const int64_t mid = (lo + hi) / 2;
+    (admitted(f, mid * f.step) ? lo : hi) = mid;
+  }
+  return lo * f.step;
+}
+
+auto d_out(int64_t v) { return [v](attn::LessonOptions& o) { o.d_out = v, o.d_out_given = true; }; }
+void set_d_out(attn::LessonOptions& o, int64_t v) { o.d_out = v, o.d_out_given = true; }
+void set_context(attn::LessonOptions& o, int64_t v) { o.context_length = v; }
+
+}  // namespace
+
+// README: runs estimated over 6 s or 768 MiB are refused; on this machine (2 cores, shared) the
+// largest run each lesson admits stays under both, in CPU time (user + system, not the wall clock).
+TEST_CASE("hostile: the worst admitted configuration of each lesson runs within the limits" *
+          doctest::skip(kEmulated || kSanitized || !kOptimized)) {
+  const std::string dir = temp_dir();
+  const std::vector<Family> families = {
+      {"trainable", "--d-out", "", 1, 4096, 1, [](attn::LessonOptions&) {}, set_d_out},
+      {"causal-mask", "--d-out", "", 1, 4096, 1, [](attn::LessonOptions&) {}, set_d_out},
+      {"dropout", "--context-length", "--d-out 4096 --dropout 0.1", 16, 4096, 1,
+       [](attn::LessonOptions& o) { d_out(4096)(o), o.dropout = 0.1; }, set_context},
+      {"wrapper", "--context-length", "--num-heads 64 --d-out 64 --dropout 0.1", 16, 4096, 1,
+       [](attn::LessonOptions& o) { d_out(64)(o), o.num_heads = 64, o.dropout = 0.1; }, set_context},
+      {"mha", "--context-length", "--num-heads 64 --d-out 1024 --dropout 0.1", 16, 4096, 1,
+       [](attn::LessonOptions& o) { d_out(1024)(o), o.num_heads = 64, o.dropout = 0.1; }, set_context},
+      {"mha", "--d-out", "--num-heads 64 --context-length 4096 --dropout 0.1", 64, 4096, 64,
+       [](attn::LessonOptions& o) { o.num_heads = 64, o.context_length = 4096, o.dropout = 0.1; }, set_d_out},
+      {"wrapper", "--context-length", "--num-heads 6", 16, 4096, 1,
+       [](attn::LessonOptions& o) { o.num_heads = 6; }, set_context},
+      {"course-mha", "--context-length", "--preset post --num-heads 64", 128, 4096, 1,
+       [](attn::LessonOptions& o) { o.preset = "post", o.num_heads = 64; }, set_context},
+      {"all", "--d-out", "--num-heads 4 --context-length 1024", 4, 4096, 4,
+       [](attn::LessonOptions& o) { o.num_heads = 4, o.context_length = 1024; }, set_d_out},
+      {"all", "--context-length", "--num-heads 64 --d-out 64 --dropout 0.1", 16, 4096, 1,
+       [](attn::LessonOptions& o) { d_out(64)(o), o.num_heads = 64, o.dropout = 0.1; }, set_context},
+      {"course-mha", "--d-model", "--preset post --num-heads 8", 8, 4096, 8,
+       [](attn::LessonOptions& o) { o.preset = "post", o.num_heads = 8; },
+       [](attn::LessonOptions& o, int64_t v) { o.d_model = v; }},
+      {"d2l-mha", "--num-hiddens", "--num-heads 4 --dropout 0.1", 4, 4096, 4,
+       [](attn::LessonOptions& o) { o.num_heads = 4, o.dropout = 0.1; },
+       [](attn::LessonOptions& o, int64_t v) { o.num_hiddens = v; }},
+      {"kv-cache", "--context-length", "--d-out 64 --num-heads 64", 16, 4096, 1,
+       [](attn::LessonOptions& o) { d_out(64)(o), o.num_heads = 64; }, set_context},
+      {"kv-cache", "--d-out", "--context-length 1024 --num-heads 64", 64, 4096, 64,
+       [](attn::LessonOptions& o) { o.context_length = 1024, o.num_heads = 64; }, set_d_out},
+      {"gqa", "--d-out", "--num-heads 64 --num-kv-groups 64", 64, 4096, 64,
+       [](attn::LessonOptions& o) { o.num_heads = 64, o.num_kv_groups = 64; }, set_d_out},
+      {"mla", "--latent-dim", "--d-out 2048 --num-heads 64", 1, 4096, 1,
+       [](attn::LessonOptions& o) { d_out(2048)(o), o.num_heads = 64; },
+       [](attn::LessonOptions& o, int64_t v) { o.latent_dim = v; }},
+      {"swa", "--d-out", "--num-heads 64 --window 16", 64, 4096, 64,
+       [](attn::LessonOptions& o) { o.num_heads = 64, o.window = 16; }, set_d_out}};
+  double total = 0;
+  for (const Family& f : families) {
+    const int64_t v = largest_admitted(f);
+    const std::string args = f.lesson + " " + f.words + " " + f.flag + " " + std::to_string(v) + " --tokens '" +
+                             kSixteen + "' --json " + dir + "/out.json";
+    CAPTURE(args);
+    REQUIRE(admitted(f, v));
+    if (v < f.hi) CHECK(!admitted(f, v + f.step));  // the largest: one step more is refused
+    const BoundedRun r = run_bounded(args, "", 30, "/dev/null");
+    CAPTURE(r.err);
+    CAPTURE(r.cpu_seconds);
+    CAPTURE(r.max_rss_kb);
+    MESSAGE(args << ": " << r.cpu_seconds << " s CPU, " << r.max_rss_kb / 1024 << " MiB");
+    CHECK(r.exit_code == 0);
+    CHECK(r.cpu_seconds < attn::kMaxLessonSeconds);
+    CHECK(r.max_rss_kb * 1024.0 < attn::kMaxLessonBytes);
+    total += r.cpu_seconds;
+  }
+  CHECK(total < 90);
 }

@@ -244,6 +244,7 @@ std::vector<std::string> bad_command_lines(const std::string& dir) {
       "d2l-mha --num-hiddens 10 --num-heads 3", "d2l-mha --valid-lens x", "d2l-mha --valid-lens '[[1,2],[1]]'",
       "d2l-mha --valid-lens '[[1,2],[1,2]]'", "d2l-mha --valid-lens 1,2,3", "d2l-mha --valid-lens 9,9",
       "wrapper --context-length 4096 --num-heads 64", "all --context-length 4096 --num-heads 64",
+      "kv-cache --context-length 4096 --d-out 64 --num-heads 64", "kv-cache --context-length 1024 --d-out 4096",
       // bench sizes
       "bench --batch 0", "bench --tokens 0", "bench --d-model 0", "bench --num-heads 0", "bench --repeats 0",
       "bench --batch 5000", "bench --num-heads 20 --d-model 10", "bench --d-model 10 --num-heads 3",

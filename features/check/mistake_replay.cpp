@@ -177,9 +177,8 @@ void mha_mistakes(Reruns& r) {
   r.variant("view-no-transpose", text("check.detail.merge-no-transpose"), merge);
 }
 
-}  // namespace
-
-std::vector<WhatIf> mistake_what_ifs(const std::string& lesson, const LessonOptions& opt, bool shapes_differ) {
+// The reruns for a lesson: its known mistakes, or with `shapes_differ` the settings.
+std::vector<Rerun> mistake_reruns(const std::string& lesson, const LessonOptions& opt, bool shapes_differ) {
   Reruns r{opt, {}};
   const double rate = dropout_rate(lesson, opt.dropout);
   if (shapes_differ) {
@@ -254,9 +253,22 @@ std::vector<WhatIf> mistake_what_ifs(const std::string& lesson, const LessonOpti
     o.bernoulli = BernoulliPath::Mkl;
     r.options("mkl-dropout", text("check.detail.mkl"), o);
   }
+  return std::move(r.list);
+}
+
+}  // namespace
+
+int64_t mistake_rerun_count(const std::string& lesson, const LessonOptions& opt) {
+  return static_cast<int64_t>(
+      std::max(mistake_reruns(lesson, opt, false).size(), mistake_reruns(lesson, opt, true).size()));
+}
+
+std::vector<WhatIf> mistake_what_ifs(const std::string& lesson, const LessonOptions& opt, bool shapes_differ,
+                                     int64_t* runs) {
   std::vector<WhatIf> out;
   const LessonInfo* info = find_lesson(lesson);
-  for (const Rerun& rerun : r.list) {
+  for (const Rerun& rerun : mistake_reruns(lesson, opt, shapes_differ)) {
+    if (runs) ++*runs;
     try {
       out.push_back({rerun.mistake, rerun.detail, info->run(rerun.opt).timeline()});
     } catch (const std::exception&) {

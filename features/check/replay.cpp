@@ -229,7 +229,8 @@ CheckReport check_file(const std::string& path) {
   }
   // The lesson, then a rerun per known mistake: refused before it runs when that is too much.
   const LessonOptions opt = replay_options(ex);
-  require_affordable(ex.lesson, opt, false, "config.", 4, "check " + path);
+  require_affordable(ex.lesson, opt, false, "config.", 1.0 + static_cast<double>(mistake_rerun_count(ex.lesson, opt)),
+                     "check " + path);
   Notebook nb = [&] {
     try {
       return lesson->run(opt);

@@ -16,7 +16,13 @@ LessonOptions replay_options(const LearnerExport& ex);
 
 // The lesson rerun with each known mistake that applies to it (mistake_replay.cpp); with `shapes_differ`
 // (the learner's first differing tensor has another shape), with the settings that could explain it instead.
-std::vector<WhatIf> mistake_what_ifs(const std::string& lesson, const LessonOptions& opt, bool shapes_differ = false);
+// `runs`, when given, counts the lesson's runs it started (those a mistake makes fail included).
+std::vector<WhatIf> mistake_what_ifs(const std::string& lesson, const LessonOptions& opt, bool shapes_differ = false,
+                                     int64_t* runs = nullptr);
+
+// How many times mistake_what_ifs reruns the lesson at most (with or without `shapes_differ`),
+// counted from the same list, for the cost model before anything runs.
+int64_t mistake_rerun_count(const std::string& lesson, const LessonOptions& opt);
 
 // Reads FILE, replays its lesson and compares. Throws UsageError for a missing or malformed file, an
 // unknown lesson or settings the lesson rejects.

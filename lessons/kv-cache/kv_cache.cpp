@@ -117,7 +117,7 @@ void prefill_cell(Notebook& nb, KVCacheMultiHeadAttention& mha, const Tensor& x,
   show_scalar(nb, "(torch.cat([prompt, rest], dim=1) - full).abs().max()", max_abs_diff(cat({prompt, rest}, 1), full));
   // The version before ptr_current_pos sliced mask[:num_tokens_Q, :num_tokens_K], from row 0.
   HeadsAttentionTrace wrong;
-  const Tensor stale_rows = narrow(narrow(to_bool(mha.mha.mask), 0, 0, n - p), 1, 0, n);
+  const Tensor stale_rows = to_bool(narrow(narrow(mha.mha.mask, 0, 0, n - p), 1, 0, n));
   attend_heads(t.queries, t.keys, t.values, stale_rows, 0.0, gen, BernoulliPath::Default, mha.mha.out_proj, wrong);
   nb.note("prefill.note", {str(p), slice(p, n), str(n)});
   nb.explain("prefill.explain");

@@ -63,7 +63,7 @@ Tensor mask_rows(const Tensor& mask, int64_t start, int64_t rows, int64_t cols) 
   };
   if (c != cols) throw mismatch(cols, c, 3);
   if (r != rows && r != 1) throw mismatch(rows, r, 2);
-  return narrow(narrow(to_bool(mask), 0, std::min(ctx, start), r), 1, 0, c);
+  return to_bool(narrow(narrow(mask, 0, std::min(ctx, start), r), 1, 0, c));  // only the rows used, not the whole buffer
 }
 
 // x's (b, T, d_out) projection as (b, T, num_heads, head_dim).
