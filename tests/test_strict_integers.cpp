@@ -37,14 +37,7 @@ TEST_CASE("strict integers: every integer option refuses hex, octal prefixes, '+
   for (const std::string& option : options) {
     for (const char* bad : {"0x10", "0X10", "''", "' 16'", "'16 '", "+16", "1e3", "1_000", "0o17", "0b1",
                                    "16.0", "99999999999999999999", "-99999999999999999999", "'1 6'", "١٦", "-", "--16"}) {
-      const std::string args = option + " " + std::string(bad);
-      CAPTURE(args);
-      const CliResult r = run_cli(args);
-      CAPTURE(r.err);
-      CHECK(r.exit_code == 2);
-      CHECK(r.out.empty());
-      CHECK(count_lines(r.err) == 1);
-      CHECK(r.err.rfind("attn-tutor: error: ", 0) == 0);
+      expect_usage_error(option + " " + std::string(bad), "");
     }
   }
 }
