@@ -52,7 +52,7 @@ cp tests/fuzz/corpus/escapers/* "$FUZZ_BUILD/corpus/escapers/"
 
 status=0
 for target in inputs check escapers; do
-  echo "attn-tutor: fuzzing the $target parser for $FUZZ_SECONDS s"
+  echo "attn-tutor: fuzzing fuzz_$target for $FUZZ_SECONDS s"
   if ! "$FUZZ_BUILD/fuzz_$target" "$FUZZ_BUILD/corpus/$target" -dict=tests/fuzz/json.dict \
        -max_total_time="$FUZZ_SECONDS" -max_len=65536 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
        -artifact_prefix="$FUZZ_BUILD/findings/$target-" >"$FUZZ_BUILD/fuzz_$target.log" 2>&1; then
