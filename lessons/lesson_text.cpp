@@ -52,7 +52,10 @@ std::vector<std::string> inputs_code(const LessonOptions& opt) {
   for (int64_t i = 0; i < rows; ++i) {
     std::string line = i == 0 ? "  [[" : "   [";
     for (int64_t j = 0; j < cols; ++j) {
-      line += (j ? ", " : "") + float32_text(v[static_cast<size_t>(i * cols + j)]);
+      // "1.0", not "1": a list of Python ints would make torch.tensor an int64 tensor, which nn.Linear refuses
+      std::string x = float32_text(v[static_cast<size_t>(i * cols + j)]);
+      if (x.find_first_not_of("-0123456789") == std::string::npos) x += ".0";
+      line += (j ? ", " : "") + x;
     }
     line += i + 1 == rows ? "]] " : "], ";
     line += "# " + label_text(opt.inputs.tokens[static_cast<size_t>(i)]) + " (x^" + std::to_string(i + 1) + ")";

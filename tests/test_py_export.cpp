@@ -215,6 +215,7 @@ TEST_CASE("py export: the tokens line is py_str's, split() only when it gives th
   CHECK(file.exit_code == 0);
   CHECK(file.out.find("tokens = ['a b', '', \"it's\"]\ninputs = torch.tensor(\n") != std::string::npos);
   CHECK(file.out.find("# it's (x^3)") != std::string::npos);
+  CHECK(file.out.find("  [[1.0, 2.0], # a b (x^1)") != std::string::npos);  // floats: int rows make an int64 tensor
   // the book's inputs keep the book's cell
   CHECK(run_cli("mha --py -").out.find("tokens = ") == std::string::npos);
 }
