@@ -239,3 +239,15 @@ TEST_CASE("py export: seeds and rates are written canonically, odd spellings ref
     CHECK(r.out.find("torch.nn.Dropout(0.5)") != std::string::npos);
   }
 }
+
+TEST_CASE("py export: an --inputs file name that is not UTF-8 still gives JSON and a notebook (U+FFFD in its place)") {
+  const std::string dir = temp_dir();
+  write_file(dir, "x\xff.json", read_text_file(ATTN_TEST_FIXTURE_DIR "/snapshot_inputs.json"));
+  const CliResult r = run_cli("mha --inputs \"" + dir + "/$(printf 'x\\377').json\" --json " + dir + "/o.json --ipynb " +
+                              dir + "/o.ipynb");
+  CHECK(r.exit_code == 0);
+  CHECK(r.err.empty());
+  const json doc = json::parse(read_text_file(dir + "/o.json"));
+  CHECK(doc["config"]["inputs"].get<std::string>().find("x\ufffd.json") != std::string::npos);
+  CHECK(json::parse(read_text_file(dir + "/o.ipynb"))["nbformat"] == 4);
+}

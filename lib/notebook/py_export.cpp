@@ -123,7 +123,7 @@ std::string export_ipynb(const Notebook& nb, Lang lang, bool explain) {
                           {"language_info", {{"name", "python"}}}}},
                         {"nbformat", 4},
                         {"nbformat_minor", 4}};
-  return doc.dump(1) + "\n";
+  return doc.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";  // bad bytes: U+FFFD
 }
 
 }  // namespace attn
