@@ -140,7 +140,7 @@ TEST_CASE("py_str: the same text as python3's repr() for every code point and th
   CHECK(same == n);
 }
 
-TEST_CASE("py_comment: nothing in a comment ends it or reorders the line; printable text stays") {
+TEST_CASE("py_comment: nothing in a comment ends it or reorders the line, printable text stays") {
   CHECK(attn::py_comment("Your (x^1) \\ \"q\" 'x' \xe4\xbd\xa0\xe5\xa5\xbd\xe3\x80\x80") ==
         "Your (x^1) \\ \"q\" 'x' \xe4\xbd\xa0\xe5\xa5\xbd\xe3\x80\x80");  // U+3000 kept
   CHECK(attn::py_comment("a\nb\rc") == "a\\nb\\rc");
