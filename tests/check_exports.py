@@ -12,7 +12,8 @@
               --ipynb, --html and --json at once. Each run either is refused (exit 2, one line on stderr,
               no file written) or writes exports that all pass the checks above, whose `tokens = ...`
               evaluates (with ast, nothing run) to exactly the tokens given, whose JSON holds them, and
-              that call nothing a token could smuggle in (__import__, eval, exec, open, ...); PWNED never appears.
+              that call nothing a token could smuggle in (__import__, eval, exec, open, ...), and whose notebook
+              text on stdout holds no raw control or bidi character; PWNED never appears.
               Prints how many runs were refused and how many exported.
   --tokens-of FILE.py JSON_LIST
               the script's checks of --hostile alone: its `tokens = ...` gives the list, it names no __import__
@@ -222,6 +223,9 @@ def hostile(exe, base):
                 if r.returncode != 0:
                     problems.append(f"{label}: exit {r.returncode}: {r.stderr[-300:]!r}")
                     continue
+                screen = r.stdout.decode("utf-8", "replace")
+                if any(ord(c) < 0x20 and c != "\n" for c in screen) or re.search("[\u202a-\u202e\u2066-\u2069\ufffd]", screen):
+                    problems.append(f"{label}: the notebook text on stdout holds a raw control, bidi or non-UTF-8 character")
                 if made != {"s.py", "s.ipynb", "s.html", "s.json"}:
                     problems.append(f"{label}: wrote {sorted(made)}, not the four exports")
                     continue
