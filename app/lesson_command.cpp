@@ -45,6 +45,28 @@ int64_t integer_value(const CliOptions& o, const std::string& flag) {
   return v;
 }
 
+// A number as Python and the README write one: digits with an optional sign, point and exponent
+// ("0.5", ".5", "+0.5", "1e-1"); no spaces, hex ("0x.8"), "inf" or "nan", which strtod would also read.
+// The code writes the value canonically (py_float), whatever the spelling.
+bool plain_decimal(const std::string& text) {
+  size_t i = 0, digits = 0;
+  const auto run = [&] {
+    size_t n = 0;
+    while (i < text.size() && text[i] >= '0' && text[i] <= '9') ++i, ++n;
+    return n;
+  };
+  if (i < text.size() && (text[i] == '+' || text[i] == '-')) ++i;
+  digits += run();
+  if (i < text.size() && text[i] == '.') ++i, digits += run();
+  if (digits == 0) return false;
+  if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
+    ++i;
+    if (i < text.size() && (text[i] == '+' || text[i] == '-')) ++i;
+    if (run() == 0) return false;
+  }
+  return i == text.size();
+}
+
 }  // namespace
 
 LessonOptions to_lesson_options(const CliOptions& o, Lang env_lang) {
@@ -55,7 +77,9 @@ LessonOptions to_lesson_options(const CliOptions& o, Lang env_lang) {
     opt.seed = parse_torch_seed(o.text("--seed"));
     if (!opt.seed)
       throw UsageError(tr("err.seed", {"--seed " + o.text("--seed")}));
-    opt.seed_text = o.text("--seed");
+    // Canonical (0123 and +123 are 123, -0 is 0): the code, the notes and the JSON config write it so.
+    const bool negative = o.text("--seed")[0] == '-' && *opt.seed != 0;
+    opt.seed_text = negative ? "-" + std::to_string(0 - *opt.seed) : std::to_string(*opt.seed);
   }
   if (o.given("--d-in") && !o.given("--tokens"))
     throw UsageError(tr("err.d-in", {o.text("--d-in")}));
@@ -91,6 +115,7 @@ LessonOptions to_lesson_options(const CliOptions& o, Lang env_lang) {
   if (o.given("--valid-lens")) opt.valid_lens = o.text("--valid-lens");
   if (o.given("--dropout")) {
     const std::string& dropout = o.text("--dropout");
+    if (!plain_decimal(dropout)) throw UsageError(tr("err.dropout-spelling", {dropout}));
     char* end = nullptr;
     const double p = std::strtod(dropout.c_str(), &end);
     if (end == dropout.c_str() || *end != '\0' || !(p >= 0.0 && p <= 1.0))

@@ -8,8 +8,13 @@
 
 namespace attn {
 
-std::string quoted_token(const LessonOptions& opt, int64_t i);  // "journey"
-std::string fmt_seed(const LessonOptions& opt, uint64_t book_seed);  // the seed as written in code
+// "journey": token i as notes and comments name it (label_text: shortened, escaped).
+std::string quoted_token(const LessonOptions& opt, int64_t i);
+// The seed as written in code, canonical (123 for --seed 0123 or +123).
+std::string fmt_seed(const LessonOptions& opt, uint64_t book_seed);
+// `tokens = 'Your journey starts with one step'.split()`, or `tokens = ['a b', '']` when split() would
+// not give the tokens back: every token through py_str, the only way tokens reach code.
+std::string tokens_code(const std::vector<std::string>& tokens);
 // `inputs = torch.tensor([...])` as code lines, one row per token with its label as a comment.
 std::vector<std::string> inputs_code(const LessonOptions& opt);
 // A cell that prints one tensor: `code`, `t` shown as `name`, then the prose keys `note` and `explain`

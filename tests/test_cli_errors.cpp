@@ -89,6 +89,9 @@ TEST_CASE("errors: out-of-range numbers") {
   expect_usage_error("dropout --dropout 1.5", "--dropout 1.5");
   expect_usage_error("dropout --dropout -0.1", "--dropout -0.1");
   expect_usage_error("mha --dropout nan", "--dropout nan");
+  // strtod would read these; the rate is written as plain decimal digits
+  for (const char* odd : {"' 0.5'", "'0.5 '", "0x.8", "inf", "0.5x", "1e", "e1", ".", "+", "'1,5'"})
+    expect_usage_error(std::string("mha --dropout ") + odd, "not a plain decimal number");
   expect_usage_error("mha --context-length 3", "smaller than the 6 input tokens");
   expect_usage_error("dropout --bernoulli intel", "--bernoulli");
   expect_usage_error("verify nosuch", "no such lesson");

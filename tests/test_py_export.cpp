@@ -3,6 +3,7 @@
 // here python3 (no torch needed) checks that every export parses and every notebook is nbformat 4.
 #include <doctest/doctest.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <string>
@@ -169,4 +170,84 @@ TEST_CASE("py export: notes are Markdown that shows as written, explanations onl
   CHECK(explained.find("\\<MmBackward0\\>") != std::string::npos);
   CHECK(attn::export_python(nb, attn::Lang::En, true).find("# More: ") != std::string::npos);
   CHECK(attn::export_python(nb, attn::Lang::En).find("# More: ") == std::string::npos);
+}
+
+TEST_CASE("py export: hostile tokens through --tokens and --inputs are refused or stay data in every export") {
+  // tests/check_exports.py --hostile: quotes, backslashes, newlines, triple quotes, </script>, NUL and
+  // control bytes, bytes that are not UTF-8, RTL and zero-width characters, 10k characters and a token
+  // that would create PWNED, each through --tokens and --inputs, in two lessons, with --py, --ipynb,
+  // --html and --json: every run is a clean refusal or exports that parse and give the tokens back.
+  const std::string dir = temp_dir(), report = dir + "/hostile.txt";
+  const int rc = std::system((python3() + " " ATTN_SOURCE_DIR "/tests/check_exports.py --hostile " ATTN_TUTOR_EXE " " +
+                              dir + " > " + report + " 2>&1").c_str());
+  const std::string text = read_text_file(report);
+  CHECK_MESSAGE(rc == 0, text);
+  int refused = 0, exported = 0;
+  REQUIRE(std::sscanf(text.c_str(), "hostile: %d runs refused, %d exported", &refused, &exported) == 2);
+  CHECK(refused >= 20);   // control bytes, bad bytes, NUL, the 10k-character word
+  CHECK(exported >= 60);  // everything printable, however hostile
+}
+
+TEST_CASE("py export: the hostile check finds injected code and tokens that do not come back") {
+  const std::string dir = temp_dir(), report = dir + "/tokens.txt";
+  auto tokens_of = [&](const std::string& name, const std::string& code, const std::string& expect) {
+    const std::string path = write_file(dir, name, "import torch\n" + code + "\n");
+    return std::system((python3() + " " ATTN_SOURCE_DIR "/tests/check_exports.py --tokens-of " + path + " '" + expect +
+                        "' > " + report + " 2>&1").c_str()) == 0;
+  };
+  CHECK(tokens_of("good.py", "tokens = 'He said \"hi\"'.split()", "[\"He\", \"said\", \"\\\"hi\\\"\"]"));
+  CHECK(tokens_of("list.py", "tokens = ['a b', '']", "[\"a b\", \"\"]"));
+  // what main wrote before py_str: the sentence pasted between double quotes
+  CHECK(!tokens_of("pwned.py", "tokens = \"x\"if(__import__(\"pathlib\").Path(\"PWNED\").touch())else\"x y\".split()",
+                   "[\"x\\\"if(__import__(\\\"pathlib\\\").Path(\\\"PWNED\\\").touch())else\\\"x\", \"y\"]"));
+  CHECK(read_text_file(report).find("names __import__") != std::string::npos);
+  CHECK(!tokens_of("other.py", "tokens = 'a c'.split()", "[\"a\", \"b\"]"));
+}
+
+TEST_CASE("py export: the tokens line is py_str's, split() only when it gives the tokens back") {
+  const CliResult quotes = run_cli("naive-scores --tokens 'He said \"hi\" to me' --py -");
+  CHECK(quotes.out.find("tokens = 'He said \"hi\" to me'.split()\n") != std::string::npos);
+  const CliResult wide = run_cli("naive-scores --tokens \"$(printf 'a\\342\\200\\200b c')\" --py -");  // U+2000
+  CHECK(wide.out.find("tokens = ['a\\u2000b', 'c']\n") != std::string::npos);
+  const std::string dir = temp_dir();
+  const std::string in = write_file(dir, "in.json", "{\"tokens\": [\"a b\", \"\", \"it's\"], \"inputs\": [[1, 2], [3, 4], [5, 6]]}");
+  const CliResult file = run_cli("mha --inputs " + in + " --py -");
+  CHECK(file.exit_code == 0);
+  CHECK(file.out.find("tokens = ['a b', '', \"it's\"]\ninputs = torch.tensor(\n") != std::string::npos);
+  CHECK(file.out.find("# it's (x^3)") != std::string::npos);
+  CHECK(file.out.find("  [[1.0, 2.0], # a b (x^1)") != std::string::npos);  // floats: int rows make an int64 tensor
+  // the book's inputs keep the book's cell
+  CHECK(run_cli("mha --py -").out.find("tokens = ") == std::string::npos);
+}
+
+TEST_CASE("py export: seeds and rates are written canonically, odd spellings refused") {
+  for (const char* seed : {"0123", "+123", "00000000000000000000123"}) {
+    const CliResult r = run_cli(std::string("mha --seed ") + seed + " --py -");
+    CAPTURE(seed);
+    CHECK(r.exit_code == 0);
+    CHECK(r.out.find("torch.manual_seed(123)") != std::string::npos);
+    CHECK(r.out.find(std::string("manual_seed(") + seed + ")") == std::string::npos);
+  }
+  CHECK(run_cli("mha --seed -05 --py -").out.find("torch.manual_seed(-5)") != std::string::npos);
+  CHECK(run_cli("mha --seed -0 --py -").out.find("torch.manual_seed(0)") != std::string::npos);
+  CHECK(run_cli("mha --seed 0123 --json -").out.find("\"seed\":123") != std::string::npos);
+  CHECK(run_cli("trainable --seed 007 --explain --py -").out.find("007") == std::string::npos);
+  for (const char* p : {"0.50", "5e-1", "+0.5", ".5", "0.5000000000000000001"}) {
+    const CliResult r = run_cli(std::string("dropout --dropout ") + p + " --py -");
+    CAPTURE(p);
+    CHECK(r.exit_code == 0);
+    CHECK(r.out.find("torch.nn.Dropout(0.5)") != std::string::npos);
+  }
+}
+
+TEST_CASE("py export: an --inputs file name that is not UTF-8 still gives JSON and a notebook (U+FFFD in its place)") {
+  const std::string dir = temp_dir();
+  write_file(dir, "x\xff.json", read_text_file(ATTN_TEST_FIXTURE_DIR "/snapshot_inputs.json"));
+  const CliResult r = run_cli("mha --inputs \"" + dir + "/$(printf 'x\\377').json\" --json " + dir + "/o.json --ipynb " +
+                              dir + "/o.ipynb");
+  CHECK(r.exit_code == 0);
+  CHECK(r.err.empty());
+  const json doc = json::parse(read_text_file(dir + "/o.json"));
+  CHECK(doc["config"]["inputs"].get<std::string>().find("x\ufffd.json") != std::string::npos);
+  CHECK(json::parse(read_text_file(dir + "/o.ipynb"))["nbformat"] == 4);
 }

@@ -1,5 +1,6 @@
 #!/bin/sh
-# make fuzz: builds the libFuzzer targets of the --inputs and check parsers with clang
+# make fuzz: builds the libFuzzer targets of the --inputs and check parsers and of the Python and
+# HTML escapers with clang
 # (-fsanitize=fuzzer,address,undefined) into $FUZZ_BUILD and runs each for $FUZZ_SECONDS seconds.
 # Exit 1 on any finding (the crashing input is left in $FUZZ_BUILD/findings/). Not part of the tests.
 # libFuzzer comes with clang's compiler-rt (Debian: libclang-rt-14-dev); it is installed here on
@@ -38,15 +39,20 @@ echo "attn-tutor: building the fuzz targets in $FUZZ_BUILD"
 "$FUZZ_CXX" $FLAGS tests/fuzz/fuzz_inputs.cpp $CORE -o "$FUZZ_BUILD/fuzz_inputs"
 # shellcheck disable=SC2086
 "$FUZZ_CXX" $FLAGS tests/fuzz/fuzz_check.cpp features/check/learner_export.cpp $CORE -o "$FUZZ_BUILD/fuzz_check"
+# The escapers: py_str's literal reads back to the input, html_escape leaves no raw markup.
+# shellcheck disable=SC2086
+"$FUZZ_CXX" $FLAGS -I$here/tests tests/fuzz/fuzz_escapers.cpp lib/core/py_repr.cpp lib/notebook/html_escape.cpp \
+  -o "$FUZZ_BUILD/fuzz_escapers"
 
 # Working corpora: the seeds of tests/fuzz/corpus and the check fixtures, grown by each run.
-mkdir -p "$FUZZ_BUILD/corpus/inputs" "$FUZZ_BUILD/corpus/check" "$FUZZ_BUILD/findings"
+mkdir -p "$FUZZ_BUILD/corpus/inputs" "$FUZZ_BUILD/corpus/check" "$FUZZ_BUILD/corpus/escapers" "$FUZZ_BUILD/findings"
 cp tests/fuzz/corpus/inputs/*.json tests/fixtures/snapshot_inputs.json "$FUZZ_BUILD/corpus/inputs/"
 cp tests/fixtures/mistakes/*.json "$FUZZ_BUILD/corpus/check/"
+cp tests/fuzz/corpus/escapers/* "$FUZZ_BUILD/corpus/escapers/"
 
 status=0
-for target in inputs check; do
-  echo "attn-tutor: fuzzing the $target parser for $FUZZ_SECONDS s"
+for target in inputs check escapers; do
+  echo "attn-tutor: fuzzing fuzz_$target for $FUZZ_SECONDS s"
   if ! "$FUZZ_BUILD/fuzz_$target" "$FUZZ_BUILD/corpus/$target" -dict=tests/fuzz/json.dict \
        -max_total_time="$FUZZ_SECONDS" -max_len=65536 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
        -artifact_prefix="$FUZZ_BUILD/findings/$target-" >"$FUZZ_BUILD/fuzz_$target.log" 2>&1; then

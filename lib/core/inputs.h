@@ -26,7 +26,8 @@ Inputs parse_inputs(const std::string& json_text, const std::string& source, int
 Inputs load_inputs(const std::string& path, const std::string& label, int min_rows = 2);
 
 // --tokens: one row per whitespace-separated word, torch.rand(num_words, d_in) after
-// torch.manual_seed(seed). Throws UsageError for fewer than 2 words.
+// torch.manual_seed(seed). Throws UsageError for fewer than 2 words, a word with a control character or
+// bytes that are not UTF-8, and a word over 1000 characters (tokens of a file: the same two rules).
 Inputs sentence_inputs(const std::string& sentence, int64_t d_in, uint64_t seed, const ErrorText& label);
 
 }  // namespace attn

@@ -2,8 +2,10 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <system_error>
+#include <utility>
 
 namespace attn {
 
@@ -43,6 +45,127 @@ std::string float32_text(float v) {
   char buf[64];
   const auto res = std::to_chars(buf, buf + sizeof buf, v);
   return std::string(buf, res.ptr);
+}
+
+}  // namespace attn
+
+namespace attn {
+namespace {
+
+struct CodeRange {
+  char32_t first, last;
+};
+
+constexpr CodeRange kNotPrintable[] = {
+#include "core/py_printable.inc"
+};
+
+bool py_printable(char32_t c) {
+  size_t lo = 0, hi = sizeof kNotPrintable / sizeof kNotPrintable[0];
+  while (lo < hi) {  // the first range whose end is at or after c
+    const size_t mid = (lo + hi) / 2;
+    if (kNotPrintable[mid].last < c) lo = mid + 1;
+    else hi = mid;
+  }
+  return !(lo < sizeof kNotPrintable / sizeof kNotPrintable[0] && kNotPrintable[lo].first <= c);
+}
+
+// Python's str.isspace() (what str.split() splits at).
+bool py_space(char32_t c) {
+  return (c >= 0x09 && c <= 0x0D) || (c >= 0x1C && c <= 0x20) || c == 0x85 || c == 0xA0 || c == 0x1680 ||
+         (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 || c == 0x202F || c == 0x205F || c == 0x3000;
+}
+
+// Unicode's space separators (Zs), which a comment keeps although repr() escapes all but U+0020.
+bool space_separator(char32_t c) {
+  return c == 0x20 || c == 0xA0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200A) || c == 0x202F || c == 0x205F ||
+         c == 0x3000;
+}
+
+}  // namespace
+
+std::pair<char32_t, size_t> decode_utf8(const std::string& s, size_t i) {
+  const auto byte = [&](size_t k) { return k < s.size() ? static_cast<unsigned char>(s[k]) : 0u; };
+  const auto cont = [&](size_t k, unsigned lo = 0x80, unsigned hi = 0xBF) { return byte(k) >= lo && byte(k) <= hi; };
+  const unsigned c = byte(i);
+  if (c < 0x80) return {c, 1};
+  size_t n = 0;
+  if (c >= 0xC2 && c <= 0xDF) n = cont(i + 1) ? 2 : 0;
+  else if (c == 0xE0) n = cont(i + 1, 0xA0) && cont(i + 2) ? 3 : 0;
+  else if ((c >= 0xE1 && c <= 0xEC) || c == 0xEE || c == 0xEF) n = cont(i + 1) && cont(i + 2) ? 3 : 0;
+  else if (c == 0xED) n = cont(i + 1, 0x80, 0x9F) && cont(i + 2) ? 3 : 0;
+  else if (c == 0xF0) n = cont(i + 1, 0x90) && cont(i + 2) && cont(i + 3) ? 4 : 0;
+  else if (c >= 0xF1 && c <= 0xF3) n = cont(i + 1) && cont(i + 2) && cont(i + 3) ? 4 : 0;
+  else if (c == 0xF4) n = cont(i + 1, 0x80, 0x8F) && cont(i + 2) && cont(i + 3) ? 4 : 0;
+  if (n == 0) return {0, 0};
+  char32_t v = c & (n == 2 ? 0x1F : n == 3 ? 0x0F : 0x07);
+  for (size_t k = 1; k < n; ++k) v = (v << 6) | (byte(i + k) & 0x3F);
+  return {v, n};
+}
+
+namespace {
+
+// repr()'s escape of a character it does not show as itself.
+std::string escape(char32_t c) {
+  if (c == '\n') return "\\n";
+  if (c == '\r') return "\\r";
+  if (c == '\t') return "\\t";
+  char buf[16];
+  if (c <= 0xFF) std::snprintf(buf, sizeof buf, "\\x%02x", static_cast<unsigned>(c));
+  else if (c <= 0xFFFF) std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(c));
+  else std::snprintf(buf, sizeof buf, "\\U%08x", static_cast<unsigned>(c));
+  return buf;
+}
+
+// `text` character by character: each valid one with its bytes, each undecodable byte as a lone
+// surrogate U+DC80..U+DCFF (Python's surrogateescape) with no bytes of its own.
+template <class Visit>
+void each_character(const std::string& text, Visit visit) {
+  for (size_t i = 0; i < text.size();) {
+    const auto [c, n] = decode_utf8(text, i);
+    if (n == 0) {
+      visit(static_cast<char32_t>(0xDC00 + static_cast<unsigned char>(text[i])), std::string());
+      ++i;
+    } else {
+      visit(c, text.substr(i, n));
+      i += n;
+    }
+  }
+}
+
+}  // namespace
+
+std::string py_str(const std::string& text) {
+  const bool has_single = text.find('\'') != std::string::npos, has_double = text.find('"') != std::string::npos;
+  const char quote = has_single && !has_double ? '"' : '\'';
+  std::string out(1, quote);
+  out.reserve(text.size() + 2);
+  each_character(text, [&](char32_t c, const std::string& bytes) {
+    if (c == static_cast<char32_t>(quote) || c == '\\') out += '\\', out += static_cast<char>(c);
+    else if (c == ' ' || (!bytes.empty() && py_printable(c))) out += bytes;
+    else out += escape(c);
+  });
+  return out + quote;
+}
+
+std::string py_comment(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  each_character(text, [&](char32_t c, const std::string& bytes) {
+    if (!bytes.empty() && (py_printable(c) || space_separator(c))) out += bytes;
+    else out += escape(c);
+  });
+  return out;
+}
+
+bool py_splits_back(const std::vector<std::string>& words) {
+  for (const std::string& w : words) {
+    if (w.empty()) return false;
+    bool space = false;
+    each_character(w, [&](char32_t c, const std::string&) { space = space || py_space(c); });
+    if (space) return false;
+  }
+  return true;
 }
 
 }  // namespace attn

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "core/py_repr.h"
+#include "core/safe_text.h"
 #include "notebook/picture_text.h"
 
 namespace attn {
@@ -201,13 +203,12 @@ HeatScale heat_scale(const NamedTensor& t, const Tensor* undropped) {
   return s;
 }
 
+std::string label_text(const std::string& token) { return py_comment(echo(token, kLabelChars)); }
+
 std::vector<std::string> axis_labels(int64_t side, const std::vector<std::string>& tokens) {
   std::vector<std::string> labels;
   for (int64_t i = 0; i < side; ++i) {
-    std::string label = static_cast<int64_t>(tokens.size()) == side ? tokens[i] : std::to_string(i);
-    for (char& c : label)
-      if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
-    labels.push_back(label);
+    labels.push_back(static_cast<int64_t>(tokens.size()) == side ? label_text(tokens[static_cast<size_t>(i)]) : std::to_string(i));
   }
   return labels;
 }

@@ -59,7 +59,14 @@ std::vector<AttentionGrid> undropped_grids(const Tensor& t, const Tensor* undrop
 // a 0 wherever t has one that is not dropout's, and t = w / (1 - p) with one p > 0 elsewhere.
 std::optional<Tensor> find_undropped(const NamedTensor& t, const std::vector<NamedTensor>& candidates);
 
-// Token labels when there is one row per token, else the row numbers; control characters replaced.
+// How a token is named in pictures, headings and notes: at most kLabelChars characters (a longer
+// token keeps its start and end around "…"), control characters, bidi and zero-width format
+// characters and undecodable bytes escaped (\n, \u202e, \xff), so a label can neither grow a page
+// nor reorder or hide the text around it. The full token appears once, in the input cell.
+constexpr size_t kLabelChars = 24;
+std::string label_text(const std::string& token);
+
+// Token labels (label_text) when there is one row per token, else the row numbers.
 std::vector<std::string> axis_labels(int64_t side, const std::vector<std::string>& tokens);
 
 // A cell's text: 4 decimals ("0.2098", "-inf", "True").

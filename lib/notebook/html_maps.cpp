@@ -111,24 +111,6 @@ std::string legend_html(const HeatScale& scale, Lang lang) {
 
 }  // namespace
 
-std::string html_escape(const std::string& text) {
-  std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default:
-        if ((static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t') || c == 0x7f) out += "\ufffd";
-        else out += c;
-    }
-  }
-  return out;
-}
-
 std::string html_map_figure(const MapSource& m, const std::vector<std::string>& tokens, Lang lang) {
   const NamedTensor& t = m.tensor;
   const std::string title = map_title(m, lang);

@@ -5,13 +5,11 @@
 #include <string>
 #include <vector>
 
+#include "notebook/html_escape.h"
 #include "notebook/notebook_maps.h"
 
 namespace attn {
 
 std::string html_map_figure(const MapSource& m, const std::vector<std::string>& tokens, Lang lang);
-
-// Text for HTML content and attribute values: & < > " ' escaped, control characters replaced.
-std::string html_escape(const std::string& text);
 
 }  // namespace attn

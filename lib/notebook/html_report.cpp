@@ -1,5 +1,6 @@
 #include "notebook/html_report.h"
 
+#include "notebook/attention_matrix.h"
 #include "notebook/picture_text.h"
 
 namespace attn {
@@ -43,6 +44,13 @@ svg .label { fill: #333; }
 std::string joined(const std::vector<std::string>& parts, const std::string& sep) {
   std::string out;
   for (size_t i = 0; i < parts.size(); ++i) out += (i ? sep : "") + parts[i];
+  return out;
+}
+
+// The tokens as pictures name them (label_text); the full text is in the input cell.
+std::string token_labels(const std::vector<std::string>& tokens) {
+  std::string out;
+  for (const std::string& t : tokens) out += (out.empty() ? "" : " ") + label_text(t);
   return out;
 }
 
@@ -93,7 +101,7 @@ std::string html_report(const Notebook& nb, Lang lang, bool explain, const std::
                     "</style>\n</head>\n<body>\n";
   out += "<h1>" + html_escape(title) + "</h1>\n<p class=\"meta\">" + html_escape(picture_say("html.sections", lang)) + " " +
          html_escape(joined(nb.sections(), ", ")) + " &middot; " + html_escape(picture_say("html.tokens", lang)) + " " +
-         html_escape(joined(nb.tokens(), " ")) + " &middot; attn-tutor " ATTN_TUTOR_VERSION "</p>\n";
+         html_escape(token_labels(nb.tokens())) + " &middot; attn-tutor " ATTN_TUTOR_VERSION "</p>\n";
   out += contents(nb, lang);
   out += "<h2>" + html_escape(picture_say("html.settings", lang)) + "</h2>\n" + settings_table(nb, lang);
   if (!command.empty())

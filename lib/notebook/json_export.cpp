@@ -37,9 +37,11 @@ std::string json_float(float v) {
 
 std::string export_json(const Notebook& nb, const std::string& version) {
   using nlohmann::json;
+  // A file name in the config may hold bytes that are not UTF-8 (JSON cannot): those become U+FFFD.
+  const auto text = [](const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); };
   std::string out = "{\"schema\": \"attn-tutor/1\", \"version\": " + json(version).dump() +
                     ", \"lesson\": " + json(nb.lesson()).dump() + ",\n \"sections\": " + json(nb.sections()).dump() +
-                    ",\n \"config\": " + nb.config().dump() + ",\n \"tokens\": " + json(nb.tokens()).dump() +
+                    ",\n \"config\": " + text(nb.config()) + ",\n \"tokens\": " + text(json(nb.tokens())) +
                     ",\n \"tensors\": [";
   bool first = true;
   for (const NamedTensor& nt : nb.tensors()) {

@@ -2,6 +2,7 @@
 
 #include <cctype>
 
+#include "core/py_repr.h"
 #include "notebook/text_width.h"
 
 namespace attn {
@@ -24,9 +25,13 @@ std::string markdown_text(const std::string& text) {
   bool code = false;
   for (size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
+    if (c == '`' && !code && text.find('`', i + 1) == std::string::npos) {  // no partner: a plain backtick
+      out += "\\`";
+      continue;
+    }
     if (c == '`') code = !code;
     const bool inside_word = i > 0 && i + 1 < text.size() && word_char(text[i - 1]) && word_char(text[i + 1]);
-    const bool special = c == '\\' || c == '*' || c == '<' || c == '>' || c == '[' || c == ']' || (c == '_' && !inside_word);
+    const bool special = c == '\\' || c == '*' || c == '<' || c == '>' || c == '&' || c == '[' || c == ']' || (c == '_' && !inside_word);
     if (!code && special) out += '\\';
     out += c;
   }
@@ -65,11 +70,11 @@ std::string export_python(const Notebook& nb, Lang lang, bool explain) {
   out += kHeader;
   for (const NotebookItem& item : nb.items()) {
     if (item.kind == Kind::Heading) {
-      out += "\n# == " + item_text(item, lang) + "\n";
+      out += "\n# == " + py_comment(item_text(item, lang)) + "\n";
     } else if (item.kind == Kind::Code) {
       out += "\n# In [" + std::to_string(item.cell) + "]:\n" + item.text + "\n";
     } else if (is_prose(item.kind, explain)) {
-      out += wrap_text(item_text(item, lang), "# ", 100);
+      out += wrap_text(py_comment(item_text(item, lang)), "# ", 100);  // nothing in it can end the comment
     }
   }
   return out;
@@ -118,7 +123,7 @@ std::string export_ipynb(const Notebook& nb, Lang lang, bool explain) {
                           {"language_info", {{"name", "python"}}}}},
                         {"nbformat", 4},
                         {"nbformat_minor", 4}};
-  return doc.dump(1) + "\n";
+  return doc.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";  // bad bytes: U+FFFD
 }
 
 }  // namespace attn

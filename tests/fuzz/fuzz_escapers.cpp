@@ -1,0 +1,62 @@
+// libFuzzer target: the Python and HTML escapers (make fuzz). Any bytes in:
+//  - py_str writes one Python literal that reads back (tests/py_literal.h) to exactly the bytes given,
+//    on one line, without a raw control character or a byte that is not UTF-8;
+//  - py_comment writes no control character, line or paragraph separator, bidi control or bad byte;
+//  - html_escape writes valid UTF-8 with no raw < > " ', no & but of its own entities, and no control
+//    character but \n and \t.
+// A failed property aborts (a finding); so do sanitizer reports.
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+
+#include "core/py_repr.h"
+#include "notebook/html_escape.h"
+#include "py_literal.h"
+
+namespace {
+
+void require(bool ok) {
+  if (!ok) std::abort();
+}
+
+// Valid UTF-8 without C0/C1 controls (but those `allowed`), DEL, bidi controls, and unless
+// `separators`, U+2028/U+2029 (which end a line for some editors; harmless in HTML).
+void require_clean_utf8(const std::string& s, const std::string& allowed = "", bool separators = false) {
+  for (size_t i = 0; i < s.size();) {
+    const auto [c, n] = attn::decode_utf8(s, i);
+    require(n != 0);
+    const bool control = c < 0x20 || (c >= 0x7F && c < 0xA0);
+    require(!control || allowed.find(static_cast<char>(c)) != std::string::npos);
+    require(separators || (c != 0x2028 && c != 0x2029));
+    require(!(c >= 0x202A && c <= 0x202E) && !(c >= 0x2066 && c <= 0x2069));
+    i += n;
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const std::string text(reinterpret_cast<const char*>(data), size);
+
+  const std::string literal = attn::py_str(text);
+  require_clean_utf8(literal);
+  const auto back = attn_test::read_py_literal(literal);
+  require(back.has_value() && *back == text);
+
+  require_clean_utf8(attn::py_comment(text));
+
+  const std::string html = attn::html_escape(text);
+  require_clean_utf8(html, "\n\t", true);
+  for (size_t i = 0; i < html.size(); ++i) {
+    const char c = html[i];
+    require(c != '<' && c != '>' && c != '"' && c != '\'');
+    if (c == '&') {
+      bool entity = false;
+      for (const char* e : {"&amp;", "&lt;", "&gt;", "&quot;", "&#39;"})
+        entity = entity || html.compare(i, std::char_traits<char>::length(e), e) == 0;
+      require(entity);
+    }
+  }
+  return 0;
+}
