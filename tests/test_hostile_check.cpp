@@ -289,6 +289,21 @@ TEST_CASE("hostile check: tokens are a short list of printable words") {
   expect_refused(write_file(dir, "t4.json", doc.dump()), {"Your\\e[2J"});
 }
 
+TEST_CASE("hostile check: the longest tokens the lessons take pass check in their own export, one more is refused") {
+  // 1000 Chinese characters are 3000 bytes: the limit counts characters, as --tokens and --inputs do.
+  std::string longest;
+  for (int i = 0; i < 1000; ++i) longest += "\u6ce8";
+  const std::string dir = temp_dir();
+  const CliResult exported = run_cli("naive-scores --tokens '" + longest + " " + longest + "' --json " + dir + "/own.json");
+  REQUIRE(exported.exit_code == 0);
+  const CliResult checked = run_cli("check " + dir + "/own.json --color never");
+  CAPTURE(checked.err);
+  CHECK(checked.exit_code == 0);
+  json doc = json::parse(read_text(dir + "/own.json"));
+  doc["tokens"][1] = longest + "x";
+  expect_refused(write_file(dir, "longer.json", doc.dump()), {"token 2 of \"tokens\" has 1001 characters", "limit of 1000"});
+}
+
 TEST_CASE("hostile check: 7 MB strings anywhere in the export cost little to refuse") {
   // Each string is shown shortened in one line; showing it used to cost about 35 bytes per byte
   // (up to 513 MB for a 7 MB valid_lens).

@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "core/bounded_read.h"
+#include "core/inputs.h"
 #include "core/safe_json.h"
 #include "core/safe_text.h"
 #include "core/usage_error.h"
@@ -181,9 +182,10 @@ LearnerExport parse_export(const std::string& text, const std::string& source) {
     for (const json& t : tokens) {
       if (!t.is_string()) fail(source, error_text("check.err.tokens", {std::to_string(kMaxExportTokens)}));
       ex.tokens.push_back(t.get<std::string>());
-      if (ex.tokens.back().size() > kMaxTokenBytes)
-        fail(source, error_text("check.err.token-long", {std::to_string(ex.tokens.size()), std::to_string(ex.tokens.back().size()),
-                                                         std::to_string(kMaxTokenBytes)}));
+      if (token_characters(ex.tokens.back()) > kMaxTokenChars)
+        fail(source, error_text("check.err.token-long", {std::to_string(ex.tokens.size()),
+                                                         std::to_string(token_characters(ex.tokens.back())),
+                                                         std::to_string(kMaxTokenChars)}));
       if (!is_printable_utf8(ex.tokens.back()))
         fail(source, error_text("check.err.token-control", {echo_export(ex.tokens.back())}));
     }

@@ -17,7 +17,7 @@ namespace attn {
 constexpr std::size_t kMaxExportTensors = 4096;
 constexpr std::size_t kMaxTensorNameBytes = 200;
 constexpr std::size_t kMaxExportTokens = 16;  // the lessons take 2-16 tokens
-constexpr std::size_t kMaxTokenBytes = 1024;   // each
+// each token: kMaxTokenChars characters, as --tokens and --inputs take (core/inputs.h)
 
 // Text from the export shown in a message or the report: echo() (lib/core/safe_text.h: control
 // characters and invalid UTF-8 escaped, at most `max_chars` characters), with a long text cut to its

@@ -25,21 +25,17 @@ Inputs book_inputs() {
                           0.05f, 0.80f, 0.55f})}; // step     (x^6)
 }
 
+std::size_t token_characters(const std::string& token) {
+  std::size_t n = 0;
+  for (char c : token) n += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+  return n;
+}
+
 namespace {
 
 // 16 tokens of 16 numbers take a few KiB; the limits only stop hostile files early.
 constexpr std::size_t kMaxInputsBytes = 1 * kMiB;
 constexpr int kMaxInputsDepth = 64;
-
-// A token is a label: at most this many characters (code points), so that sixteen of them cannot make
-// a page, a picture or a heading grow without bound (pictures shorten them further: label_text).
-constexpr std::size_t kMaxTokenChars = 1000;
-
-std::size_t characters(const std::string& text) {
-  std::size_t n = 0;
-  for (char c : text) n += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
-  return n;
-}
 
 // `label` is how the caller names the file in messages (the CLI: "--inputs x.json").
 [[noreturn]] void fail(const std::string& label, ErrorText what) {
@@ -69,9 +65,9 @@ Inputs parse_inputs(const std::string& json_text, const std::string& source, int
         tokens.push_back(t.get<std::string>());
         if (!is_printable_utf8(tokens.back()))
           fail(source, error_text("core.inputs.token-control", {std::to_string(tokens.size()), echo(tokens.back())}));
-        if (characters(tokens.back()) > kMaxTokenChars)
+        if (token_characters(tokens.back()) > kMaxTokenChars)
           fail(source, error_text("core.inputs.token-long", {std::to_string(tokens.size()), echo(tokens.back()),
-                                                            std::to_string(characters(tokens.back())),
+                                                            std::to_string(token_characters(tokens.back())),
                                                             std::to_string(kMaxTokenChars)}));
       }
     }
@@ -130,8 +126,8 @@ Inputs sentence_inputs(const std::string& sentence, int64_t d_in, uint64_t seed,
   for (const std::string& t : tokens) {
     if (!is_printable_utf8(t))
       throw UsageError(error_text("core.fail", {label, error_text("core.tokens.control", {echo(t)})}));
-    if (characters(t) > kMaxTokenChars)
-      throw UsageError(error_text("core.fail", {label, error_text("core.tokens.long", {echo(t), std::to_string(characters(t)),
+    if (token_characters(t) > kMaxTokenChars)
+      throw UsageError(error_text("core.fail", {label, error_text("core.tokens.long", {echo(t), std::to_string(token_characters(t)),
                                                                                        std::to_string(kMaxTokenChars)})}));
   }
   if (tokens.size() < 2)

@@ -18,6 +18,13 @@ struct Inputs {
 
 Inputs book_inputs();
 
+// A token is a label: at most this many characters (code points), so that sixteen of them cannot make
+// a page, a picture or a heading grow without bound (pictures shorten them further: label_text).
+// --tokens, --inputs and check's exports share it: a lesson's own export always passes check.
+constexpr std::size_t kMaxTokenChars = 1000;
+// The characters (UTF-8 code points; a stray byte counts as one) of `token`.
+std::size_t token_characters(const std::string& token);
+
 // Parses `[[...], ...]` or `{"tokens": [...], "inputs": [[...], ...]}`. Throws UsageError with one
 // line naming the problem and the fix: malformed JSON, ragged rows, non-numbers, NaN/inf
 // (including numbers too large for float32), fewer than `min_rows` rows.
