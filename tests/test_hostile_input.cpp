@@ -146,6 +146,12 @@ TEST_CASE("hostile: control characters and long values are escaped and shortened
   CHECK(attn::echo(std::string(100, '7')) == std::string(20, '7') + "\u2026" + std::string(19, '7'));
   CHECK(attn::echo("\xe4\xb8\xad\xe6\x96\x87") == "\xe4\xb8\xad\xe6\x96\x87");  // UTF-8 stays as it is
   CHECK(attn::echo("a\xff") == "a\\xff");
+  // The bidi controls that reorder the rest of a line are shown as escapes; Arabic and Hebrew letters
+  // and the zero-width joiner of an emoji stay; a token may hold them (every display escapes them).
+  CHECK(attn::echo("a\xe2\x80\xae" "b\xe2\x81\xa7" "c\xe2\x80\x8f" "d\xd8\x9c") == "a\\u202eb\\u2067c\\u200fd\\u061c");
+  CHECK(attn::echo("\xd7\xa9\xd7\x9c\xd7\x95\xd7\x9d \xe2\x80\x8d") == "\xd7\xa9\xd7\x9c\xd7\x95\xd7\x9d \xe2\x80\x8d");
+  CHECK(attn::clean_message("--json a\xe2\x80\xae" "b") == "--json a\\u202eb");
+  CHECK(attn::is_printable_utf8("a\xe2\x80\xae" "b"));
   CHECK(attn::clean_message("x " + std::string(100000, '9') + " y").size() < 120);
   CHECK(attn::clean_message(std::string(5000, 'a') + " b").find("\u2026") != std::string::npos);
   // Chinese puts no space after a path: its characters end a word, so the path is kept whole.

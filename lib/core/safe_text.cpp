@@ -31,8 +31,18 @@ std::string hex_escape(unsigned char c) {
   return text;
 }
 
-// The characters of `s`, each as it is to be shown: itself, or an escape.
-std::vector<std::string> shown_characters(const std::string& s) {
+// U+061C, U+200E/F, U+202A..U+202E, U+2066..U+2069: the bidi marks, embeddings, overrides and isolates,
+// which reorder how the rest of a terminal line reads.
+bool is_bidi_control(const std::string& s, std::size_t i, std::size_t n) {
+  if (n == 2) return static_cast<unsigned char>(s[i]) == 0xD8 && static_cast<unsigned char>(s[i + 1]) == 0x9C;
+  if (n != 3 || static_cast<unsigned char>(s[i]) != 0xE2) return false;
+  const unsigned b1 = static_cast<unsigned char>(s[i + 1]), b2 = static_cast<unsigned char>(s[i + 2]);
+  return (b1 == 0x80 && (b2 == 0x8E || b2 == 0x8F || (b2 >= 0xAA && b2 <= 0xAE))) || (b1 == 0x81 && b2 >= 0xA6 && b2 <= 0xA9);
+}
+
+// The characters of `s`, each as it is to be shown: itself, or an escape; `escape_bidi`: the bidi
+// controls too (\u202e).
+std::vector<std::string> shown_characters(const std::string& s, bool escape_bidi = true) {
   std::vector<std::string> out;
   out.reserve(s.size());
   for (std::size_t i = 0; i < s.size();) {
@@ -48,6 +58,13 @@ std::vector<std::string> shown_characters(const std::string& s) {
     } else if (n == 2 && c == 0xC2 && static_cast<unsigned char>(s[i + 1]) < 0xA0) {
       char text[8];  // C1 controls (U+0080..U+009F): some terminals obey them
       std::snprintf(text, sizeof text, "\\u%04x", static_cast<unsigned>(static_cast<unsigned char>(s[i + 1])));
+      out.push_back(text);
+    } else if (escape_bidi && is_bidi_control(s, i, n)) {
+      const unsigned cp = n == 2 ? 0x061Cu
+                                 : ((static_cast<unsigned>(static_cast<unsigned char>(s[i + 1])) & 0x3Fu) << 6 |
+                                    (static_cast<unsigned>(static_cast<unsigned char>(s[i + 2])) & 0x3Fu)) | 0x2000u;
+      char text[8];
+      std::snprintf(text, sizeof text, "\\u%04x", cp);
       out.push_back(text);
     } else {
       out.push_back(s.substr(i, n));
@@ -101,7 +118,7 @@ std::string clean_message(const std::string& message) {
 }
 
 bool is_printable_utf8(const std::string& text) {
-  for (const std::string& c : shown_characters(text))
+  for (const std::string& c : shown_characters(text, false))
     if (c.size() > 1 && c[0] == '\\') return false;
   return true;
 }

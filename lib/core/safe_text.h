@@ -7,7 +7,8 @@
 
 namespace attn {
 
-// `value` with control characters as \n, \t, \r, \e or \xNN, invalid UTF-8 bytes as \xNN, and
+// `value` with control characters as \n, \t, \r, \e or \xNN, invalid UTF-8 bytes as \xNN, the bidi
+// controls that reorder a line (U+202E, U+2067, ...) as \u202e, and
 // at most `max_chars` characters: a longer value keeps its start and end around "…".
 std::string echo(const std::string& value, std::size_t max_chars = 40);
 
@@ -17,7 +18,8 @@ std::string echo(const std::string& value, std::size_t max_chars = 40);
 // end, where the fix is, are kept).
 std::string clean_message(const std::string& message);
 
-// True when `text` is valid UTF-8 without control characters (tokens printed in tables).
+// True when `text` is valid UTF-8 without control characters (tokens printed in tables; a bidi control
+// is allowed in a token: every place that shows one escapes it, echo() and label_text()).
 bool is_printable_utf8(const std::string& text);
 
 }  // namespace attn
