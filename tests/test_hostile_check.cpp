@@ -249,10 +249,11 @@ TEST_CASE("hostile check: config keys are the lesson's, integers strictly JSON i
   expect_refused(with("fooo\x1b[2J", 1), {"config.fooo\\e[2J"});
   expect_refused(with("num_kv_groups", 2), {"config.num_kv_groups is 2, but lesson mha does not take it"});
   expect_refused(with("valid_lens", "3,2"), {"config.valid_lens"});
-  for (const auto& [key, value] : std::vector<std::pair<std::string, json>>{
+  for (const auto& setting : std::vector<std::pair<std::string, json>>{
            {"num_kv_groups", nullptr}, {"preset", "small"}, {"num_hiddens", nullptr}, {"lang", "zh"}, {"explain", true}}) {
+    const std::string& key = setting.first;  // no structured binding: clang 14 cannot capture one in CAPTURE
     CAPTURE(key);
-    CHECK(check_bounded(with(key, value)).exit_code == 0);  // what the tool writes when the option is not given
+    CHECK(check_bounded(with(key, setting.second)).exit_code == 0);  // what the tool writes when the option is not given
   }
   // Integers: 4 yes; 4.0, "4", "0x10", "" and 1e3 no.
   expect_refused(with("d_out", 4.0), {"config.d_out is 4.0", "write the whole number 4"});

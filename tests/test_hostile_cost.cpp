@@ -192,11 +192,11 @@ TEST_CASE("hostile: check's rerun count is the number of reruns its diagnoses ma
       {"3 heads, d_out 6", [](attn::LessonOptions& o) { o.num_heads = 3, o.d_out = 6, o.d_out_given = true; }},
       {"6 heads, no reseed", [](attn::LessonOptions& o) { o.num_heads = 6, o.d_out = 6, o.no_reseed = true; }}};
   for (const attn::LessonInfo& l : attn::lessons()) {
-    for (const auto& [name, set] : settings) {
+    for (const auto& setting : settings) {
       attn::LessonOptions o;
-      set(o);
+      setting.second(o);
       CAPTURE(l.name);
-      CAPTURE(name);
+      CAPTURE(setting.first);  // no structured binding: clang 14 cannot capture one in CAPTURE
       int64_t same_shapes = 0, other_shapes = 0;  // the lesson's runs each diagnosis starts
       attn::mistake_what_ifs(l.name, o, false, &same_shapes);
       attn::mistake_what_ifs(l.name, o, true, &other_shapes);
