@@ -1,5 +1,6 @@
 #include "core/tensor.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace attn {
@@ -73,12 +74,24 @@ bool Tensor::is_contiguous() const {
 std::vector<float> Tensor::values() const {
   const int64_t n = numel();
   std::vector<float> out(static_cast<size_t>(n));
-  std::vector<int64_t> index(shape_.size(), 0);
-  for (int64_t k = 0; k < n; ++k) {
+  if (n == 0) return out;
+  const float* data = storage_->data();
+  if (is_contiguous()) {  // one run: a copy
+    std::copy(data + offset_, data + offset_ + n, out.begin());
+    return out;
+  }
+  // Row by row of the last dimension, each a strided run; the outer dimensions advance as an
+  // odometer (last outer dimension fastest).
+  const size_t outer = shape_.size() - 1;
+  const int64_t inner = shape_[outer], step = strides_[outer];
+  std::vector<int64_t> index(outer, 0);
+  for (int64_t k = 0; k < n; k += inner) {
     int64_t pos = offset_;
-    for (size_t d = 0; d < shape_.size(); ++d) pos += index[d] * strides_[d];
-    out[static_cast<size_t>(k)] = (*storage_)[static_cast<size_t>(pos)];
-    for (size_t d = shape_.size(); d-- > 0;) {  // odometer increment, last dim fastest
+    for (size_t d = 0; d < outer; ++d) pos += index[d] * strides_[d];
+    const float* src = data + pos;
+    float* dst = out.data() + k;
+    for (int64_t j = 0; j < inner; ++j) dst[j] = src[j * step];
+    for (size_t d = outer; d-- > 0;) {
       if (++index[d] < shape_[d]) break;
       index[d] = 0;
     }
