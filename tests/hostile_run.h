@@ -6,6 +6,20 @@
 #include <string>
 #include <vector>
 
+// Memory measured under AddressSanitizer is not the program's own (shadow memory, quarantine):
+// a bound meant for the program is compared only without it.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kSanitized = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr bool kSanitized = true;
+#else
+constexpr bool kSanitized = false;
+#endif
+#else
+constexpr bool kSanitized = false;
+#endif
+
 struct BoundedRun {
   int exit_code = -1;  // 128 + signal when killed
   std::string out, err;

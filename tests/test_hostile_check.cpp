@@ -340,6 +340,6 @@ TEST_CASE("hostile check: 7 MB strings anywhere in the export cost little to ref
     CHECK(r.exit_code == 2);
     CHECK(count_lines(r.err) == 1);
     CHECK(r.err.size() < 1500);
-    CHECK(r.max_rss_kb < 256 * 1024);
+    if (!kSanitized) CHECK(r.max_rss_kb < 256 * 1024);  // the issue's 1 GB bound holds under ASan too (check_bounded)
   }
 }

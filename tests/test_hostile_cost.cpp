@@ -29,19 +29,6 @@ constexpr bool kEmulated = true;
 constexpr bool kEmulated = false;
 #endif
 
-// Memory measured under AddressSanitizer is not the program's own: skip that comparison there.
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kSanitized = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kSanitized = true;
-#else
-constexpr bool kSanitized = false;
-#endif
-#else
-constexpr bool kSanitized = false;
-#endif
-
 // Timings mean something on an optimised build only (make sanitize builds with -O1 and ASan).
 #if defined(__OPTIMIZE__)
 constexpr bool kOptimized = true;
