@@ -15,6 +15,15 @@
 
 namespace {
 
+// check FILE of a one-tensor export of `lesson` with `config` (JSON text) is refused before it reruns anything.
+void expect_check_refused(const std::string& dir, const std::string& lesson, const std::string& config,
+                          const std::string& tensor, const std::string& mentions) {
+  const std::string path = write_file(dir, lesson + ".json",
+                                      "{\"schema\": \"attn-tutor/1\", \"lesson\": \"" + lesson + "\", \"config\": " + config +
+                                          ", \"tensors\": [{\"name\": \"" + tensor + "\", \"data\": [1]}]}");
+  expect_clean_refusal("check " + path, mentions);
+}
+
 attn::LessonOptions with(int64_t heads, int64_t context, int64_t d_out) {
   attn::LessonOptions o;
   o.num_heads = heads;
@@ -78,11 +87,8 @@ TEST_CASE("hostile: lessons too big for the limits are refused before they run")
   expect_clean_refusal("mha --d-out 4096 --context-length 4096 --json " + dir + "/out.json", "all exported");
   CHECK(read_text_file(dir + "/out.json").empty());  // nothing written
   // check replays the lesson with the file's config, and once per known mistake.
-  const std::string big = write_file(dir, "big.json",
-                                     "{\"schema\": \"attn-tutor/1\", \"lesson\": \"wrapper\", \"config\": "
-                                     "{\"context_length\": 4096, \"num_heads\": 64}, \"tensors\": [{\"name\": "
-                                     "\"context_vecs\", \"data\": [1]}]}");
-  expect_clean_refusal("check " + big, "lower config.context_length or config.num_heads");
+  expect_check_refused(dir, "wrapper", "{\"context_length\": 4096, \"num_heads\": 64}", "context_vecs",
+                       "lower config.context_length or config.num_heads");
 }
 
 TEST_CASE("hostile: the largest tested configurations still run, within the limits") {
@@ -160,16 +166,10 @@ TEST_CASE("hostile: the lessons after the chapter and check's reruns are refused
   // check reruns the lesson once per known mistake: a 200-byte mha export at context 4096 with dropout
   // is 1 + about 45 runs.
   const std::string dir = temp_dir();
-  const std::string mha = write_file(dir, "mha.json",
-                                     "{\"schema\": \"attn-tutor/1\", \"lesson\": \"mha\", \"config\": "
-                                     "{\"context_length\": 4096, \"dropout\": 0.1}, \"tensors\": [{\"name\": "
-                                     "\"context_vecs\", \"data\": [1]}]}");
-  expect_clean_refusal("check " + mha, "lower config.context_length");
-  const std::string kv = write_file(dir, "kv.json",
-                                    "{\"schema\": \"attn-tutor/1\", \"lesson\": \"kv-cache\", \"config\": "
-                                    "{\"context_length\": 4096, \"d_out\": 256}, \"tensors\": [{\"name\": "
-                                    "\"x\", \"data\": [1]}]}");
-  expect_clean_refusal("check " + kv, "forward calls over a cache of up to 4096 tokens");
+  expect_check_refused(dir, "mha", "{\"context_length\": 4096, \"dropout\": 0.1}", "context_vecs",
+                       "lower config.context_length");
+  expect_check_refused(dir, "kv-cache", "{\"context_length\": 4096, \"d_out\": 256}", "x",
+                       "forward calls over a cache of up to 4096 tokens");
 }
 
 TEST_CASE("hostile: check's rerun count is the number of reruns its diagnoses make, for every lesson") {
