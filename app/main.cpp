@@ -13,6 +13,7 @@
 #include <CLI/CLI.hpp>
 
 #include "core/atomic_file.h"
+#include "core/checked_stdout.h"
 #include "core/output_file.h"
 #include "core/safe_text.h"
 #include "bench_command.h"

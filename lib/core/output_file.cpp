@@ -2,7 +2,6 @@
 
 #include <fcntl.h>
 #include <limits.h>
-#include <pthread.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -12,9 +11,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
-#include <streambuf>
 
 #include "core/bounded_read.h"
+#include "core/commit_temporaries.h"
 #include "core/safe_text.h"
 #include "core/usage_error.h"
 
@@ -194,117 +193,6 @@ mode_t new_file_mode() {
   return 0666 & ~mask;
 }
 
-// The temporaries of the commit under way, for the signal handler: fixed C strings, so the handler
-// reads them without allocating; a slot whose first byte is 0 holds nothing (renamed or removed).
-constexpr int kMaxTemporaries = 16;
-char temporary_names[kMaxTemporaries][PATH_MAX];
-volatile sig_atomic_t temporary_count = 0;
-pthread_t commit_thread;
-constexpr int kCleanupSignals[] = {SIGINT, SIGTERM, SIGHUP};
-
-sigset_t cleanup_signals() {
-  sigset_t set;
-  sigemptyset(&set);
-  for (int sig : kCleanupSignals) sigaddset(&set, sig);
-  return set;
-}
-
-// Async-signal-safe: unlink, sigaction, raise, pthread_kill and pthread_self only.
-extern "C" void remove_temporaries_and_end(int sig) {
-  if (!pthread_equal(pthread_self(), commit_thread)) {
-    // Another thread (the bench's pool) took it: the committing thread decides, once it lets
-    // signals in again (never in the middle of its renames).
-    pthread_kill(commit_thread, sig);
-    return;
-  }
-  for (int i = 0; i < temporary_count; ++i)
-    if (temporary_names[i][0] != '\0') ::unlink(temporary_names[i]);
-  struct sigaction fallback {};
-  fallback.sa_handler = SIG_DFL;
-  sigemptyset(&fallback.sa_mask);
-  ::sigaction(sig, &fallback, nullptr);
-  ::raise(sig);  // delivered when this handler returns: the process ends of the signal, as it would have
-}
-
-// Blocks SIGINT, SIGTERM and SIGHUP in this thread for its lifetime.
-struct HoldSignals {
-  sigset_t old;
-  HoldSignals() {
-    const sigset_t set = cleanup_signals();
-    pthread_sigmask(SIG_BLOCK, &set, &old);
-  }
-  ~HoldSignals() { pthread_sigmask(SIG_SETMASK, &old, nullptr); }
-};
-
-// For one commit: the handler above on the signals the caller does not ignore, the registry
-// emptied and the temporaries still in it removed at the end, whatever the end.
-class Temporaries {
- public:
-  Temporaries() {
-    commit_thread = pthread_self();
-    temporary_count = 0;
-    struct sigaction handler {};
-    handler.sa_handler = remove_temporaries_and_end;
-    handler.sa_mask = cleanup_signals();
-    for (int i = 0; i < 3; ++i) {
-      ::sigaction(kCleanupSignals[i], nullptr, &old_[i]);
-      installed_[i] = old_[i].sa_handler != SIG_IGN;  // nohup, a background job: stays ignored
-      if (installed_[i]) ::sigaction(kCleanupSignals[i], &handler, nullptr);
-    }
-  }
-  ~Temporaries() {
-    {
-      const HoldSignals held;
-      remove_all();
-      temporary_count = 0;
-    }
-    for (int i = 0; i < 3; ++i)
-      if (installed_[i]) ::sigaction(kCleanupSignals[i], &old_[i], nullptr);
-  }
-  Temporaries(const Temporaries&) = delete;
-  Temporaries& operator=(const Temporaries&) = delete;
-
-  // Creates a temporary in `dir` and registers it before a signal can miss it; returns its slot
-  // and descriptor, or -1 with errno set.
-  int create(const std::string& dir, int& fd) {
-    const std::string templ = dir + "/.attn-tutor-XXXXXX";
-    if (templ.size() >= PATH_MAX) {
-      errno = ENAMETOOLONG;
-      return -1;
-    }
-    if (temporary_count >= kMaxTemporaries) {
-      errno = EMFILE;
-      return -1;
-    }
-    const HoldSignals held;
-    const int slot = temporary_count;
-    std::memcpy(temporary_names[slot], templ.c_str(), templ.size() + 1);
-    fd = ::mkostemp(temporary_names[slot], O_CLOEXEC);
-    if (fd < 0) {
-      const int err = errno;
-      temporary_names[slot][0] = '\0';
-      errno = err;
-      return -1;
-    }
-    temporary_count = slot + 1;
-    return slot;
-  }
-  static const char* name(int slot) { return temporary_names[slot]; }
-  // After its rename: nothing left to remove.
-  static void forget(int slot) { temporary_names[slot][0] = '\0'; }
-  static void remove_all() {
-    for (int i = 0; i < temporary_count; ++i)
-      if (temporary_names[i][0] != '\0') {
-        ::unlink(temporary_names[i]);
-        temporary_names[i][0] = '\0';
-      }
-  }
-
- private:
-  struct sigaction old_[3] {};
-  bool installed_[3] = {false, false, false};
-};
-
 void write_temp(Plan& p, Temporaries& temporaries) {
   int fd = -1;
   p.temp = temporaries.create(directory_of(p.final_path), fd);
@@ -452,89 +340,6 @@ void OutputSet::commit() {
       ::close(fd);
     }
   }
-}
-
-namespace {
-
-// std::cout's buffer: writes to descriptor 1 itself, so the reason of the first failed write
-// (ENOSPC, EBADF) is known when the exit check reports it. Line-buffered on a terminal.
-class CheckedStdout : public std::streambuf {
- public:
-  CheckedStdout() : line_buffered_(::isatty(STDOUT_FILENO) == 1) { setp(buffer_, buffer_ + sizeof buffer_); }
-  int error() const { return error_; }
-  bool drain() { return flush_buffer(); }
-
- protected:
-  int_type overflow(int_type c) override {
-    if (!flush_buffer()) return traits_type::eof();
-    if (!traits_type::eq_int_type(c, traits_type::eof())) {
-      *pptr() = traits_type::to_char_type(c);
-      pbump(1);
-      if (line_buffered_ && c == '\n' && !flush_buffer()) return traits_type::eof();
-    }
-    return traits_type::not_eof(c);
-  }
-  std::streamsize xsputn(const char* s, std::streamsize n) override {
-    const std::size_t size = static_cast<std::size_t>(n);
-    if (size > static_cast<std::size_t>(epptr() - pptr())) {
-      if (!flush_buffer()) return 0;
-      if (size >= sizeof buffer_) return write_out(s, size) ? n : 0;
-    }
-    std::memcpy(pptr(), s, size);
-    pbump(static_cast<int>(n));
-    if (line_buffered_ && std::memchr(s, '\n', size) && !flush_buffer()) return 0;
-    return n;
-  }
-  int sync() override { return flush_buffer() ? 0 : -1; }
-
- private:
-  bool write_out(const char* data, std::size_t left) {
-    if (error_ != 0) return false;
-    while (left > 0) {
-      const ssize_t n = ::write(STDOUT_FILENO, data, left);
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        error_ = errno;
-        return false;
-      }
-      data += n;
-      left -= static_cast<std::size_t>(n);
-    }
-    return true;
-  }
-  bool flush_buffer() {
-    const bool ok = write_out(pbase(), static_cast<std::size_t>(pptr() - pbase()));
-    setp(buffer_, buffer_ + sizeof buffer_);
-    return ok;
-  }
-
-  char buffer_[1 << 16];
-  bool line_buffered_;
-  int error_ = 0;
-};
-
-CheckedStdout* checked_stdout = nullptr;  // never destroyed: std::cout may be used until the very end
-ErrorRenderer render_error = nullptr;
-
-void stdout_exit_check() {
-  std::cout.flush();
-  const bool ok = checked_stdout->drain() && std::fflush(stdout) == 0 && !std::ferror(stdout);
-  if (ok) return;
-  const int err = checked_stdout->error();
-  const ErrorText why = err != 0 ? errno_text(err) : error_text("core.output.write-failed");
-  const std::string line = render_error(error_text(err == ENOSPC ? "core.output.stdout-space" : "core.output.stdout", {why}));
-  std::fprintf(stderr, "attn-tutor: error: %s\n", line.c_str());
-  std::_Exit(2);
-}
-
-}  // namespace
-
-void check_stdout_at_exit(ErrorRenderer render) {
-  if (checked_stdout) return;
-  render_error = render;
-  checked_stdout = new CheckedStdout;
-  std::cout.rdbuf(checked_stdout);
-  std::atexit(stdout_exit_check);
 }
 
 }  // namespace attn

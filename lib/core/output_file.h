@@ -65,10 +65,4 @@ struct NamedPath {
 // same file or one of them is one of `inputs` (compared as commit() compares them).
 void check_distinct_files(const std::vector<NamedPath>& outputs, const std::vector<NamedPath>& inputs);
 
-// Registers an exit handler that flushes standard output and, when it cannot be written (a full
-// disk, a closed descriptor), prints one line on stderr and exits 2 instead of 0. `render` gives
-// that line's text in the learner's language (lib/ holds no prose).
-using ErrorRenderer = std::string (*)(const ErrorText&);
-void check_stdout_at_exit(ErrorRenderer render);
-
 }  // namespace attn
