@@ -152,6 +152,10 @@ TEST_CASE("hostile: control characters and long values are escaped and shortened
   CHECK(attn::echo("\xd7\xa9\xd7\x9c\xd7\x95\xd7\x9d \xe2\x80\x8d") == "\xd7\xa9\xd7\x9c\xd7\x95\xd7\x9d \xe2\x80\x8d");
   CHECK(attn::clean_message("--json a\xe2\x80\xae" "b") == "--json a\\u202eb");
   CHECK(attn::is_printable_utf8("a\xe2\x80\xae" "b"));
+  // An 8 MiB value is shown as a short one is: its escaped ends around "…" (echo cuts it to its ends first).
+  const std::string huge = "\x1b" + std::string(8 << 20, 'a') + "\xe4\xb8\xad";
+  CHECK(attn::echo(huge) == "\\e" + std::string(19, 'a') + "\u2026" + std::string(18, 'a') + "\xe4\xb8\xad");
+  CHECK(attn::echo(std::string(1000, 'b') + "\xff", 10) == std::string(5, 'b') + "\u2026" + std::string(3, 'b') + "\\xff");
   CHECK(attn::clean_message("x " + std::string(100000, '9') + " y").size() < 120);
   CHECK(attn::clean_message(std::string(5000, 'a') + " b").find("\u2026") != std::string::npos);
   // Chinese puts no space after a path: its characters end a word, so the path is kept whole.

@@ -5,6 +5,7 @@
 #include <limits>
 #include <unordered_map>
 
+#include "core/safe_text.h"
 #include "core/usage_error.h"
 #include "lessons/lesson.h"
 
@@ -120,7 +121,7 @@ int nth_of_name(const std::vector<Binding>& tl, const std::string& name, int k) 
     std::string out;
     size_t shown = 0;
     for (const std::string& name : names) {
-      const std::string n = echo_export(name);  // the learner's names: escaped and shortened
+      const std::string n = echo(name);  // the learner's names: escaped and shortened
       if (out.find("\"" + n + "\"") != std::string::npos) continue;
       if (out.size() > 300) return out + ", ...";
       out += (shown++ ? ", \"" : "\"") + n + "\"";
@@ -204,7 +205,7 @@ CheckReport check_export(const LearnerExport& ex, const Notebook& tool,
     if (item.kind == NotebookItem::Kind::Code) last_cell = std::max(last_cell, item.cell);
   for (const LearnerTensor& y : r.yours)
     if (y.cell && *y.cell > last_cell)
-      throw UsageError(error_text("check.err.cell-range", {ex.source, echo_export(y.name), std::to_string(*y.cell), ex.lesson,
+      throw UsageError(error_text("check.err.cell-range", {ex.source, echo(y.name), std::to_string(*y.cell), ex.lesson,
                                                            std::to_string(last_cell)}));
   const NameIndex index(r.tool);
   const std::vector<int> points = learner_points(r.yours, r.tool);

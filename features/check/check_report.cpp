@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "notebook/json_export.h"
+#include "core/safe_text.h"
 #include "core/tensor_print.h"
 #include "lessons/ui_text.h"
 
@@ -23,16 +24,13 @@ constexpr size_t kNameColumns = 60;
 constexpr size_t kCodeColumns = 200;
 constexpr size_t kSourceColumns = 120;
 
-// Text from the export (or the command line) as the report shows it: escaped, at most `max_chars` characters.
-std::string screen_text(const std::string& text, size_t max_chars) { return echo_export(text, max_chars); }
-
-std::string shown_name(const std::string& name) { return screen_text(name, kNameColumns); }
+std::string shown_name(const std::string& name) { return echo(name, kNameColumns); }
 // A line of the lesson's code (which can quote the export's tokens); the lessons' longest has 118 characters.
 std::string code_text(const std::string& code) {
   std::string out;
   for (size_t from = 0;;) {
     const size_t end = code.find('\n', from);
-    out += screen_text(code.substr(from, end == std::string::npos ? std::string::npos : end - from), kCodeColumns);
+    out += echo(code.substr(from, end == std::string::npos ? std::string::npos : end - from), kCodeColumns);
     if (end == std::string::npos) return out;
     out += '\n';
     from = end + 1;
@@ -206,7 +204,7 @@ std::string render_report(const CheckReport& r, bool color, Lang lang) {
   using E = TensorCheck::Elsewhere;
   const Style st{color};
   std::string out = ui(r.yours.size() == 1 ? "check.header.one" : "check.header.many", lang,
-                       {screen_text(r.source, kSourceColumns), r.lesson, std::to_string(r.yours.size())}) + "\n";
+                       {echo(r.source, kSourceColumns), r.lesson, std::to_string(r.yours.size())}) + "\n";
   // The tensors that get a line: the first difference, then the file's first ones, in the file's order.
   std::vector<char> listed(r.checks.size(), 0);
   size_t lines = 0;

@@ -102,7 +102,7 @@ std::optional<Declared> declared_dtype(std::string name) {
 }
 
 Tensor read_tensor(const json& entry, const std::string& name, const std::string& source) {
-  const std::string where = echo_export(name);
+  const std::string where = echo(name);
   if (!entry.contains("data")) fail(source, error_text("check.err.no-data", {where}));
   Shape shape = shape_of(entry["data"]);
   std::vector<float> values;
@@ -119,11 +119,11 @@ Tensor read_tensor(const json& entry, const std::string& name, const std::string
         else declared.push_back(d.get<int64_t>());
       }
     if (ok && !plausible(declared))
-      fail(source, error_text("check.err.shape-large", {where, echo_export(s.dump())}));
+      fail(source, error_text("check.err.shape-large", {where, echo(s.dump())}));
     // An empty dimension hides the inner sizes from the data; the declared shape then decides.
     if (ok && numel_of(declared) == 0 && values.empty()) shape = declared;
     if (!ok || declared != shape)
-      fail(source, error_text("check.err.shape-mismatch", {where, echo_export(s.dump()), shape_text(shape)}));
+      fail(source, error_text("check.err.shape-mismatch", {where, echo(s.dump()), shape_text(shape)}));
   }
   if (shape.size() > 4) fail(source, error_text("check.err.dims", {where, std::to_string(shape.size())}));
   // "dtype", when present: one of PyTorch's, and what the data holds (true/false for bool, whole
@@ -132,27 +132,17 @@ Tensor read_tensor(const json& entry, const std::string& name, const std::string
   if (entry.contains("dtype") && !entry["dtype"].is_null()) {
     const json& d = entry["dtype"];
     if (d.is_string()) dtype = declared_dtype(d.get<std::string>());
-    if (!dtype) fail(source, error_text("check.err.dtype", {where, echo_export(d.dump())}));
+    if (!dtype) fail(source, error_text("check.err.dtype", {where, echo(d.dump())}));
     const bool agrees = *dtype == Declared::Bool      ? !held.numbers
                         : *dtype == Declared::Integer ? !held.booleans && !held.fractions
                                                       : !held.booleans;
-    if (!agrees) fail(source, error_text("check.err.dtype-data", {where, echo_export(d.get<std::string>())}));
+    if (!agrees) fail(source, error_text("check.err.dtype-data", {where, echo(d.get<std::string>())}));
   }
   const bool is_bool = dtype == Declared::Bool;
   return Tensor(shape, std::move(values), is_bool ? DType::Bool : DType::Float32);
 }
 
 }  // namespace
-
-std::string echo_export(const std::string& text, std::size_t max_chars) {
-  const std::size_t keep = 4 * max_chars + 8;  // bytes of each end: at least max_chars characters
-  if (text.size() <= 2 * keep) return echo(text, max_chars);
-  auto boundary = [&](std::size_t at) {
-    while (at > 0 && (static_cast<unsigned char>(text[at]) & 0xC0) == 0x80) --at;
-    return at;
-  };
-  return echo(text.substr(0, boundary(keep)) + text.substr(boundary(text.size() - keep)), max_chars);
-}
 
 LearnerExport parse_export(const std::string& text, const std::string& source) {
   JsonRules rules;
@@ -165,7 +155,7 @@ LearnerExport parse_export(const std::string& text, const std::string& source) {
   if (!doc.is_object() || !doc.contains("schema"))
     fail(source, error_text("check.err.no-schema"));
   if (doc["schema"] != "attn-tutor/1")
-    fail(source, error_text("check.err.schema", {echo_export(doc["schema"].dump())}));
+    fail(source, error_text("check.err.schema", {echo(doc["schema"].dump())}));
   LearnerExport ex;
   ex.source = source;
   if (!doc.contains("lesson") || !doc["lesson"].is_string())
@@ -187,7 +177,7 @@ LearnerExport parse_export(const std::string& text, const std::string& source) {
                                                          std::to_string(token_characters(ex.tokens.back())),
                                                          std::to_string(kMaxTokenChars)}));
       if (!is_printable_utf8(ex.tokens.back()))
-        fail(source, error_text("check.err.token-control", {echo_export(ex.tokens.back())}));
+        fail(source, error_text("check.err.token-control", {echo(ex.tokens.back())}));
     }
   }
   if (!doc.contains("tensors") || !doc["tensors"].is_array() || doc["tensors"].empty())
@@ -206,7 +196,7 @@ LearnerExport parse_export(const std::string& text, const std::string& source) {
     ex.tensors.push_back({name, read_tensor(entry, name, source), std::nullopt});
     if (entry.contains("cell") && !entry["cell"].is_null()) {
       if (!entry["cell"].is_number_integer() || entry["cell"].get<int64_t>() < 1 || entry["cell"].get<int64_t>() > 100000)
-        fail(source, error_text("check.err.cell", {echo_export(name)}));
+        fail(source, error_text("check.err.cell", {echo(name)}));
       ex.tensors.back().cell = static_cast<int>(entry["cell"].get<int64_t>());
     }
   }

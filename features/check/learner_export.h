@@ -19,11 +19,6 @@ constexpr std::size_t kMaxTensorNameBytes = 200;
 constexpr std::size_t kMaxExportTokens = 16;  // the lessons take 2-16 tokens
 // each token: kMaxTokenChars characters, as --tokens and --inputs take (core/inputs.h)
 
-// Text from the export shown in a message or the report: echo() (lib/core/safe_text.h: control
-// characters and invalid UTF-8 escaped, at most `max_chars` characters), with a long text cut to its
-// ends first, on character boundaries, so that showing 8 MiB of it costs no more than showing 1 KiB.
-std::string echo_export(const std::string& text, std::size_t max_chars = 40);
-
 struct LearnerTensor {
   std::string name;
   Tensor tensor;  // float32 values; bool as 0/1; "inf", "-inf", "nan" read back as such

@@ -19,7 +19,7 @@ struct ConfigReader {
   const json& c;
 
   [[noreturn]] void fail(const std::string& key, ErrorText what) const {
-    throw UsageError(error_text("check.err.config", {ex.source, key, echo_export(c[key].dump()), std::move(what)}));
+    throw UsageError(error_text("check.err.config", {ex.source, key, echo(c[key].dump()), std::move(what)}));
   }
   bool given(const std::string& key) const { return c.contains(key) && !c[key].is_null(); }
   // A JSON integer (4, never 4.0, "4" or "0x4") from lo to hi. json.dumps writes a Python int as 4 and a
@@ -120,7 +120,7 @@ void check_keys(const ConfigReader& r, const LessonInfo& lesson) {
   for (const auto& [key, value] : r.c.items())
     if (std::find(keys.begin(), keys.end(), key) == keys.end() && !tool_config().contains(key) &&
         !option_table_has_key(key))
-      throw UsageError(error_text("check.err.config-key", {r.ex.source, echo_export(key), lesson.name, key_list(keys)}));
+      throw UsageError(error_text("check.err.config-key", {r.ex.source, echo(key), lesson.name, key_list(keys)}));
 }
 
 // A setting of an option the lesson does not take holds nothing (null) or what the tool writes when the
@@ -135,7 +135,7 @@ void check_untaken(const ConfigReader& r, const LessonInfo& lesson, const Lesson
   for (const auto& [key, value] : r.c.items()) {
     if (value.is_null() || std::find(keys.begin(), keys.end(), key) != keys.end()) continue;
     if (unset.contains(key) && unset[key] == value) continue;
-    throw UsageError(error_text("check.err.config-untaken", {r.ex.source, echo_export(key), echo_export(value.dump()), lesson.name,
+    throw UsageError(error_text("check.err.config-untaken", {r.ex.source, echo(key), echo(value.dump()), lesson.name,
                                                              key_list(keys)}));
   }
 }
@@ -225,7 +225,7 @@ CheckReport check_file(const std::string& path) {
   if (!lesson) {
     std::string names;
     for (const LessonInfo& l : lessons()) names += (names.empty() ? "" : ", ") + l.name;
-    throw UsageError(error_text("check.err.lesson", {path, echo_export(ex.lesson), names}));
+    throw UsageError(error_text("check.err.lesson", {path, echo(ex.lesson), names}));
   }
   // The lesson, then a rerun per known mistake: refused before it runs when that is too much.
   const LessonOptions opt = replay_options(ex);

@@ -90,7 +90,17 @@ std::string shorten(const std::vector<std::string>& chars, std::size_t max_chars
 
 }  // namespace
 
-std::string echo(const std::string& value, std::size_t max_chars) { return shorten(shown_characters(value), max_chars); }
+std::string echo(const std::string& value, std::size_t max_chars) {
+  // A long value is cut to its two ends first, on character boundaries (at least max_chars characters
+  // each), so that showing 8 MiB of it costs no more than showing 1 KiB; what is shown is the same.
+  const std::size_t keep = 4 * max_chars + 8;
+  if (value.size() <= 2 * keep) return shorten(shown_characters(value), max_chars);
+  const auto boundary = [&](std::size_t at) {
+    while (at > 0 && (static_cast<unsigned char>(value[at]) & 0xC0) == 0x80) --at;
+    return at;
+  };
+  return shorten(shown_characters(value.substr(0, boundary(keep)) + value.substr(boundary(value.size() - keep))), max_chars);
+}
 
 std::string clean_message(const std::string& message) {
   constexpr std::size_t kLongestWord = 64, kShortWord = 49, kLongestMessage = 1000;
