@@ -1,5 +1,7 @@
 #include "core/py_repr.h"
 
+#include "core/safe_text.h"
+
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -83,25 +85,6 @@ bool space_separator(char32_t c) {
 }
 
 }  // namespace
-
-std::pair<char32_t, size_t> decode_utf8(const std::string& s, size_t i) {
-  const auto byte = [&](size_t k) { return k < s.size() ? static_cast<unsigned char>(s[k]) : 0u; };
-  const auto cont = [&](size_t k, unsigned lo = 0x80, unsigned hi = 0xBF) { return byte(k) >= lo && byte(k) <= hi; };
-  const unsigned c = byte(i);
-  if (c < 0x80) return {c, 1};
-  size_t n = 0;
-  if (c >= 0xC2 && c <= 0xDF) n = cont(i + 1) ? 2 : 0;
-  else if (c == 0xE0) n = cont(i + 1, 0xA0) && cont(i + 2) ? 3 : 0;
-  else if ((c >= 0xE1 && c <= 0xEC) || c == 0xEE || c == 0xEF) n = cont(i + 1) && cont(i + 2) ? 3 : 0;
-  else if (c == 0xED) n = cont(i + 1, 0x80, 0x9F) && cont(i + 2) ? 3 : 0;
-  else if (c == 0xF0) n = cont(i + 1, 0x90) && cont(i + 2) && cont(i + 3) ? 4 : 0;
-  else if (c >= 0xF1 && c <= 0xF3) n = cont(i + 1) && cont(i + 2) && cont(i + 3) ? 4 : 0;
-  else if (c == 0xF4) n = cont(i + 1, 0x80, 0x8F) && cont(i + 2) && cont(i + 3) ? 4 : 0;
-  if (n == 0) return {0, 0};
-  char32_t v = c & (n == 2 ? 0x1F : n == 3 ? 0x0F : 0x07);
-  for (size_t k = 1; k < n; ++k) v = (v << 6) | (byte(i + k) & 0x3F);
-  return {v, n};
-}
 
 namespace {
 

@@ -28,10 +28,6 @@ std::string py_comment(const std::string& text);
 // character str.split() splits at (ASCII and Unicode white space).
 bool py_splits_back(const std::vector<std::string>& words);
 
-// The code point starting at text[i] and its length in bytes, or length 0 when text[i] does not start
-// a valid UTF-8 sequence (overlong forms, surrogates and values past U+10FFFF are not valid).
-std::pair<char32_t, size_t> decode_utf8(const std::string& text, size_t i);
-
 // The shortest decimal digits that read back as the same float32: "0.43", "1", "-0", "1e-07".
 std::string float32_text(float v);
 

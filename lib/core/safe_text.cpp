@@ -5,25 +5,26 @@
 
 namespace attn {
 
-namespace {
-
-// Length of the valid UTF-8 sequence starting at s[i], or 0 when the byte there does not start one.
-std::size_t utf8_length(const std::string& s, std::size_t i) {
+std::pair<char32_t, std::size_t> decode_utf8(const std::string& s, std::size_t i) {
   const auto byte = [&](std::size_t k) { return k < s.size() ? static_cast<unsigned char>(s[k]) : 0u; };
+  const auto cont = [&](std::size_t k, unsigned lo = 0x80, unsigned hi = 0xBF) { return byte(k) >= lo && byte(k) <= hi; };
   const unsigned c = byte(i);
-  const auto cont = [&](std::size_t k, unsigned lo = 0x80, unsigned hi = 0xBF) {
-    return byte(k) >= lo && byte(k) <= hi;
-  };
-  if (c < 0x80) return 1;
-  if (c >= 0xC2 && c <= 0xDF) return cont(i + 1) ? 2 : 0;
-  if (c == 0xE0) return cont(i + 1, 0xA0) && cont(i + 2) ? 3 : 0;
-  if ((c >= 0xE1 && c <= 0xEC) || c == 0xEE || c == 0xEF) return cont(i + 1) && cont(i + 2) ? 3 : 0;
-  if (c == 0xED) return cont(i + 1, 0x80, 0x9F) && cont(i + 2) ? 3 : 0;
-  if (c == 0xF0) return cont(i + 1, 0x90) && cont(i + 2) && cont(i + 3) ? 4 : 0;
-  if (c >= 0xF1 && c <= 0xF3) return cont(i + 1) && cont(i + 2) && cont(i + 3) ? 4 : 0;
-  if (c == 0xF4) return cont(i + 1, 0x80, 0x8F) && cont(i + 2) && cont(i + 3) ? 4 : 0;
-  return 0;
+  if (c < 0x80) return {c, 1};
+  std::size_t n = 0;
+  if (c >= 0xC2 && c <= 0xDF) n = cont(i + 1) ? 2 : 0;
+  else if (c == 0xE0) n = cont(i + 1, 0xA0) && cont(i + 2) ? 3 : 0;
+  else if ((c >= 0xE1 && c <= 0xEC) || c == 0xEE || c == 0xEF) n = cont(i + 1) && cont(i + 2) ? 3 : 0;
+  else if (c == 0xED) n = cont(i + 1, 0x80, 0x9F) && cont(i + 2) ? 3 : 0;
+  else if (c == 0xF0) n = cont(i + 1, 0x90) && cont(i + 2) && cont(i + 3) ? 4 : 0;
+  else if (c >= 0xF1 && c <= 0xF3) n = cont(i + 1) && cont(i + 2) && cont(i + 3) ? 4 : 0;
+  else if (c == 0xF4) n = cont(i + 1, 0x80, 0x8F) && cont(i + 2) && cont(i + 3) ? 4 : 0;
+  if (n == 0) return {0, 0};
+  char32_t v = c & (n == 2 ? 0x1F : n == 3 ? 0x0F : 0x07);
+  for (std::size_t k = 1; k < n; ++k) v = (v << 6) | (byte(i + k) & 0x3F);
+  return {v, n};
 }
+
+namespace {
 
 std::string hex_escape(unsigned char c) {
   char text[8];
@@ -31,13 +32,16 @@ std::string hex_escape(unsigned char c) {
   return text;
 }
 
+std::string code_point_escape(char32_t c) {
+  char text[16];
+  std::snprintf(text, sizeof text, "\\u%04x", static_cast<unsigned>(c));
+  return text;
+}
+
 // U+061C, U+200E/F, U+202A..U+202E, U+2066..U+2069: the bidi marks, embeddings, overrides and isolates,
 // which reorder how the rest of a terminal line reads.
-bool is_bidi_control(const std::string& s, std::size_t i, std::size_t n) {
-  if (n == 2) return static_cast<unsigned char>(s[i]) == 0xD8 && static_cast<unsigned char>(s[i + 1]) == 0x9C;
-  if (n != 3 || static_cast<unsigned char>(s[i]) != 0xE2) return false;
-  const unsigned b1 = static_cast<unsigned char>(s[i + 1]), b2 = static_cast<unsigned char>(s[i + 2]);
-  return (b1 == 0x80 && (b2 == 0x8E || b2 == 0x8F || (b2 >= 0xAA && b2 <= 0xAE))) || (b1 == 0x81 && b2 >= 0xA6 && b2 <= 0xA9);
+bool is_bidi_control(char32_t c) {
+  return c == 0x061C || c == 0x200E || c == 0x200F || (c >= 0x202A && c <= 0x202E) || (c >= 0x2066 && c <= 0x2069);
 }
 
 // The characters of `s`, each as it is to be shown: itself, or an escape; `escape_bidi`: the bidi
@@ -46,26 +50,16 @@ std::vector<std::string> shown_characters(const std::string& s, bool escape_bidi
   std::vector<std::string> out;
   out.reserve(s.size());
   for (std::size_t i = 0; i < s.size();) {
-    const std::size_t n = utf8_length(s, i);
-    const unsigned char c = static_cast<unsigned char>(s[i]);
+    const auto [c, n] = decode_utf8(s, i);
     if (n == 0) {
-      out.push_back(hex_escape(c));
+      out.push_back(hex_escape(static_cast<unsigned char>(s[i])));
       ++i;
       continue;
     }
-    if (n == 1 && (c < 0x20 || c == 0x7F)) {
-      out.push_back(c == '\n' ? "\\n" : c == '\t' ? "\\t" : c == '\r' ? "\\r" : c == 0x1B ? "\\e" : hex_escape(c));
-    } else if (n == 2 && c == 0xC2 && static_cast<unsigned char>(s[i + 1]) < 0xA0) {
-      char text[8];  // C1 controls (U+0080..U+009F): some terminals obey them
-      std::snprintf(text, sizeof text, "\\u%04x", static_cast<unsigned>(static_cast<unsigned char>(s[i + 1])));
-      out.push_back(text);
-    } else if (escape_bidi && is_bidi_control(s, i, n)) {
-      const unsigned cp = n == 2 ? 0x061Cu
-                                 : ((static_cast<unsigned>(static_cast<unsigned char>(s[i + 1])) & 0x3Fu) << 6 |
-                                    (static_cast<unsigned>(static_cast<unsigned char>(s[i + 2])) & 0x3Fu)) | 0x2000u;
-      char text[8];
-      std::snprintf(text, sizeof text, "\\u%04x", cp);
-      out.push_back(text);
+    if (c < 0x20 || c == 0x7F) {
+      out.push_back(c == '\n' ? "\\n" : c == '\t' ? "\\t" : c == '\r' ? "\\r" : c == 0x1B ? "\\e" : hex_escape(static_cast<unsigned char>(c)));
+    } else if ((c >= 0x80 && c < 0xA0) || (escape_bidi && is_bidi_control(c))) {
+      out.push_back(code_point_escape(c));  // C1 controls (some terminals obey them), bidi controls
     } else {
       out.push_back(s.substr(i, n));
     }

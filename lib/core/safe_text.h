@@ -4,8 +4,13 @@
 // message stays one short line and cannot move the terminal's cursor or change its colours.
 #include <cstddef>
 #include <string>
+#include <utility>
 
 namespace attn {
+
+// The code point starting at text[i] and its length in bytes, or length 0 when text[i] does not start
+// a valid UTF-8 sequence (overlong forms, surrogates and values past U+10FFFF are not valid).
+std::pair<char32_t, std::size_t> decode_utf8(const std::string& text, std::size_t i);
 
 // `value` with control characters as \n, \t, \r, \e or \xNN, invalid UTF-8 bytes as \xNN, the bidi
 // controls that reorder a line (U+202E, U+2067, ...) as \u202e, and

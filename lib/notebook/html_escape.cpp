@@ -1,6 +1,7 @@
 #include "notebook/html_escape.h"
 
 #include "core/py_repr.h"
+#include "core/safe_text.h"
 
 namespace attn {
 

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "core/py_repr.h"
+#include "core/safe_text.h"
 #include "notebook/html_escape.h"
 #include "py_literal.h"
 
