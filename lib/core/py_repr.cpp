@@ -1,8 +1,8 @@
 #include "core/py_repr.h"
 
 #include "core/safe_text.h"
+#include "core/shortest_decimal.h"
 
-#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -11,20 +11,28 @@
 
 namespace attn {
 
+namespace {
+
+std::string digits_text(const ShortestDecimal& d) { return std::to_string(d.digits); }
+
+// "1.5e+07", "3e-05": d.ddd, then the exponent with a sign and at least two digits.
+std::string scientific_text(const std::string& digits, int exp) {
+  const std::string e = std::to_string(std::abs(exp));
+  return digits.substr(0, 1) + (digits.size() > 1 ? "." + digits.substr(1) : "") + "e" + (exp < 0 ? "-" : "+") +
+         (e.size() < 2 ? "0" : "") + e;
+}
+
+}  // namespace
+
 std::string py_float(double v) {
   if (std::isnan(v)) return "nan";
   if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
   if (v == 0) return std::signbit(v) ? "-0.0" : "0.0";
-  // 1. The shortest round-trip digits, in scientific form: "-1.4285714285714286e+00".
-  char buf[64];
-  const auto res = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::scientific);
-  const std::string s(buf, res.ptr);
-  const size_t e_at = s.find('e');
-  const int exp = std::atoi(s.c_str() + e_at + 1);
-  const bool neg = s[0] == '-';
-  std::string digits;
-  for (size_t i = neg ? 1 : 0; i < e_at; ++i)
-    if (s[i] != '.') digits += s[i];
+  // 1. The shortest round-trip digits, and the exponent of the first: 1.4285714285714286 is
+  //    "14285714285714286" and 0.
+  const ShortestDecimal d = shortest_decimal(std::fabs(v));
+  std::string digits = digits_text(d);
+  const int exp = d.exponent + static_cast<int>(digits.size()) - 1;
   // 2. Python writes positional notation for 1e-4 <= |v| < 1e16, else d.ddde±XX.
   std::string out;
   if (exp >= -4 && exp < 16) {
@@ -36,17 +44,34 @@ std::string py_float(double v) {
       out = digits.substr(0, point) + "." + (digits.size() > point ? digits.substr(point) : "0");
     }
   } else {
-    const std::string e = std::to_string(std::abs(exp));
-    out = digits.substr(0, 1) + (digits.size() > 1 ? "." + digits.substr(1) : "") + "e" + (exp < 0 ? "-" : "+") +
-          (e.size() < 2 ? "0" : "") + e;
+    out = scientific_text(digits, exp);
   }
-  return (neg ? "-" : "") + out;
+  return (std::signbit(v) ? "-" : "") + out;
 }
 
+// What std::to_chars(float) writes: the shortest digits, in fixed or scientific notation, whichever is
+// shorter (fixed on a tie); a whole number in fixed notation is written exactly ("67108872", not the
+// shortest digits' "67108870").
 std::string float32_text(float v) {
-  char buf[64];
-  const auto res = std::to_chars(buf, buf + sizeof buf, v);
-  return std::string(buf, res.ptr);
+  if (std::isnan(v)) return std::signbit(v) ? "-nan" : "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  const std::string sign = std::signbit(v) ? "-" : "";
+  if (v == 0) return sign + "0";
+  const ShortestDecimal d = shortest_decimal(std::fabs(v));
+  const std::string digits = digits_text(d);
+  const int n = static_cast<int>(digits.size()), exp = d.exponent + n - 1;
+  const std::string scientific = scientific_text(digits, exp);
+  std::string fixed;
+  if (d.exponent >= 0) {
+    char whole[64];
+    std::snprintf(whole, sizeof whole, "%.0f", static_cast<double>(std::fabs(v)));
+    fixed = whole;
+  } else if (n + d.exponent > 0) {
+    fixed = digits.substr(0, static_cast<size_t>(n + d.exponent)) + "." + digits.substr(static_cast<size_t>(n + d.exponent));
+  } else {
+    fixed = "0." + std::string(static_cast<size_t>(-(n + d.exponent)), '0') + digits;
+  }
+  return sign + (fixed.size() <= scientific.size() ? fixed : scientific);
 }
 
 }  // namespace attn
