@@ -11,6 +11,7 @@
 #include "language.h"
 #include "strict_integer.h"
 #include "core/usage_error.h"
+#include "terminal.h"
 
 namespace attn {
 
@@ -58,7 +59,7 @@ int run_bench(BenchCli& b, Lang env_lang) {
   b.options.threads = b.threads == kNotGiven ? hardware_threads() : static_cast<int>(b.threads);
   check_bench_options(b.options);
   if (!b.json.empty() && b.json != "-") check_output_path("--json", b.json);  // before minutes of timing
-  const bool show_progress = isatty(STDERR_FILENO) == 1;
+  const bool show_progress = is_terminal(STDERR_FILENO);
   const BenchResult result = run_attention_bench(b.options, [show_progress](const std::string& form, int run, int runs) {
     if (!show_progress) return;
     std::cerr << "\r\x1b[Kbench: " << form << (run == 0 ? " warm-up" : " run " + std::to_string(run) + "/" +

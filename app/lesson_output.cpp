@@ -16,6 +16,7 @@
 #include "notebook/py_export.h"
 #include "page_command.h"
 #include "step_mode.h"
+#include "terminal.h"
 
 namespace attn {
 
@@ -73,7 +74,7 @@ int write_lesson_outputs(const Notebook& nb, const CliOptions& cli, const Lesson
   options.explain = opt.explain;
   options.from = cli.text("--from");  // the text only: --json and --html keep the whole lesson
   const std::string text = render_text(nb, options);
-  if (cli.given("--step") && isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1) {
+  if (cli.given("--step") && is_terminal(STDIN_FILENO) && is_terminal(STDOUT_FILENO)) {
     outputs.commit();  // the files first: the terminal session can end any time
     step_through_terminal(split_cells(text), std::cout, opt.lang);
     return 0;

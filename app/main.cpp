@@ -37,6 +37,7 @@
 #include "fast/kernels.h"
 #include "fast/parallel.h"
 #include "step_mode.h"
+#include "terminal.h"
 #include "core/usage_error.h"
 #include "features/verify/verify.h"
 
@@ -51,7 +52,7 @@ bool use_color(const std::string& mode) {
   const char* term = std::getenv("TERM");
   if (no_color && *no_color) return false;
   if (term && std::string(term) == "dumb") return false;
-  return isatty(STDOUT_FILENO) == 1;
+  return is_terminal(STDOUT_FILENO);
 }
 
 Notebook run_all(const LessonOptions& opt) {

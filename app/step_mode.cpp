@@ -1,16 +1,14 @@
 #include "step_mode.h"
 
-#include <signal.h>
-#include <termios.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <functional>
 #include <iostream>
 #include <sstream>
 
 #include "lessons/ui_text.h"
 #include "notebook/text_width.h"
+#include "terminal.h"
 
 namespace attn {
 namespace {
@@ -62,61 +60,6 @@ void step_loop(const std::vector<std::string>& pages, const std::function<int()>
   out << std::flush;
 }
 
-// The terminal's mode before raw mode, for the signal handler.
-struct termios saved_mode;
-volatile sig_atomic_t raw_mode_on = 0;
-
-void restore_mode() {
-  if (raw_mode_on) tcsetattr(STDIN_FILENO, TCSANOW, &saved_mode);
-  raw_mode_on = 0;
-}
-
-void on_signal(int sig) {
-  restore_mode();
-  signal(sig, SIG_DFL);
-  raise(sig);
-}
-
-// Raw mode for the life of the object: keys arrive one by one, unechoed; Ctrl-C still signals.
-class RawMode {
- public:
-  RawMode() {
-    if (tcgetattr(STDIN_FILENO, &saved_mode) != 0) return;
-    struct sigaction action {};
-    action.sa_handler = on_signal;
-    sigemptyset(&action.sa_mask);
-    for (size_t i = 0; i < kSignals; ++i) sigaction(signals_[i], &action, &previous_[i]);
-    struct termios raw = saved_mode;
-    raw.c_lflag &= static_cast<tcflag_t>(~(ICANON | ECHO));
-    raw.c_cc[VMIN] = 1;
-    raw.c_cc[VTIME] = 0;
-    raw_mode_on = 1;
-    if (tcsetattr(STDIN_FILENO, TCSANOW, &raw) != 0) {
-      raw_mode_on = 0;
-      restore_handlers();
-      return;
-    }
-    active_ = true;
-  }
-  ~RawMode() {
-    if (!active_) return;
-    restore_mode();
-    restore_handlers();
-  }
-  RawMode(const RawMode&) = delete;
-  RawMode& operator=(const RawMode&) = delete;
-  bool active() const { return active_; }
-
- private:
-  static constexpr size_t kSignals = 3;
-  void restore_handlers() {
-    for (size_t i = 0; i < kSignals; ++i) sigaction(signals_[i], &previous_[i], nullptr);
-  }
-  const int signals_[kSignals] = {SIGINT, SIGTERM, SIGHUP};
-  struct sigaction previous_[kSignals] {};
-  bool active_ = false;
-};
-
 }  // namespace
 
 StepKey step_key(int c) {
@@ -159,21 +102,13 @@ void step_through(const std::vector<std::string>& pages, std::istream& in, std::
 }
 
 void step_through_terminal(const std::vector<std::string>& pages, std::ostream& out, Lang lang) {
-  const bool can_clear = isatty(STDOUT_FILENO) == 1;
-  RawMode raw;
-  if (!raw.active()) {
+  const bool can_clear = is_terminal(STDOUT_FILENO);
+  TerminalKeys keys;
+  if (!keys.active()) {
     step_through(pages, std::cin, out, lang, can_clear);
     return;
   }
-  const auto read_byte = []() -> int {
-    unsigned char c = 0;
-    for (;;) {
-      const ssize_t n = read(STDIN_FILENO, &c, 1);
-      if (n == 1) return c;
-      if (n < 0 && errno == EINTR) continue;
-      return -1;
-    }
-  };
+  const auto read_byte = [&keys]() -> int { return keys.read_key(); };
   step_loop(pages, read_byte, out, lang, can_clear);
 }
 

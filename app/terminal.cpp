@@ -1,0 +1,125 @@
+#include "terminal.h"
+
+#include <signal.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstddef>
+
+#if defined(__EMSCRIPTEN__)
+#include <emscripten.h>
+
+// node's answers; in a browser no stream is a terminal.
+EM_JS(int, attn_node_isatty, (int fd), {
+  if (typeof process === 'undefined' || typeof require === 'undefined') return 0;
+  return require('tty').isatty(fd) ? 1 : 0;
+});
+EM_JS(int, attn_node_raw_mode, (int on), {
+  try {
+    if (!process.stdin.isTTY) return 0;
+    process.stdin.setRawMode(on !== 0);
+    return 1;
+  } catch (e) {
+    return 0;
+  }
+});
+// A blocking read of one byte: node made stdin non-blocking, so EAGAIN waits 20 ms and tries again.
+EM_JS(int, attn_node_read_byte, (), {
+  const fs = require('fs');
+  const buffer = Buffer.alloc(1);
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (;;) {
+    try {
+      return fs.readSync(0, buffer, 0, 1, null) === 1 ? buffer[0] : -1;
+    } catch (e) {
+      if (e.code !== 'EAGAIN') return -1;
+      Atomics.wait(pause, 0, 0, 20);
+    }
+  }
+});
+#endif
+
+namespace attn {
+
+#if defined(__EMSCRIPTEN__)
+
+bool is_terminal(int fd) { return attn_node_isatty(fd) == 1; }
+
+TerminalKeys::TerminalKeys() { active_ = attn_node_raw_mode(1) == 1; }
+TerminalKeys::~TerminalKeys() {
+  if (active_) attn_node_raw_mode(0);
+}
+int TerminalKeys::read_key() {
+  const int c = attn_node_read_byte();
+  return c == 3 ? 'q' : c;  // Ctrl-C: raw mode delivers it as a byte, not as SIGINT
+}
+
+#else
+
+bool is_terminal(int fd) { return isatty(fd) == 1; }
+
+namespace {
+
+// The terminal's mode before raw mode, for the signal handler.
+struct termios saved_mode;
+volatile sig_atomic_t raw_mode_on = 0;
+constexpr size_t kSignals = 3;
+const int kRawSignals[kSignals] = {SIGINT, SIGTERM, SIGHUP};
+struct sigaction previous_handlers[kSignals];
+
+void restore_mode() {
+  if (raw_mode_on) tcsetattr(STDIN_FILENO, TCSANOW, &saved_mode);
+  raw_mode_on = 0;
+}
+
+void on_signal(int sig) {
+  restore_mode();
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
+void restore_handlers() {
+  for (size_t i = 0; i < kSignals; ++i) sigaction(kRawSignals[i], &previous_handlers[i], nullptr);
+}
+
+}  // namespace
+
+TerminalKeys::TerminalKeys() {
+  if (tcgetattr(STDIN_FILENO, &saved_mode) != 0) return;
+  struct sigaction action {};
+  action.sa_handler = on_signal;
+  sigemptyset(&action.sa_mask);
+  for (size_t i = 0; i < kSignals; ++i) sigaction(kRawSignals[i], &action, &previous_handlers[i]);
+  struct termios raw = saved_mode;
+  raw.c_lflag &= static_cast<tcflag_t>(~(ICANON | ECHO));  // Ctrl-C still signals (ISIG stays)
+  raw.c_cc[VMIN] = 1;
+  raw.c_cc[VTIME] = 0;
+  raw_mode_on = 1;
+  if (tcsetattr(STDIN_FILENO, TCSANOW, &raw) != 0) {
+    raw_mode_on = 0;
+    restore_handlers();
+    return;
+  }
+  active_ = true;
+}
+
+TerminalKeys::~TerminalKeys() {
+  if (!active_) return;
+  restore_mode();
+  restore_handlers();
+}
+
+int TerminalKeys::read_key() {
+  unsigned char c = 0;
+  for (;;) {
+    const ssize_t n = read(STDIN_FILENO, &c, 1);
+    if (n == 1) return c;
+    if (n < 0 && errno == EINTR) continue;
+    return -1;
+  }
+}
+
+#endif
+
+}  // namespace attn
