@@ -30,12 +30,14 @@ sigset_t cleanup_signals() {
 
 // Async-signal-safe: unlink, sigaction, raise, pthread_kill and pthread_self only.
 extern "C" void remove_temporaries_and_end(int sig) {
+#if !defined(__EMSCRIPTEN__)  // the WebAssembly build has one thread (and node delivers it no signals)
   if (!pthread_equal(pthread_self(), commit_thread)) {
     // Another thread (the bench's pool) took it: the committing thread decides, once it lets
     // signals in again (never in the middle of its renames).
     pthread_kill(commit_thread, sig);
     return;
   }
+#endif
   for (int i = 0; i < temporary_count; ++i)
     if (temporary_names[i][0] != '\0') ::unlink(temporary_names[i]);
   struct sigaction fallback {};

@@ -135,6 +135,8 @@ void parallel_ranges(int threads, int64_t count, const std::function<void(int64_
 const char* threading_name() {
 #if defined(ATTN_HAVE_OPENMP)
   return "OpenMP";
+#elif defined(__EMSCRIPTEN__)
+  return "one thread (WebAssembly)";  // built without threads: every parallel loop runs on the caller
 #else
   return "std::thread";
 #endif
