@@ -36,6 +36,7 @@
 #include "fast/cpu_features.h"
 #include "fast/kernels.h"
 #include "fast/parallel.h"
+#include "node_process.h"
 #include "step_mode.h"
 #include "terminal.h"
 #include "core/usage_error.h"
@@ -155,6 +156,7 @@ static std::string kernels_text() {
 }
 
 int main(int argc, char** argv) {
+  argv = adopt_node_process(argc, argv);  // the WebAssembly build: node's umask, the arguments' bytes
   // A full disk or closed stdout is an error, not exit 0.
   check_stdout_at_exit([](const ErrorText& e) { return error_message(e, help_language()); });
   const Lang lang = choose_language(argc, argv);

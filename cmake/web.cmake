@@ -11,6 +11,7 @@ set(ATTN_WEB_COMMON_LINK
   -sALLOW_MEMORY_GROWTH=1 -sINITIAL_MEMORY=64MB -sMAXIMUM_MEMORY=4GB  # the cost limits admit 768 MiB
   -sTOTAL_STACK=8MB        # as a Linux main thread
   -sSINGLE_FILE=1)
+target_compile_definitions(attn-tutor PRIVATE ATTN_NODE_CLI=1)  # app/node_process.cpp: argv from the OS
 target_link_options(attn-tutor PRIVATE ${ATTN_WEB_COMMON_LINK}
   -sENVIRONMENT=node -sNODERAWFS=1 -sEXIT_RUNTIME=1)
 

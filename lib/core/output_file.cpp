@@ -12,6 +12,7 @@
 #include <cstring>
 #include <iostream>
 
+#include "core/file_access.h"
 #include "core/bounded_read.h"
 #include "core/commit_temporaries.h"
 #include "core/safe_text.h"
@@ -168,7 +169,7 @@ void plan_target(Plan& p) {
   p.final_path = p.path;
   if (!follow_links(p.final_path)) fail(p, "core.output.cannot-reach", ELOOP);
   p.exists = ::lstat(p.final_path.c_str(), &p.st) == 0;
-  if (p.exists && ::access(p.final_path.c_str(), W_OK) != 0)
+  if (p.exists && file_access(p.final_path.c_str(), W_OK) != 0)
     fail(p, error_text("core.output.read-only"));
 }
 
@@ -261,7 +262,7 @@ void check_output_path(const std::string& option, const std::string& path) {
   p.option = option;
   p.path = path;
   plan_target(p);
-  if (!p.direct && ::access(directory_of(p.final_path).c_str(), W_OK | X_OK) != 0)
+  if (!p.direct && file_access(directory_of(p.final_path).c_str(), W_OK | X_OK) != 0)
     fail(p, "core.output.cannot-create", errno);
 }
 
