@@ -1,7 +1,13 @@
 # make        install what is missing, build, list the lessons
 # make test   build and run every test (doctest via CTest, then `attn-tutor verify`), then the same
 #             tests built with clang++ without OpenMP and Google Benchmark, and cross-built for arm64
-#             and run under qemu-aarch64 (tools/ci-extra.sh; also `make test-clang`, `make test-arm64`)
+#             and run under qemu-aarch64 (tools/ci-extra.sh; also `make test-clang`, `make test-arm64`),
+#             then the WebAssembly build against the native one (make test-web)
+# make web    the WebAssembly build with Debian's emscripten into $(WEB_BUILD): the node CLI
+#             (attn-tutor.js), the page's module (attn-tutor-web.js) and the npm package
+#             $(WEB_BUILD)/npm/attn-tutor-VERSION.tgz (npm install -g it, or npx it)
+# make test-web  the npm package installed into a scratch prefix must print the native bytes
+#             (tests/web/run.sh)
 # make bench  time every lesson in one process, then the attention kernels (Google Benchmark);
 #             not part of the tests. `attn-tutor bench` is the annotated comparison of the four forms.
 # make install  the binary, man page and bash completion (PREFIX via cmake -DCMAKE_INSTALL_PREFIX)
@@ -16,12 +22,13 @@ SANITIZE_FLAGS = -fsanitize=address,undefined -fno-sanitize-recover=undefined -f
 SANITIZE_CMAKE_ARGS ?=
 FUZZ_SECONDS ?= 60
 FUZZ_BUILD ?= build-fuzz
+WEB_BUILD ?= build-web
 # ccache, when installed (tools/install-deps.sh installs it), with paths taken relative to this checkout so
 # that a fresh clone in another folder (CI) reuses what an earlier build compiled.
 LAUNCHER := $(if $(shell command -v ccache 2>/dev/null),-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 export CCACHE_BASEDIR := $(CURDIR)
 
-.PHONY: all deps build test test-clang test-arm64 bench install clean sanitize fuzz
+.PHONY: all deps build test test-clang test-arm64 web test-web bench install clean sanitize fuzz
 all: build
 	./$(BUILD)/attn-tutor
 
@@ -32,9 +39,19 @@ build: deps
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(LAUNCHER) >/dev/null
 	@cmake --build $(BUILD) -j$(JOBS)
 
-test: build
+test: build web
 	cd $(BUILD) && ctest --output-on-failure --no-tests=error -j$(JOBS)
 	JOBS=$(JOBS) sh tools/ci-extra.sh clang arm64
+	JOBS=$(JOBS) sh tests/web/run.sh $(BUILD) $(WEB_BUILD)
+
+# emcmake passes CMake emscripten's toolchain file (cmake/web.cmake says what is built).
+web: deps
+	@command -v emcmake >/dev/null 2>&1 || { echo "attn-tutor: error: make web needs emscripten, nodejs and npm: run sh tools/install-deps.sh (Debian), or install emscripten and node 18+ another way" >&2; exit 2; }
+	@emcmake cmake -S . -B $(WEB_BUILD) -DCMAKE_BUILD_TYPE=Release $(LAUNCHER) >/dev/null
+	@cmake --build $(WEB_BUILD) -j$(JOBS)
+
+test-web: build web
+	JOBS=$(JOBS) sh tests/web/run.sh $(BUILD) $(WEB_BUILD)
 
 test-clang: deps
 	JOBS=$(JOBS) sh tools/ci-extra.sh clang
@@ -62,4 +79,4 @@ fuzz:
 	@FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_BUILD=$(FUZZ_BUILD) sh tools/fuzz.sh
 
 clean:
-	rm -rf $(BUILD) $(SANITIZE_BUILD) $(FUZZ_BUILD) build-clang build-arm64
+	rm -rf $(BUILD) $(SANITIZE_BUILD) $(FUZZ_BUILD) $(WEB_BUILD) build-clang build-arm64

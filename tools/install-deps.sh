@@ -8,15 +8,19 @@
 # std::thread. make test also builds with clang (without OpenMP and Google Benchmark) and
 # cross-builds for arm64, run under qemu-user: clang, g++-aarch64-linux-gnu, qemu-user, and
 # zlib1g-dev:arm64 (Debian's multiarch: the arm64 architecture is added for it).
+# emscripten and nodejs (npm where node came without it) are for make web, the WebAssembly build, and
+# its tests (make test runs them); script(1), always there (bsdutils), gives those tests a terminal.
 # Runs apt-get directly as root, through sudo otherwise.
 set -eu
-PACKAGES="g++ cmake make ccache libcli11-dev libeigen3-dev nlohmann-json3-dev doctest-dev libbenchmark-dev tmux chromium fonts-dejavu-core fonts-noto-cjk zlib1g-dev python3 python3-nbformat clang g++-aarch64-linux-gnu qemu-user zlib1g-dev:arm64"
+PACKAGES="g++ cmake make ccache libcli11-dev libeigen3-dev nlohmann-json3-dev doctest-dev libbenchmark-dev tmux chromium fonts-dejavu-core fonts-noto-cjk zlib1g-dev python3 python3-nbformat clang g++-aarch64-linux-gnu qemu-user zlib1g-dev:arm64 emscripten nodejs"
 missing=""
 for p in $PACKAGES; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
     missing="$missing $p"
   fi
 done
+# Node from another source (NodeSource's nodejs) brings its own npm, and Debian's npm conflicts with it.
+command -v npm >/dev/null 2>&1 || missing="$missing npm"
 [ -z "$missing" ] && exit 0
 echo "attn-tutor: installing:$missing"
 if [ "$(id -u)" -eq 0 ]; then

@@ -1,0 +1,159 @@
+#!/usr/bin/env python3
+"""Runs the same attn-tutor commands with two builds and requires the same bytes from both: stdout,
+stderr, exit code and every file written (its bytes and its permissions). Used for the WebAssembly build (make test-web): the native
+binary is the reference. The commands:
+  - every lesson in eight output modes (text, --json -, --py -, --ipynb -, --html -, --explain and
+    --heatmap, --lang zh, --json/--py/--ipynb/--html to files at once);
+  - every configuration of the real-PyTorch fixtures (tests/fixtures/*_pytorch.json: random seeds,
+    sizes, dropout rates, inputs), as text and as JSON: the random numbers, the exp/softmax paths and
+    the float printing under the other libm;
+  - `check` on every export in tests/fixtures/mistakes/, in English and Chinese, and `verify`.
+Usage: compare_builds.py NATIVE OTHER [--jobs N] [--no-files] [--tty] [--only TEXT]. OTHER may be a command with words
+("node x.js"). --no-files leaves out the commands that read or write files (for the page's module, whose
+filesystem is in memory); --tty runs each lesson once more under a terminal (script(1)), where
+--color auto must colour both alike.
+Prints one line per difference naming the command, and a summary; exit 1 on any difference.
+"""
+import concurrent.futures
+import json
+import os
+import shlex
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+FIXTURES = os.path.join(HERE, "..", "fixtures")
+ENV = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "COLORTERM", "COLUMNS", "LC_ALL")}
+ENV["LANG"] = "C.UTF-8"
+
+
+LESSONS = ["naive-scores", "softmax", "trainable", "causal-mask", "dropout", "wrapper", "mha", "course-mha", "d2l-mha",
+           "kv-cache", "gqa", "mla", "swa", "kv-memory", "all"]
+OTHER_COMMANDS = {"verify", "check", "bench"}
+
+
+def lessons(native):
+    """LESSONS, after making sure the listing names no command this script does not know."""
+    listing = subprocess.run([native], capture_output=True, env=ENV, check=True).stdout.decode()
+    listed = {line.split()[0] for line in listing.splitlines() if line.startswith("  ") and line.split()}
+    unknown = listed - set(LESSONS) - OTHER_COMMANDS
+    if unknown:
+        sys.exit(f"compare_builds: the listing names {sorted(unknown)}: add them to LESSONS or OTHER_COMMANDS")
+    return LESSONS
+
+
+# Bad input and output paths, each prepared by a shell line in the command's folder: both builds must
+# refuse alike (the WebAssembly build reaches the files through node).
+HOSTILE = [
+    ("output is the input through a symlink", "echo '[[1,2],[3,4]]' > in.json && ln -s in.json link.json",
+     ["trainable", "--inputs", "in.json", "--json", "link.json"], ["in.json"]),
+    ("two outputs one file", "", ["naive-scores", "--json", "a.json", "--py", "./a.json"], ["a.json"]),
+    ("hard link", "touch a.json && ln a.json b.json", ["naive-scores", "--json", "a.json", "--py", "b.json"], ["a.json"]),
+    ("full disk", "", ["naive-scores", "--json", "/dev/full"], []),
+    ("no such folder", "", ["naive-scores", "--html", "nodir/x.html"], []),
+    ("a folder as output", "mkdir d", ["naive-scores", "--json", "d"], []),
+    ("replaced file keeps its mode", "echo old > k.json && chmod 640 k.json", ["mha", "--json", "k.json"], ["k.json"]),
+    ("stdout twice", "", ["naive-scores", "--json", "-", "--py", "-"], []),
+    ("endless input", "", ["naive-scores", "--inputs", "/dev/zero"], []),
+    ("deep JSON", "python3 -c \"print('['*100000 + ']'*100000)\" > deep.json", ["check", "deep.json"], []),
+    ("bad UTF-8 tokens", "", ["trainable", "--tokens", "caf\udce9 \u202e x", "--py", "-"], []),
+    ("check of a folder", "mkdir d", ["check", "d"], []),
+    ("missing check file", "", ["check", "nope.json"], []),
+]
+
+
+def commands(native):
+    """(name, argv, inputs matrix or None, files the command writes)"""
+    modes = [("text", ["--color", "never"], []), ("json", ["--json", "-"], []), ("py", ["--py", "-"], []),
+             ("ipynb", ["--ipynb", "-"], []), ("html", ["--html", "-"], []),
+             ("explain", ["--explain", "--heatmap", "--color", "always"], []), ("zh", ["--lang", "zh"], []),
+             ("files", ["--json", "o.json", "--py", "o.py", "--ipynb", "o.ipynb", "--html", "o.html"],
+              ["o.json", "o.py", "o.ipynb", "o.html"])]
+    for lesson in lessons(native):
+        for mode, args, files in modes:
+            yield (f"{lesson} {mode}", [lesson] + args, None, files)
+    for fixture in ("chapter", "trainable", "bonus", "course", "d2l"):
+        data = json.load(open(os.path.join(FIXTURES, f"{fixture}_pytorch.json"), encoding="utf-8"))
+        for key in ("cases", "mkl_cases"):
+            for case in data.get(key, []):
+                lesson = case.get("lesson", {"trainable": "trainable", "course": "course-mha", "d2l": "d2l-mha"}.get(fixture))
+                for mode, extra in (("json", ["--json", "-"]), ("text", ["--color", "never"])):
+                    yield (f"{fixture} {case['id']} {mode}", [lesson] + case["argv"] + extra, case.get("inputs_file"), [])
+    mistakes = os.path.join(FIXTURES, "mistakes")
+    for name in sorted(os.listdir(mistakes)):
+        if name.endswith(".json"):
+            path = os.path.join(mistakes, name)
+            yield (f"check {name}", ["check", path], None, [])
+            yield (f"check {name} zh", ["check", path, "--lang", "zh"], None, [])
+    for name, setup, argv, files in HOSTILE:
+        yield (f"hostile {name}", argv, None, files, setup)
+    yield ("verify", ["verify"], None, [])
+    yield ("verify zh", ["verify", "--lang", "zh"], None, [])
+
+
+def run(program, name, argv, inputs, files, setup=""):
+    """stdout, stderr, exit code and the written files of one command, in a folder of its own."""
+    with tempfile.TemporaryDirectory(prefix="attn-web-") as folder:
+        if setup:
+            subprocess.run(["sh", "-c", setup], cwd=folder, check=True)
+        if inputs is not None:
+            with open(os.path.join(folder, "inputs.json"), "w", encoding="utf-8") as f:
+                json.dump(inputs, f)
+            argv = argv + ["--inputs", "inputs.json"]
+        command = program + argv
+        if name.endswith(" tty"):  # a terminal on stdout: script(1) from util-linux, its output only
+            command = ["script", "-qec", shlex.join(command), "/dev/null"]
+        done = subprocess.run(command, capture_output=True, env=ENV, cwd=folder, timeout=600)
+        written = {}
+        for f in files:
+            p = os.path.join(folder, f)
+            written[f] = (open(p, "rb").read(), oct(os.stat(p).st_mode)) if os.path.exists(p) else None
+        return done.stdout, done.stderr, done.returncode, written
+
+
+def compare(native, other, case):
+    name, argv, inputs, files = case[:4]
+    setup = case[4] if len(case) > 4 else ""
+    a = run(native, name, argv, inputs, files, setup)
+    b = run(other, name, argv, inputs, files, setup)
+    if a == b:
+        return None
+    what = [part for part, x, y in zip(("stdout", "stderr", "exit code", "files"), a, b) if x != y]
+    detail = ""
+    if a[0] != b[0]:
+        la, lb = a[0].decode("utf-8", "replace").splitlines(), b[0].decode("utf-8", "replace").splitlines()
+        for i, (x, y) in enumerate(zip(la + [""] * len(lb), lb + [""] * len(la))):
+            if x != y:
+                detail = f"\n    line {i + 1}: native {x[:100]!r}\n    line {i + 1}: other  {y[:100]!r}"
+                break
+    elif a[2] != b[2]:
+        detail = f" (native {a[2]}, other {b[2]}: {b[1].decode('utf-8', 'replace')[:200]!r})"
+    return f"differs ({', '.join(what)}): attn-tutor {shlex.join(argv)}{detail}"
+
+
+def main():
+    if len(sys.argv) < 3:
+        sys.exit(__doc__)
+    native, other = [os.path.abspath(sys.argv[1])], shlex.split(sys.argv[2])
+    if os.path.exists(other[0]):
+        other[0] = os.path.abspath(other[0])
+    jobs = int(sys.argv[sys.argv.index("--jobs") + 1]) if "--jobs" in sys.argv else (os.cpu_count() or 2)
+    cases = list(commands(native[0]))
+    if "--no-files" in sys.argv:
+        cases = [c for c in cases if c[2] is None and not c[3] and c[1][0] != "check" and len(c) == 4]
+    if "--only" in sys.argv:  # for a quick look at some: the cases whose name holds the text
+        cases = [c for c in cases if sys.argv[sys.argv.index("--only") + 1] in c[0]]
+    if "--tty" in sys.argv:
+        cases += [(f"{lesson} tty", [lesson], None, []) for lesson in lessons(native[0])]
+    with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
+        results = list(pool.map(lambda c: compare(native, other, c), cases))
+    failures = [r for r in results if r]
+    for r in failures:
+        print(r)
+    print(f"compare_builds: {len(cases) - len(failures)} of {len(cases)} commands byte-identical")
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,28 @@
+#!/bin/sh
+# The WebAssembly build against the native one (make test-web): the npm package installed into a
+# fresh prefix, as a learner installs it, must print the native bytes for every snapshot command
+# (stdout, stderr, exit code, written files), pass `verify`, step through cells in a real terminal, and
+# give the same bytes as the native binary for every lesson in eight output modes, every real-PyTorch
+# fixture configuration, every `check` fixture and --color auto under a terminal; the page's module
+# must give the same bytes too. Any difference names the command.
+# Usage: tests/web/run.sh NATIVE_BUILD WEB_BUILD
+set -eu
+native=$(cd "$1" && pwd)/attn-tutor
+web=$(cd "$2" && pwd)
+here=$(cd "$(dirname "$0")" && pwd)
+jobs=${JOBS:-2}
+prefix=$(mktemp -d); trap 'rm -rf "$prefix"' EXIT
+tgz=$(ls "$web"/npm/attn-tutor-*.tgz)
+npm install -g --prefix "$prefix" "$tgz" --offline --no-audit --no-fund --loglevel=error >/dev/null
+exe="$prefix/bin/attn-tutor"
+[ -x "$exe" ] || { echo "web: npm install -g did not install an attn-tutor command"; exit 1; }
+failed=0
+step() { echo "== web: $1"; shift; "$@" || failed=1; }
+step "snapshot suite through the installed package" sh "$here/../snapshot/run.sh" "$exe"
+step "verify under node" "$exe" verify >/dev/null
+step "--step in a terminal under node" sh "$here/../step_mode_tmux.sh" "$exe"
+step "native and node byte for byte" python3 "$here/compare_builds.py" "$native" "$exe" --jobs "$jobs" --tty
+step "native and the page's module byte for byte" python3 "$here/compare_builds.py" "$native" \
+  "node $here/module_run.js $web/attn-tutor-web.js" --jobs "$jobs" --no-files
+[ "$failed" -eq 0 ] && echo "web: every comparison byte-identical"
+exit "$failed"
