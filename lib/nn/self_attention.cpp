@@ -9,12 +9,22 @@
 
 namespace attn {
 
-// Python's d_k ** 0.5 is pow, which is not always the correctly rounded sqrt (2921 ** 0.5 differs in
-// the last bit). Clang rewrites pow(x, 0.5) as sqrt(x) even without -ffast-math; an exponent it
-// cannot see keeps the call a call to pow. (g++ never rewrites it: the same result there.)
+// Python's d_k ** 0.5 is the C library's pow, which is not always the correctly rounded sqrt: glibc's
+// (where PyTorch runs) gives the neighbour of sqrt(2921), for one. Those n are in nn/pow_half.inc
+// (tools/gen_pow_half.py, up to 65536), so no pow is called: the WebAssembly build's pow (musl's) has
+// other exceptions (550, 971, ...), and clang rewrites pow(x, 0.5) as sqrt anyway.
 double sqrt_d_k(int64_t d_k) {
-  static volatile double half = 0.5;
-  return std::pow(static_cast<double>(d_k), half);
+  struct Exception {
+    int64_t n;
+    int side;  // +1: the double above sqrt(n), -1: below
+  };
+  static constexpr Exception kGlibcPow[] = {
+#include "nn/pow_half.inc"
+  };
+  const double root = std::sqrt(static_cast<double>(d_k));
+  for (const Exception& e : kGlibcPow)
+    if (e.n == d_k) return std::nextafter(root, e.side > 0 ? INFINITY : -INFINITY);
+  return root;
 }
 
 namespace {

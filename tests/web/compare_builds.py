@@ -17,6 +17,7 @@ Prints one line per difference naming the command, and a summary; exit 1 on any 
 import concurrent.futures
 import json
 import os
+import random
 import shlex
 import subprocess
 import sys
@@ -80,6 +81,20 @@ def commands(native):
                 lesson = case.get("lesson", {"trainable": "trainable", "course": "course-mha", "d2l": "d2l-mha"}.get(fixture))
                 for mode, extra in (("json", ["--json", "-"]), ("text", ["--color", "never"])):
                     yield (f"{fixture} {case['id']} {mode}", [lesson] + case["argv"] + extra, case.get("inputs_file"), [])
+    # The values where the two C libraries' functions differ in the last bit: pow(n, 0.5) for the head
+    # sizes n = 550, 971, 2921, 3543, 3884 (glibc and musl disagree, or glibc is not sqrt), and the
+    # scalar torch.randn path (fewer than 16 draws: double log, sin, cos) over 200 seeds.
+    for lesson, d_out, heads in (("trainable", 550, None), ("causal-mask", 971, None), ("mha", 3884, 4),
+                                 ("trainable", 3543, None), ("dropout", 3884, None), ("gqa", 2921, 1)):  # mha: head_dim 971
+        mode = ["--json", "-"] if d_out < 1000 else ["--color", "never"]  # the text prints d_k ** 0.5 too
+        argv = [lesson, "--d-out", str(d_out)] + mode + (["--num-heads", str(heads)] if heads else [])
+        if lesson == "gqa":
+            argv += ["--num-kv-groups", "1"]
+        yield (f"libm {lesson} {d_out}", argv, None, [])
+    seeds = random.Random(20261126)
+    for _ in range(200):
+        seed = str(seeds.randrange(-2**63, 2**64))
+        yield (f"libm randn {seed}", ["trainable", "--init", "randn", "--seed", seed, "--json", "-"], None, [])
     mistakes = os.path.join(FIXTURES, "mistakes")
     for name in sorted(os.listdir(mistakes)):
         if name.endswith(".json"):
