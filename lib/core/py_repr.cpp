@@ -3,9 +3,12 @@
 #include "core/safe_text.h"
 #include "core/shortest_decimal.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <system_error>
 #include <utility>
 
@@ -51,27 +54,55 @@ std::string py_float(double v) {
 
 // What std::to_chars(float) writes: the shortest digits, in fixed or scientific notation, whichever is
 // shorter (fixed on a tie); a whole number in fixed notation is written exactly ("67108872", not the
-// shortest digits' "67108870").
+// shortest digits' "67108870"). Written into a buffer: the JSON export writes millions of these.
 std::string float32_text(float v) {
   if (std::isnan(v)) return std::signbit(v) ? "-nan" : "nan";
   if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  const std::string sign = std::signbit(v) ? "-" : "";
-  if (v == 0) return sign + "0";
+  char out[64];
+  int len = 0;
+  if (std::signbit(v)) out[len++] = '-';
+  if (v == 0) return std::string(out, static_cast<size_t>(len)) + "0";
   const ShortestDecimal d = shortest_decimal(std::fabs(v));
-  const std::string digits = digits_text(d);
-  const int n = static_cast<int>(digits.size()), exp = d.exponent + n - 1;
-  const std::string scientific = scientific_text(digits, exp);
-  std::string fixed;
-  if (d.exponent >= 0) {
-    char whole[64];
-    std::snprintf(whole, sizeof whole, "%.0f", static_cast<double>(std::fabs(v)));
-    fixed = whole;
-  } else if (n + d.exponent > 0) {
-    fixed = digits.substr(0, static_cast<size_t>(n + d.exponent)) + "." + digits.substr(static_cast<size_t>(n + d.exponent));
-  } else {
-    fixed = "0." + std::string(static_cast<size_t>(-(n + d.exponent)), '0') + digits;
+  char digits[24];
+  int n = 0;
+  for (uint64_t x = d.digits; x != 0; x /= 10) digits[n++] = static_cast<char>('0' + x % 10);
+  std::reverse(digits, digits + n);
+  // 1. The two lengths: "d.ddde+XX" and the positional form.
+  const int exp = d.exponent + n - 1, exp_digits = std::abs(exp) >= 100 ? 3 : 2;
+  const int scientific = n + (n > 1 ? 1 : 0) + 2 + exp_digits;
+  const int fixed = d.exponent >= 0 ? n + d.exponent : n + d.exponent > 0 ? n + 1 : 2 - d.exponent;
+  // 2. The shorter one. A fixed whole number has at most 14 digits (longer ones are shorter in
+  //    scientific form), so it is exact in a uint64_t.
+  if (fixed <= scientific) {
+    if (d.exponent >= 0) {
+      const std::string whole = std::to_string(static_cast<uint64_t>(std::fabs(v)));
+      return std::string(out, static_cast<size_t>(len)) + whole;
+    }
+    const int point = n + d.exponent;  // digits before the decimal point
+    if (point > 0) {
+      std::memcpy(out + len, digits, static_cast<size_t>(point));
+      len += point;
+      out[len++] = '.';
+      std::memcpy(out + len, digits + point, static_cast<size_t>(n - point));
+      len += n - point;
+    } else {
+      out[len++] = '0';
+      out[len++] = '.';
+      for (int i = 0; i < -point; ++i) out[len++] = '0';
+      std::memcpy(out + len, digits, static_cast<size_t>(n));
+      len += n;
+    }
+    return std::string(out, static_cast<size_t>(len));
   }
-  return sign + (fixed.size() <= scientific.size() ? fixed : scientific);
+  out[len++] = digits[0];
+  if (n > 1) {
+    out[len++] = '.';
+    std::memcpy(out + len, digits + 1, static_cast<size_t>(n - 1));
+    len += n - 1;
+  }
+  len += std::snprintf(out + len, sizeof out - static_cast<size_t>(len), "e%c%0*d", exp < 0 ? '-' : '+', exp_digits,
+                       std::abs(exp));
+  return std::string(out, static_cast<size_t>(len));
 }
 
 }  // namespace attn

@@ -65,6 +65,27 @@ template <class T> ShortestDecimal by_trial(T v) {
 #if defined(__SIZEOF_INT128__)
 using u128 = unsigned __int128;
 
+struct Pow10Table {
+  u128 p[39];  // 10^0 .. 10^38
+  constexpr Pow10Table() : p() {
+    p[0] = 1;
+    for (int i = 1; i < 39; ++i) p[i] = p[i - 1] * 10;
+  }
+};
+constexpr Pow10Table kPow10;
+
+int bit_length(u128 x) {
+  const uint64_t high = static_cast<uint64_t>(x >> 64), low = static_cast<uint64_t>(x);
+  return high ? 128 - __builtin_clzll(high) : low ? 64 - __builtin_clzll(low) : 0;
+}
+
+// floor(log10(x)) for x >= 1: from the bit length (log10(2) < 1233 / 4096), then one comparison.
+int decimal_exponent(u128 x) {
+  int j = (bit_length(x) - 1) * 1233 >> 12;
+  if (j + 1 < 39 && kPow10.p[j + 1] <= x) ++j;
+  return j;
+}
+
 // Ryu's search (Adams 2018) on exact integers: the value and the two midpoints to its neighbours,
 // all times 4, as whole numbers of 10^e10. Exact when they fit in 128 bits (2^-43 <= v, the values the
 // lessons print); false otherwise.
@@ -91,15 +112,14 @@ bool exact_shortest(float v, ShortestDecimal& out) {
   if (!even) vp -= 1;                     // the upper midpoint itself does not read back
   // 2. Remove at once the j digits that leave a shorter candidate in (vm, vp] for sure: 10^j <= vp - vm.
   int removed = 0, last = 0;
-  int j = 0;
-  u128 all = 1;  // 10^j
-  while (j < 37 && all * 10 <= vp - vm) ++j, all *= 10;
+  const int j = decimal_exponent(vp - vm);
   if (j > 0) {
-    const u128 below = all / 10;
-    vm_zeros = vm_zeros && vm % all == 0;
-    vr_zeros = vr % below == 0;
-    last = static_cast<int>((vr / below) % 10);
-    vr /= all, vp /= all, vm /= all, removed = j;
+    const u128 below = kPow10.p[j - 1], all = kPow10.p[j];
+    const u128 r = vr / below, m = vm / all;
+    vr_zeros = r * below == vr;  // the digits removed before the last one
+    last = static_cast<int>(r % 10);
+    vm_zeros = vm_zeros && m * all == vm;
+    vr = r / 10, vp /= all, vm = m, removed = j;
   }
   // 3. Ryu's digit loop, now in 64 bits.
   uint64_t r = static_cast<uint64_t>(vr), p = static_cast<uint64_t>(vp), m = static_cast<uint64_t>(vm);
