@@ -21,6 +21,13 @@ step() { echo "== web: $1"; shift; "$@" || failed=1; }
 step "snapshot suite through the installed package" sh "$here/../snapshot/run.sh" "$exe"
 step "verify under node" "$exe" verify >/dev/null
 step "--step in a terminal under node" sh "$here/../step_mode_tmux.sh" "$exe"
+npx_run() {  # npx on the tarball, from a folder of its own, as the README shows it
+  folder=$(mktemp -d) && cp "$tgz" "$folder/" && cd "$folder" &&
+    npx --yes "./$(basename "$tgz")" causal-mask --seed 123 --json - >npx.out 2>&1 &&
+    "$native" causal-mask --seed 123 --json - >native.out && cmp -s npx.out native.out; status=$?
+  cd "$here" && rm -rf "$folder"; return "$status"
+}
+step "npx on the tarball" npx_run
 step "native and node byte for byte" python3 "$here/compare_builds.py" "$native" "$exe" --jobs "$jobs" --tty
 step "native and the page's module byte for byte" python3 "$here/compare_builds.py" "$native" \
   "node $here/module_run.js $web/attn-tutor-web.js" --jobs "$jobs" --no-files
