@@ -29,7 +29,7 @@ endif()
 set(ATTN_NPM_DIR ${CMAKE_BINARY_DIR}/npm)
 set(ATTN_NPM_TGZ ${ATTN_NPM_DIR}/attn-tutor-${PROJECT_VERSION}.tgz)
 configure_file(${CMAKE_SOURCE_DIR}/web/npm/package.json.in ${ATTN_NPM_DIR}/package.json @ONLY)
-configure_file(${CMAKE_SOURCE_DIR}/web/npm/README.md ${ATTN_NPM_DIR}/README.md COPYONLY)
+configure_file(${CMAKE_SOURCE_DIR}/web/npm/README.md ${ATTN_NPM_DIR}/README.md @ONLY)
 configure_file(${CMAKE_SOURCE_DIR}/web/npm/bin/attn-tutor.js ${ATTN_NPM_DIR}/bin/attn-tutor.js COPYONLY)
 add_custom_command(OUTPUT ${ATTN_NPM_TGZ}
   COMMAND ${CMAKE_COMMAND} -E copy $<TARGET_FILE:attn-tutor> ${ATTN_NPM_DIR}/lib/attn-tutor.js
