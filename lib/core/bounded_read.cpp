@@ -5,9 +5,23 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+
+#if defined(__EMSCRIPTEN__)
+#include <emscripten.h>
+
+// A real sleep under node (Atomics.wait blocks the thread without spinning); in a browser's main thread,
+// which may not block, it returns at once (the page's files are in memory and never wait).
+EM_JS(void, attn_sleep_ms, (int ms), {
+  try {
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+  } catch (e) {
+  }
+});
+#endif
 
 namespace attn {
 
@@ -31,6 +45,13 @@ bool wait_readable(int fd, std::chrono::steady_clock::time_point deadline, Bound
       r.text.clear();
       return false;
     }
+#if defined(__EMSCRIPTEN__)
+    // emscripten's poll() cannot wait on a file node opened (it has no poll for them): sleep a little
+    // and let the caller read again, until the deadline.
+    (void)fd;
+    attn_sleep_ms(static_cast<int>(std::min<long long>(10, left.count())));
+    return true;
+#else
     pollfd p{fd, POLLIN, 0};
     const int ready = ::poll(&p, 1, static_cast<int>(left.count()));
     if (ready > 0) return true;
@@ -40,6 +61,7 @@ bool wait_readable(int fd, std::chrono::steady_clock::time_point deadline, Bound
       r.text.clear();
       return false;
     }
+#endif
   }
 }
 
@@ -82,7 +104,10 @@ BoundedRead read_bounded(const std::string& path, std::size_t limit, int timeout
   // A FIFO opened with O_NONBLOCK reads as empty (read() returns 0) until its writer has opened it,
   // so `printf ... > fifo &` started just before us would look like an empty file. Wait until it
   // is readable first (Linux's poll() does not report a hang-up for a writer that never came).
+  // (Under node there is no such wait: a FIFO that has never had a writer reads as empty at once.)
+#if !defined(__EMSCRIPTEN__)
   if (S_ISFIFO(st.st_mode) && !wait_readable(f.fd, deadline, r)) return r;
+#endif
   char buffer[65536];
   for (;;) {
     const ssize_t n = ::read(f.fd, buffer, sizeof buffer);

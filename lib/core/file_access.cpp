@@ -1,8 +1,10 @@
 #include "core/file_access.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <string>
 
 #if defined(__EMSCRIPTEN__)
 #include <emscripten.h>
@@ -33,6 +35,14 @@ int file_access(const char* path, int mode) {
 #else
   return ::access(path, mode);
 #endif
+}
+
+int standard_stream_stat(int fd, struct stat* st) {
+#if defined(__EMSCRIPTEN__)
+  for (const char* folder : {"/proc/self/fd/", "/dev/fd/"})
+    if (::stat((folder + std::to_string(fd)).c_str(), st) == 0) return 0;
+#endif
+  return ::fstat(fd, st);
 }
 
 }  // namespace attn

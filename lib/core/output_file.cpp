@@ -124,7 +124,7 @@ bool same_file(const Identity& a, const Identity& b) {
 Identity identity_of_descriptor(int fd) {
   Identity id;
   struct stat st {};
-  if (::fstat(fd, &st) != 0 || S_ISCHR(st.st_mode)) return id;
+  if (standard_stream_stat(fd, &st) != 0 || S_ISCHR(st.st_mode)) return id;
   id.known = id.exists = true;
   id.dev = st.st_dev;
   id.ino = st.st_ino;

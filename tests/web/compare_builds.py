@@ -61,6 +61,14 @@ HOSTILE = [
     ("bad UTF-8 tokens", "", ["trainable", "--tokens", "caf\udce9 \u202e x", "--py", "-"], []),
     ("check of a folder", "mkdir d", ["check", "d"], []),
     ("missing check file", "", ["check", "nope.json"], []),
+    ("output to the stdout pipe by name", "", ["naive-scores", "--json", "/dev/stdout"], []),
+]
+# Files read through a pipe on stdin (emscripten's NODERAWFS read them at an offset until
+# web/node/seekable_streams.js).
+PIPED = [
+    ("check from a pipe", ["check", "/dev/stdin"], os.path.join(FIXTURES, "mistakes", "correct-mha.json")),
+    ("inputs from a pipe", ["naive-scores", "--inputs", "/dev/stdin", "--json", "-"], None),
+    ("empty pipe", ["check", "/dev/stdin"], ""),
 ]
 
 
@@ -103,11 +111,14 @@ def commands(native):
             yield (f"check {name} zh", ["check", path, "--lang", "zh"], None, [])
     for name, setup, argv, files in HOSTILE:
         yield (f"hostile {name}", argv, None, files, setup)
+    for name, argv, source in PIPED:
+        data = b"[[1, 2], [3, 4]]" if source is None else open(source, "rb").read() if source else b""
+        yield (f"hostile {name}", argv, None, [], "", data)
     yield ("verify", ["verify"], None, [])
     yield ("verify zh", ["verify", "--lang", "zh"], None, [])
 
 
-def run(program, name, argv, inputs, files, setup=""):
+def run(program, name, argv, inputs, files, setup="", stdin=None):
     """stdout, stderr, exit code and the written files of one command, in a folder of its own."""
     with tempfile.TemporaryDirectory(prefix="attn-web-") as folder:
         if setup:
@@ -119,7 +130,8 @@ def run(program, name, argv, inputs, files, setup=""):
         command = program + argv
         if name.endswith(" tty"):  # a terminal on stdout: script(1) from util-linux, its output only
             command = ["script", "-qec", shlex.join(command), "/dev/null"]
-        done = subprocess.run(command, capture_output=True, env=ENV, cwd=folder, timeout=600)
+        feed = {"input": stdin} if stdin is not None else {"stdin": subprocess.DEVNULL}
+        done = subprocess.run(command, capture_output=True, env=ENV, cwd=folder, timeout=600, **feed)
         written = {}
         for f in files:
             p = os.path.join(folder, f)
@@ -130,8 +142,9 @@ def run(program, name, argv, inputs, files, setup=""):
 def compare(native, other, case):
     name, argv, inputs, files = case[:4]
     setup = case[4] if len(case) > 4 else ""
-    a = run(native, name, argv, inputs, files, setup)
-    b = run(other, name, argv, inputs, files, setup)
+    stdin = case[5] if len(case) > 5 else None
+    a = run(native, name, argv, inputs, files, setup, stdin)
+    b = run(other, name, argv, inputs, files, setup, stdin)
     if a == b:
         return None
     what = [part for part, x, y in zip(("stdout", "stderr", "exit code", "files"), a, b) if x != y]
