@@ -13,8 +13,8 @@ set(ATTN_WEB_COMMON_LINK
   -sSINGLE_FILE=1)
 target_compile_definitions(attn-tutor PRIVATE ATTN_NODE_CLI=1)  # app/node_process.cpp: argv from the OS
 target_link_options(attn-tutor PRIVATE ${ATTN_WEB_COMMON_LINK}
-  -sENVIRONMENT=node -sNODERAWFS=1 -sEXIT_RUNTIME=1 --post-js ${CMAKE_SOURCE_DIR}/web/node/seekable_streams.js)
-set_property(TARGET attn-tutor APPEND PROPERTY LINK_DEPENDS ${CMAKE_SOURCE_DIR}/web/node/seekable_streams.js)
+  -sENVIRONMENT=node -sNODERAWFS=1 -sEXIT_RUNTIME=1 --post-js ${CMAKE_SOURCE_DIR}/web/node/node_process.js)
+set_property(TARGET attn-tutor APPEND PROPERTY LINK_DEPENDS ${CMAKE_SOURCE_DIR}/web/node/node_process.js)
 
 add_executable(attn-tutor-web ${ATTN_APP_SOURCES})
 target_link_libraries(attn-tutor-web PRIVATE attn_features CLI11::CLI11)

@@ -63,8 +63,18 @@ HOSTILE = [
     ("missing check file", "", ["check", "nope.json"], []),
     ("output to the stdout pipe by name", "", ["naive-scores", "--json", "/dev/stdout"], []),
 ]
+# The environment: the language, the colours and the width come from it as natively.
+ENVIRONMENTS = [
+    ("LANG=zh", {"LANG": "zh_CN.UTF-8"}, []),
+    ("LC_ALL=zh over LANG", {"LC_ALL": "zh_CN.UTF-8", "LANG": "en_US.UTF-8"}, ["causal-mask"]),
+    ("no LANG", {"LANG": None}, ["softmax"]),
+    ("NO_COLOR", {"NO_COLOR": "1"}, ["naive-scores", "--color", "auto"]),
+    ("TERM=dumb", {"TERM": "dumb"}, ["naive-scores", "--heatmap"]),
+    ("COLORTERM", {"COLORTERM": "truecolor"}, ["causal-mask", "--heatmap", "--color", "always"]),
+    ("COLUMNS=60", {"COLUMNS": "60"}, ["check", os.path.join(FIXTURES, "mistakes", "correct-mha.json")]),
+]
 # Files read through a pipe on stdin (emscripten's NODERAWFS read them at an offset until
-# web/node/seekable_streams.js).
+# web/node/node_process.js).
 PIPED = [
     ("check from a pipe", ["check", "/dev/stdin"], os.path.join(FIXTURES, "mistakes", "correct-mha.json")),
     ("inputs from a pipe", ["naive-scores", "--inputs", "/dev/stdin", "--json", "-"], None),
@@ -111,6 +121,10 @@ def commands(native):
             yield (f"check {name} zh", ["check", path, "--lang", "zh"], None, [])
     for name, setup, argv, files in HOSTILE:
         yield (f"hostile {name}", argv, None, files, setup)
+    for name, env, argv in ENVIRONMENTS:
+        yield (f"env {name}", argv, None, [], "", None, env)
+        if argv and argv[0] != "check":
+            yield (f"env {name} tty", argv, None, [], "", None, env)
     for name, argv, source in PIPED:
         data = b"[[1, 2], [3, 4]]" if source is None else open(source, "rb").read() if source else b""
         yield (f"hostile {name}", argv, None, [], "", data)
@@ -118,7 +132,7 @@ def commands(native):
     yield ("verify zh", ["verify", "--lang", "zh"], None, [])
 
 
-def run(program, name, argv, inputs, files, setup="", stdin=None):
+def run(program, name, argv, inputs, files, setup="", stdin=None, env=None):
     """stdout, stderr, exit code and the written files of one command, in a folder of its own."""
     with tempfile.TemporaryDirectory(prefix="attn-web-") as folder:
         if setup:
@@ -128,10 +142,15 @@ def run(program, name, argv, inputs, files, setup="", stdin=None):
                 json.dump(inputs, f)
             argv = argv + ["--inputs", "inputs.json"]
         command = program + argv
-        if name.endswith(" tty"):  # a terminal on stdout: script(1) from util-linux, its output only
+        if name.endswith(" tty"):  # a terminal on stdout: script(1) (bsdutils), its output only
             command = ["script", "-qec", shlex.join(command), "/dev/null"]
         feed = {"input": stdin} if stdin is not None else {"stdin": subprocess.DEVNULL}
-        done = subprocess.run(command, capture_output=True, env=ENV, cwd=folder, timeout=600, **feed)
+        environment = dict(ENV)
+        for key, value in (env or {}).items():
+            environment.pop(key, None)
+            if value is not None:
+                environment[key] = value
+        done = subprocess.run(command, capture_output=True, env=environment, cwd=folder, timeout=600, **feed)
         written = {}
         for f in files:
             p = os.path.join(folder, f)
@@ -143,8 +162,9 @@ def compare(native, other, case):
     name, argv, inputs, files = case[:4]
     setup = case[4] if len(case) > 4 else ""
     stdin = case[5] if len(case) > 5 else None
-    a = run(native, name, argv, inputs, files, setup, stdin)
-    b = run(other, name, argv, inputs, files, setup, stdin)
+    env = case[6] if len(case) > 6 else None
+    a = run(native, name, argv, inputs, files, setup, stdin, env)
+    b = run(other, name, argv, inputs, files, setup, stdin, env)
     if a == b:
         return None
     what = [part for part, x, y in zip(("stdout", "stderr", "exit code", "files"), a, b) if x != y]
@@ -169,7 +189,8 @@ def main():
     jobs = int(sys.argv[sys.argv.index("--jobs") + 1]) if "--jobs" in sys.argv else (os.cpu_count() or 2)
     cases = list(commands(native[0]))
     if "--no-files" in sys.argv:
-        cases = [c for c in cases if c[2] is None and not c[3] and c[1][0] != "check" and len(c) == 4]
+        cases = [c for c in cases if c[2] is None and not c[3] and c[1][0] != "check" and len(c) == 4
+                 and not c[0].endswith(" tty")]
     if "--only" in sys.argv:  # for a quick look at some: the cases whose name holds the text
         cases = [c for c in cases if sys.argv[sys.argv.index("--only") + 1] in c[0]]
     if "--tty" in sys.argv:
