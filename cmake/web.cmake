@@ -35,7 +35,7 @@ configure_file(${CMAKE_SOURCE_DIR}/web/npm/bin/attn-tutor.js ${ATTN_NPM_DIR}/bin
 add_custom_command(OUTPUT ${ATTN_NPM_TGZ}
   COMMAND ${CMAKE_COMMAND} -E copy $<TARGET_FILE:attn-tutor> ${ATTN_NPM_DIR}/lib/attn-tutor.js
   COMMAND ${CMAKE_COMMAND} -E env npm_config_update_notifier=false npm_config_fund=false npm_config_audit=false
-          ${ATTN_NPM} pack --silent >/dev/null
+          npm_config_cache=${CMAKE_BINARY_DIR}/npm-cache ${ATTN_NPM} pack --silent >/dev/null
   WORKING_DIRECTORY ${ATTN_NPM_DIR}
   DEPENDS attn-tutor ${ATTN_NPM_DIR}/package.json ${ATTN_NPM_DIR}/README.md ${ATTN_NPM_DIR}/bin/attn-tutor.js
   COMMENT "Packing the npm package attn-tutor-${PROJECT_VERSION}.tgz")

@@ -12,6 +12,8 @@ web=$(cd "$2" && pwd)
 here=$(cd "$(dirname "$0")" && pwd)
 jobs=${JOBS:-2}
 prefix=$(mktemp -d); trap 'rm -rf "$prefix"' EXIT
+# npm's cache and logs (and npx's installs) in the scratch folder, not in $HOME; no update check.
+export npm_config_cache="$prefix/.npm" npm_config_update_notifier=false npm_config_fund=false npm_config_audit=false
 tgz=$(ls "$web"/npm/attn-tutor-*.tgz)
 npm install -g --prefix "$prefix" "$tgz" --offline --no-audit --no-fund --loglevel=error >/dev/null
 exe="$prefix/bin/attn-tutor"
