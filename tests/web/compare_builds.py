@@ -189,7 +189,7 @@ def main():
     jobs = int(sys.argv[sys.argv.index("--jobs") + 1]) if "--jobs" in sys.argv else (os.cpu_count() or 2)
     cases = list(commands(native[0]))
     if "--no-files" in sys.argv:
-        cases = [c for c in cases if c[2] is None and not c[3] and c[1][0] != "check" and len(c) == 4
+        cases = [c for c in cases if len(c) == 4 and c[2] is None and not c[3] and c[1][:1] != ["check"]
                  and not c[0].endswith(" tty")]
     if "--only" in sys.argv:  # for a quick look at some: the cases whose name holds the text
         cases = [c for c in cases if sys.argv[sys.argv.index("--only") + 1] in c[0]]
