@@ -25,7 +25,7 @@ target_link_options(attn-tutor-web PRIVATE ${ATTN_WEB_COMMON_LINK}
 # The npm package: web/npm/ (package.json, README, the bin script) plus the node CLI as lib/attn-tutor.js.
 find_program(ATTN_NPM npm)
 if(NOT ATTN_NPM)
-  message(FATAL_ERROR "attn-tutor web build: npm not found; install nodejs and npm (tools/install-deps.sh --web)")
+  message(FATAL_ERROR "attn-tutor web build: npm not found; install nodejs and npm (tools/install-deps.sh installs them on Debian)")
 endif()
 set(ATTN_NPM_DIR ${CMAKE_BINARY_DIR}/npm)
 set(ATTN_NPM_TGZ ${ATTN_NPM_DIR}/attn-tutor-${PROJECT_VERSION}.tgz)

@@ -14,14 +14,14 @@ jobs=${JOBS:-2}
 prefix=$(mktemp -d); trap 'rm -rf "$prefix"' EXIT
 # npm's cache and logs (and npx's installs) in the scratch folder, not in $HOME; no update check.
 export npm_config_cache="$prefix/.npm" npm_config_update_notifier=false npm_config_fund=false npm_config_audit=false
-tgz=$(ls "$web"/npm/attn-tutor-*.tgz)
+tgz=$(ls -t "$web"/npm/attn-tutor-*.tgz | head -n 1)  # the newest, should an older version's be there too
 npm install -g --prefix "$prefix" "$tgz" --offline --no-audit --no-fund --loglevel=error >/dev/null
 exe="$prefix/bin/attn-tutor"
 [ -x "$exe" ] || { echo "web: npm install -g did not install an attn-tutor command"; exit 1; }
 failed=0
 step() { echo "== web: $1"; shift; "$@" || failed=1; }
 step "snapshot suite through the installed package" sh "$here/../snapshot/run.sh" "$exe"
-step "verify under node" "$exe" verify >/dev/null
+step "verify under node" sh -c '"$0" verify >/dev/null' "$exe"
 step "--step in a terminal under node" sh "$here/../step_mode_tmux.sh" "$exe"
 npx_run() {  # npx on the tarball, from a folder of its own, as the README shows it
   folder=$(mktemp -d) && cp "$tgz" "$folder/" && cd "$folder" &&
