@@ -39,9 +39,11 @@ echo "attn-tutor: building the fuzz targets in $FUZZ_BUILD"
 "$FUZZ_CXX" $FLAGS tests/fuzz/fuzz_inputs.cpp $CORE -o "$FUZZ_BUILD/fuzz_inputs"
 # shellcheck disable=SC2086
 "$FUZZ_CXX" $FLAGS tests/fuzz/fuzz_check.cpp features/check/learner_export.cpp $CORE -o "$FUZZ_BUILD/fuzz_check"
-# The escapers: py_str's literal reads back to the input, html_escape leaves no raw markup.
+# The escapers: py_str's literal reads back to the input, html_escape leaves no raw markup; float text
+# reads back.
 # shellcheck disable=SC2086
-"$FUZZ_CXX" $FLAGS -I$here/tests tests/fuzz/fuzz_escapers.cpp lib/core/py_repr.cpp lib/core/safe_text.cpp lib/notebook/html_escape.cpp \
+"$FUZZ_CXX" $FLAGS -I$here/tests tests/fuzz/fuzz_escapers.cpp lib/core/py_repr.cpp lib/core/shortest_decimal.cpp lib/core/safe_text.cpp \
+  lib/notebook/html_escape.cpp \
   -o "$FUZZ_BUILD/fuzz_escapers"
 
 # Working corpora: the seeds of tests/fuzz/corpus and the check fixtures, grown by each run.

@@ -3,14 +3,19 @@
 //    on one line, without a raw control character or a byte that is not UTF-8;
 //  - py_comment writes no control character, line or paragraph separator, bidi control or bad byte;
 //  - html_escape writes valid UTF-8 with no raw < > " ', no & but of its own entities, and no control
-//    character but \n and \t.
+//    character but \n and \t;
+//  - the first 4 (8) bytes as a float (double): float32_text (py_float) reads back as the same value,
+//    with both shortest-digit methods of core/shortest_decimal agreeing.
 // A failed property aborts (a finding); so do sanitizer reports.
 #include <cstddef>
 #include <cstdint>
+#include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 
 #include "core/py_repr.h"
+#include "core/shortest_decimal.h"
 #include "core/safe_text.h"
 #include "notebook/html_escape.h"
 #include "py_literal.h"
@@ -46,6 +51,29 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   require(back.has_value() && *back == text);
 
   require_clean_utf8(attn::py_comment(text));
+
+  if (size >= sizeof(float)) {
+    float f;
+    std::memcpy(&f, data, sizeof f);
+    if (std::isfinite(f)) {
+      const std::string t = attn::float32_text(f);
+      const float back_f = std::strtof(t.c_str(), nullptr);
+      require(back_f == f && std::signbit(back_f) == std::signbit(f));
+      if (f != 0) {
+        const attn::ShortestDecimal a = attn::shortest_decimal(std::fabs(f)), b = attn::shortest_decimal_by_trial(std::fabs(f));
+        require(a.digits == b.digits && a.exponent == b.exponent);
+      }
+    }
+  }
+  if (size >= sizeof(double)) {
+    double d;
+    std::memcpy(&d, data, sizeof d);
+    if (std::isfinite(d)) {
+      const std::string t = attn::py_float(d);
+      const double back_d = std::strtod(t.c_str(), nullptr);
+      require(back_d == d && std::signbit(back_d) == std::signbit(d));
+    }
+  }
 
   const std::string html = attn::html_escape(text);
   require_clean_utf8(html, "\n\t", true);
