@@ -40,6 +40,23 @@ void require_clean_utf8(const std::string& s, const std::string& allowed = "", b
   }
 }
 
+// The first sizeof(T) bytes as a T: when finite, `text` of it reads back (`read`) as the same value and
+// sign; for a float the exact and the trial shortest digits agree.
+template <class T, class Text, class Read>
+void require_reads_back(const uint8_t* data, size_t size, Text text, Read read) {
+  if (size < sizeof(T)) return;
+  T v;
+  std::memcpy(&v, data, sizeof v);
+  if (!std::isfinite(v)) return;
+  const T back = read(text(v).c_str());
+  require(back == v && std::signbit(back) == std::signbit(v));
+  if constexpr (sizeof(T) == sizeof(float)) {
+    if (v == 0) return;
+    const attn::ShortestDecimal a = attn::shortest_decimal(std::fabs(v)), b = attn::shortest_decimal_by_trial(std::fabs(v));
+    require(a.digits == b.digits && a.exponent == b.exponent);
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -52,28 +69,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   require_clean_utf8(attn::py_comment(text));
 
-  if (size >= sizeof(float)) {
-    float f;
-    std::memcpy(&f, data, sizeof f);
-    if (std::isfinite(f)) {
-      const std::string t = attn::float32_text(f);
-      const float back_f = std::strtof(t.c_str(), nullptr);
-      require(back_f == f && std::signbit(back_f) == std::signbit(f));
-      if (f != 0) {
-        const attn::ShortestDecimal a = attn::shortest_decimal(std::fabs(f)), b = attn::shortest_decimal_by_trial(std::fabs(f));
-        require(a.digits == b.digits && a.exponent == b.exponent);
-      }
-    }
-  }
-  if (size >= sizeof(double)) {
-    double d;
-    std::memcpy(&d, data, sizeof d);
-    if (std::isfinite(d)) {
-      const std::string t = attn::py_float(d);
-      const double back_d = std::strtod(t.c_str(), nullptr);
-      require(back_d == d && std::signbit(back_d) == std::signbit(d));
-    }
-  }
+  require_reads_back<float>(data, size, attn::float32_text, [](const char* t) { return std::strtof(t, nullptr); });
+  require_reads_back<double>(data, size, attn::py_float, [](const char* t) { return std::strtod(t, nullptr); });
 
   const std::string html = attn::html_escape(text);
   require_clean_utf8(html, "\n\t", true);
