@@ -180,3 +180,27 @@ TEST_CASE("html report: bars for 1-D weights and a picture per head inside the w
   CHECK(wrapper.find("heatmap of attn_weights inside head 0&#39;s forward") != std::string::npos);
   CHECK(wrapper.find("heatmap of attn_weights inside head 1&#39;s forward") != std::string::npos);
 }
+
+TEST_CASE("html report: every cell in its own div and every heatmap cell says its tokens, value and state") {
+  const std::string html = read_text_file(write_report("dropout", "--seed 7 --dropout 0.5"));
+  // One <div class="cell" data-cell="N"> per code cell, each opened before its code and closed.
+  CHECK(count(html, "<div class=\"cell\" data-cell=\"") == count(html, "<pre class=\"code\""));
+  // Each opens right after a heading or the cell before it (closed), and the last is closed.
+  CHECK(count(html, "<div class=\"cell\"") ==
+        count(html, "</h2>\n<div class=\"cell\"") + count(html, "</div>\n<div class=\"cell\""));
+  CHECK(count(html, "<h2 id=\"item-") == 1 + count(html, "</div>\n<h2 id=\"item-"));
+  CHECK(html.find("</div>\n</body>") != std::string::npos);
+  CHECK(html.find("<div class=\"cell\" data-cell=\"1\">\n<pre class=\"code\" id=\"cell-1\">") != std::string::npos);
+  // The hover box's facts on every grid cell: what each rect's state says agrees with its class.
+  const int rects = count(html, "<rect class=\"value\"") + count(html, "<rect class=\"masked\"") +
+                    count(html, "<rect class=\"dropped\"");
+  CHECK(rects > 100);
+  CHECK(count(html, " data-state=\"") == rects);
+  CHECK(count(html, "data-state=\"dropped\"") == count(html, "<rect class=\"dropped\""));
+  CHECK(count(html, "data-state=\"masked\"") == count(html, "<rect class=\"masked\""));
+  CHECK(html.find("data-q=\"journey\" data-k=\"starts\" data-v=\"") != std::string::npos);
+  const std::string softmax = read_text_file(write_report("softmax"));
+  CHECK(softmax.find("data-k=\"journey\" data-v=\"") != std::string::npos);
+  CHECK(count(softmax, "<rect class=\"bar\"") == 18);
+  CHECK(count(softmax, "\"><title>journey: ") == 3);  // a title on each of the three pictures' bar for journey
+}

@@ -68,8 +68,11 @@ std::string grid_svg(const NamedTensor& t, const AttentionGrid& g, const Attenti
       const std::string text = cell_text(v, t.tensor.dtype());
       const std::string mark = masked ? "masked" : dropped ? "dropped" : "value";
       const double x = left + cell_w * j, y = top + cell_h * i;
+      // data-*: what the page's hover box reads (query token, key token, the value, masked/dropped/kept).
       out += "<rect class=\"" + mark + "\" x=\"" + num(x) + "\" y=\"" + num(y) + "\" width=\"" + num(cell_w) +
-             "\" height=\"" + num(cell_h) + "\" fill=\"" + hex(bg) + "\" stroke=\"#ffffff\"><title>" +
+             "\" height=\"" + num(cell_h) + "\" fill=\"" + hex(bg) + "\" stroke=\"#ffffff\" data-q=\"" +
+             html_escape(row_labels[i]) + "\" data-k=\"" + html_escape(col_labels[j]) + "\" data-v=\"" + html_escape(text) +
+             "\" data-state=\"" + (masked ? "masked" : dropped ? "dropped" : "kept") + "\"><title>" +
              html_escape(row_labels[i] + " \u2192 " + col_labels[j] + ": " + text) + "</title></rect>";
       const std::string shown = (masked ? "\u00b7 " : dropped ? "\u00d7 " : "") + text;
       out += "<text x=\"" + num(x + cell_w / 2) + "\" y=\"" + num(y + cell_h / 2 + 4) + "\" text-anchor=\"middle\" fill=\"" +
@@ -89,10 +92,13 @@ std::string bars_svg(const NamedTensor& t, const std::vector<std::string>& label
     const double y = bar_h * i, len = hi > 0 && std::isfinite(v[i]) ? std::max(0.0, v[i] / static_cast<double>(hi)) * full : 0;
     out += "<text class=\"label row\" x=\"" + num(left - 6) + "\" y=\"" + num(y + 14) + "\" text-anchor=\"end\">" +
            html_escape(shorten(labels[i], 12)) + "</text>";
+    const std::string value = cell_text(v[i], DType::Float32);
     out += "<text x=\"" + num(left + value_w - 6) + "\" y=\"" + num(y + 14) + "\" text-anchor=\"end\">" +
-           html_escape(cell_text(v[i], DType::Float32)) + "</text>";
+           html_escape(value) + "</text>";
     out += "<rect class=\"bar\" x=\"" + num(left + value_w) + "\" y=\"" + num(y + 3) + "\" width=\"" + num(len) +
-           "\" height=\"" + num(bar_h - 6) + "\" fill=\"" + hex(heat_color(hi > 0 ? v[i] / hi : 0)) + "\"/>\n";
+           "\" height=\"" + num(bar_h - 6) + "\" fill=\"" + hex(heat_color(hi > 0 ? v[i] / hi : 0)) + "\" data-k=\"" +
+           html_escape(labels[i]) + "\" data-v=\"" + html_escape(value) + "\"><title>" + html_escape(labels[i] + ": " + value) +
+           "</title></rect>\n";
   }
   return out + "</svg>";
 }

@@ -107,13 +107,24 @@ std::string html_report(const Notebook& nb, Lang lang, bool explain, const std::
   if (!command.empty())
     out += "<p class=\"meta\">" + html_escape(picture_say("html.command", lang)) + "</p>\n<pre class=\"command\">" +
            html_escape(command) + "</pre>\n";
+  // Each cell (its code and everything up to the next cell or heading) in one <div class="cell">: the page
+  // steps through them.
+  bool in_cell = false;
+  const auto close_cell = [&] {
+    if (in_cell) out += "</div>\n";
+    in_cell = false;
+  };
   for (size_t i = 0; i < nb.items().size(); ++i) {
     const NotebookItem& item = nb.items()[i];
     switch (item.kind) {
       case NotebookItem::Kind::Heading:
+        close_cell();
         out += "<h2 id=\"item-" + std::to_string(i) + "\">" + html_escape(item_text(item, lang)) + "</h2>\n";
         break;
       case NotebookItem::Kind::Code:
+        close_cell();
+        out += "<div class=\"cell\" data-cell=\"" + std::to_string(item.cell) + "\">\n";
+        in_cell = true;
         out += "<pre class=\"code\" id=\"cell-" + std::to_string(item.cell) + "\"><span class=\"prompt\">In [" +
                std::to_string(item.cell) + "]:</span>\n" + html_escape(item.text) + "</pre>\n";
         break;
@@ -133,6 +144,7 @@ std::string html_report(const Notebook& nb, Lang lang, bool explain, const std::
         break;
     }
   }
+  close_cell();
   return out + "</body>\n</html>\n";
 }
 
