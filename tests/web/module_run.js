@@ -2,15 +2,21 @@
 // Runs one attn-tutor command through the module the page loads (build-web/attn-tutor-web.js: a fresh
 // instance per command, as a process, with an in-memory filesystem) and passes on its bytes: stdout to
 // stdout, stderr to stderr, its exit code as ours. Usage: node module_run.js MODULE ARGS...
+// The wasm beside the module is handed over as bytes (the page inlines it; node's own fetch cannot read
+// a file path).
 'use strict';
+const fs = require('fs');
 const path = require('path');
-const create = require(path.resolve(process.argv[2]));
+const modulePath = path.resolve(process.argv[2]);
+const create = require(modulePath);
+const wasmBinary = fs.readFileSync(modulePath.replace(/\.js$/, '.wasm'));
 
 async function main() {
   const out = [], err = [];
   let status = 0;
   const instance = await create({
     noInitialRun: true,
+    wasmBinary,
     stdout: (byte) => { if (byte !== null) out.push(byte); },
     stderr: (byte) => { if (byte !== null) err.push(byte); },
     quit: (code, thrown) => { status = code; throw thrown; },

@@ -4,7 +4,10 @@
 # (stdout, stderr, exit code, written files), pass `verify`, step through cells in a real terminal, and
 # give the same bytes as the native binary for every lesson in eight output modes, every real-PyTorch
 # fixture configuration, every `check` fixture and --color auto under a terminal; the page's module
-# must give the same bytes too. Any difference names the command.
+# must give the same bytes too; and the page, build-web/attn-tutor.html, in Debian's chromium
+# (tests/web/page/page_test.js: playwright-core from the npm registry, pinned by its lock file, pointed at
+# /usr/bin/chromium; screenshots and timings in $ATTN_ARTIFACTS, by default WEB_BUILD/page-artifacts).
+# Any difference names the command.
 # Usage: tests/web/run.sh NATIVE_BUILD WEB_BUILD
 set -eu
 native=$(cd "$1" && pwd)/attn-tutor
@@ -33,5 +36,11 @@ step "npx on the tarball" npx_run
 step "native and node byte for byte" python3 "$here/compare_builds.py" "$native" "$exe" --jobs "$jobs" --tty
 step "native and the page's module byte for byte" python3 "$here/compare_builds.py" "$native" \
   "node $here/module_run.js $web/attn-tutor-web.js" --jobs "$jobs" --no-files
+page_test() {  # playwright-core as the lock file pins it (npm ci: the same bytes every time), no browser download
+  (cd "$here/page" && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm_config_cache="${HOME:-$prefix}/.npm" \
+     npm ci --no-audit --no-fund --loglevel=error >/dev/null) &&
+    node "$here/page/page_test.js" "$native" "$web/attn-tutor.html" "${ATTN_ARTIFACTS:-$web/page-artifacts}"
+}
+step "the page in chromium, offline" page_test
 [ "$failed" -eq 0 ] && echo "web: every comparison byte-identical"
 exit "$failed"

@@ -1,0 +1,401 @@
+#!/usr/bin/env node
+// The page (build-web/attn-tutor.html) in Debian's chromium, driven by playwright-core (which downloads
+// no browser: it is pointed at /usr/bin/chromium), opened from file:// with the network off. Every lesson
+// with its default options must show the native binary's tensors byte for byte; a shared URL must
+// reproduce its settings; the zh page must hold no English prose; a heatmap cell's hover box must say
+// its tokens, value and state; check and verify must give their verdicts; downloads must be the native
+// bytes; no request may leave the page and no CSP violation may happen; at 390 px the document must be no
+// wider than the viewport. Screenshots and timings go to OUT_DIR (CI keeps them as artifacts).
+// Usage: node page_test.js NATIVE_EXE PAGE_HTML OUT_DIR [--only TEXT]
+'use strict';
+const { chromium } = require('playwright-core');
+const { execFileSync } = require('child_process');
+const fs = require('fs');
+const path = require('path');
+
+const [nativeExe, pageHtml, outDir] = process.argv.slice(2);
+const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : '';
+if (!outDir) {
+  process.stderr.write('usage: node page_test.js NATIVE_EXE PAGE_HTML OUT_DIR [--only TEXT]\n');
+  process.exit(2);
+}
+const repo = path.resolve(__dirname, '..', '..', '..');
+const pageUrl = 'file://' + path.resolve(pageHtml);
+fs.mkdirSync(outDir, { recursive: true });
+
+function native(args, { allowFail = false } = {}) {
+  try {
+    return { status: 0, stdout: execFileSync(nativeExe, args, { encoding: 'utf8', env: { ...process.env, LANG: 'C.UTF-8', LC_ALL: '' } }), stderr: '' };
+  } catch (e) {
+    if (!allowFail) throw e;
+    return { status: e.status, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+let failures = 0, checks = 0;
+function check(ok, what) {
+  ++checks;
+  if (!ok) {
+    ++failures;
+    console.log('FAIL: ' + what);
+  }
+}
+
+// The rule of tests/english_prose.h, for the page's visible text: three or more consecutive prose words
+// (lower case after an optional capital, two or more letters) outside code, quotes and tensors.
+const PY_WORDS = new Set(['for', 'in', 'if', 'not', 'return', 'print', 'range', 'none', 'true', 'false', 'and', 'or',
+  'is', 'def', 'class', 'self', 'import', 'from', 'as', 'with', 'else', 'lambda', 'len', 'a', 'i']);
+function englishRuns(text) {
+  const found = [];
+  for (const line of text.split('\n')) {
+    const bare = line.replace(/`[^`]*`|"[^"]*"|“[^”]*”/g, ' , ');
+    let run = [], counted = 0;
+    const end = () => { if (counted >= 3) found.push(run.join(' ')); run = []; counted = 0; };
+    for (const raw of bare.split(/\s+/)) {
+      if (!raw) continue;
+      const word = raw.replace(/^[(\[]/, '').replace(/[)\].,:;!?']*$/, '');
+      const prose = /^[A-Za-z]?[a-z]+('[a-z]+)?$/.test(word) && word.length >= 2;
+      const py = PY_WORDS.has(word.toLowerCase());
+      if (prose || py) {
+        run.push(word);
+        if (prose && !py) ++counted;
+        if (/[,;:]$/.test(raw)) end();
+      } else end();
+    }
+    end();
+  }
+  return found;
+}
+
+async function ready(page, renders) {
+  await page.waitForFunction((n) => document.body.dataset.state === 'ready' && Number(document.body.dataset.renders || 0) >= n,
+    renders, { timeout: 60000 });
+}
+const outputs = (page) => page.$$eval('#report pre.out', (els) => els.map((e) => e.textContent));
+const nativeOutputCount = (html) => (html.match(/<pre class="out">/g) || []).length;
+
+// Each of the page's tensor texts, in order, is in the native text output, in order.
+function inOrder(texts, nativeText) {
+  let at = 0;
+  for (const t of texts) {
+    const i = nativeText.indexOf(t, at);
+    if (i < 0) return t;
+    at = i + t.length;
+  }
+  return null;
+}
+
+async function main() {
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+           '--disable-component-update', '--disable-sync', '--disable-features=Translate,MediaRouter,OptimizationHints'],
+  });
+  const context = await browser.newContext({ offline: true, viewport: { width: 1280, height: 800 }, acceptDownloads: true });
+  const requests = [], violations = [], pageErrors = [];
+  const watch = (page) => {
+    page.on('request', (r) => { if (!r.url().startsWith(pageUrl.split('#')[0]) && !r.url().startsWith('blob:')) requests.push(r.url()); });
+    page.on('websocket', (w) => requests.push(w.url()));
+    page.on('console', (m) => { if (/Content.Security.Policy|Refused to/i.test(m.text())) violations.push(m.text()); });
+    page.on('pageerror', (e) => pageErrors.push(String(e)));
+  };
+  context.on('request', (r) => { if (!/^(file|blob|data):/.test(r.url())) requests.push(r.url()); });
+  const page = await context.newPage();
+  watch(page);
+  const timings = {};
+
+  // 1. The first open: causal-mask after torch.manual_seed(123), its tensors the native ones.
+  const t0 = Date.now();
+  await page.goto(pageUrl + '#causal-mask?seed=123&lang=en');
+  await ready(page, 1);
+  timings.first_render_ms = await page.evaluate(() => window.attnTutorTimings.firstRenderMs);
+  timings.first_render_wall_ms = Date.now() - t0;
+  {
+    const texts = await outputs(page);
+    const text = native(['causal-mask', '--seed', '123', '--color', 'never']).stdout;
+    const html = native(['causal-mask', '--seed', '123', '--html', '-']).stdout;
+    check(texts.length === nativeOutputCount(html) && texts.length > 5, `causal-mask --seed 123: ${texts.length} tensors shown, the native report has ${nativeOutputCount(html)}`);
+    const missing = inOrder(texts, text);
+    check(missing === null, 'causal-mask --seed 123: this tensor text is not the native output\'s:\n' + missing);
+    await page.screenshot({ path: path.join(outDir, 'causal-mask-1280x800.png'), fullPage: false });
+  }
+
+  // 2. Every lesson with its default options, in English.
+  const catalog = JSON.parse(native(['lessons', '--json', '--lang', 'en']).stdout);
+  let renders = Number(await page.evaluate(() => document.body.dataset.renders));
+  for (const lesson of catalog.lessons) {
+    if (only && !lesson.name.includes(only)) continue;
+    await page.evaluate((name) => { location.hash = '#' + name + '?lang=en'; }, lesson.name);
+    await ready(page, ++renders);
+    const texts = await outputs(page);
+    const text = native([lesson.name, '--lang', 'en', '--color', 'never']).stdout;
+    const count = nativeOutputCount(native([lesson.name, '--lang', 'en', '--html', '-']).stdout);
+    check(texts.length === count, `${lesson.name}: ${texts.length} tensors shown, the native report has ${count}`);
+    const missing = inOrder(texts, text);
+    check(missing === null, `${lesson.name}: this tensor text is not the native output's:\n${missing}`);
+    const wide = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    check(wide <= 0, `${lesson.name} at 1280 px: the document is ${wide} px wider than the viewport`);
+  }
+
+  // 3. An option change re-renders (timed), and the CLI's own error for a bad value, in both languages.
+  {
+    await page.evaluate(() => { location.hash = '#mha?lang=en'; });
+    await ready(page, ++renders);
+    await page.fill('#opt--seed', '7');
+    await page.dispatchEvent('#opt--seed', 'change');
+    await ready(page, ++renders);
+    const ms = await page.evaluate(() => window.attnTutorTimings.renders.slice(-1)[0]);
+    timings.rerender_mha_seed_ms = ms;
+    const texts = await outputs(page);
+    check(inOrder(texts, native(['mha', '--seed', '7', '--color', 'never']).stdout) === null, 'mha after --seed 7 in the form: not the native tensors');
+    check((await page.evaluate(() => location.hash)).includes('seed=7'), 'mha: the URL does not hold seed=7 after the change');
+    // Ten more re-renders, for the median.
+    const more = [];
+    for (let s = 10; s < 20; ++s) {
+      await page.fill('#opt--seed', String(s));
+      await page.dispatchEvent('#opt--seed', 'change');
+      await ready(page, ++renders);
+      more.push(await page.evaluate(() => window.attnTutorTimings.renders.slice(-1)[0]));
+    }
+    more.sort((a, b) => a - b);
+    timings.rerender_mha_median_ms = more[5];
+    await page.fill('#opt--num-heads', '3');
+    await page.dispatchEvent('#opt--num-heads', 'change');
+    await ready(page, ++renders);
+    const shown = await page.$eval('#error pre', (e) => e.textContent).catch(() => '');
+    const err = native(['mha', '--seed', '19', '--num-heads', '3', '--lang', 'en', '--html', '-'], { allowFail: true });
+    check(err.status === 2 && shown === err.stderr.trimEnd(), `mha --num-heads 3: the page says ${JSON.stringify(shown)}, the CLI ${JSON.stringify(err.stderr)}`);
+  }
+
+  // 4. A shared URL: lesson, options, language and cell.
+  {
+    await page.evaluate(() => { location.hash = '#mha?seed=7&lang=zh&cell=5'; });
+    await ready(page, ++renders);
+    const seed = await page.$eval('#opt--seed', (e) => e.value);
+    const lang = await page.evaluate(() => document.documentElement.lang);
+    const current = await page.$eval('.cell.current', (e) => e.dataset.cell).catch(() => '');
+    check(seed === '7' && lang === 'zh-CN' && current === '5', `#mha?seed=7&lang=zh&cell=5 shows seed ${seed}, lang ${lang}, cell ${current}`);
+    const missing = inOrder(await outputs(page), native(['mha', '--seed', '7', '--lang', 'zh', '--color', 'never']).stdout);
+    check(missing === null, '#mha?seed=7&lang=zh: not the native tensors: ' + missing);
+    const visible = await page.evaluate(() => {
+      const skip = new Set(['PRE', 'CODE', 'SCRIPT', 'STYLE', 'TEXTAREA', 'svg', 'OPTION', 'SELECT']);
+      const parts = [];
+      const walk = (n) => {
+        if (n.nodeType === 3) { parts.push(n.textContent); return; }
+        if (n.nodeType !== 1 || skip.has(n.tagName) || n.hidden) return;
+        if (n.tagName === 'INPUT' || n.tagName === 'TEXTAREA') return;
+        const s = getComputedStyle(n);
+        if (s.display === 'none' || s.visibility === 'hidden') return;
+        for (const c of n.childNodes) walk(c);
+        if (/^(P|DIV|LI|H\d|TD|TH|LABEL|SPAN|BUTTON|LEGEND|DT|DD|FIGCAPTION|A|NAV|FIELDSET)$/.test(n.tagName)) parts.push('\n');
+      };
+      walk(document.body);
+      const labels = Array.from(document.querySelectorAll('option, optgroup')).map((o) => o.label || o.textContent);
+      const placeholders = Array.from(document.querySelectorAll('[placeholder]')).map((e) => e.placeholder);
+      return parts.join('') + '\n' + labels.join('\n') + '\n' + placeholders.join('\n') + '\n' + document.title;
+    });
+    const runs = englishRuns(visible);
+    check(runs.length === 0, 'the zh page holds English prose: ' + JSON.stringify(runs.slice(0, 8)));
+    await page.screenshot({ path: path.join(outDir, 'mha-zh-1280x800.png') });
+  }
+
+  // 5. Stepping with keys, the position in the URL.
+  {
+    await page.evaluate(() => { location.hash = '#causal-mask?lang=en'; });
+    await ready(page, ++renders);
+    await page.focus('#view');
+    await page.keyboard.press('n');
+    await page.keyboard.press(' ');
+    let cell = await page.$eval('.cell.current', (e) => e.dataset.cell);
+    check(cell === '3' && (await page.evaluate(() => location.hash)).includes('cell=3'), `n, space: at cell ${cell}, URL ${await page.evaluate(() => location.hash)}`);
+    await page.keyboard.press('b');
+    cell = await page.$eval('.cell.current', (e) => e.dataset.cell);
+    check(cell === '2', `b: at cell ${cell}, expected 2`);
+    await page.keyboard.press('End');
+    const last = await page.$$eval('.cell', (els) => els[els.length - 1].dataset.cell);
+    cell = await page.$eval('.cell.current', (e) => e.dataset.cell);
+    check(cell === last, `End: at cell ${cell}, the last is ${last}`);
+    await page.keyboard.press('Home');
+    cell = await page.$eval('.cell.current', (e) => e.dataset.cell);
+    check(cell === '1', `Home: at cell ${cell}`);
+    await page.click('#next');
+    cell = await page.$eval('.cell.current', (e) => e.dataset.cell);
+    check(cell === '2', `the Next button: at cell ${cell}`);
+    // --from as a section.
+    await page.evaluate(() => { location.hash = '#dropout?lang=en&from=3.5.3'; });
+    await ready(page, ++renders);
+    const fromCell = await page.$eval('.cell.current', (e) => e.dataset.cell);
+    const expected = native(['dropout', '--from', '3.5.3', '--color', 'never']).stdout.match(/In \[(\d+)\]/);
+    check(expected && fromCell === expected[1], `from=3.5.3: at cell ${fromCell}, the CLI's --from starts at ${expected && expected[1]}`);
+  }
+
+  // 6. Hover over heatmap cells: tokens, value and state, per head.
+  {
+    await page.evaluate(() => { location.hash = '#dropout?lang=en&seed=123'; });
+    await ready(page, ++renders);
+    const tokens = ['Your', 'journey', 'starts', 'with', 'one', 'step'];
+    for (const state of ['masked', 'dropped', 'kept']) {
+      const rect = await page.$(`#report svg rect[data-state=${state}]`);
+      check(rect !== null, `dropout: no heatmap cell is ${state}`);
+      if (!rect) continue;
+      await rect.scrollIntoViewIfNeeded();
+      await rect.hover();
+      await page.waitForSelector('#tip:not([hidden])');
+      const tip = await page.$$eval('#tip dd', (els) => els.map((e) => e.textContent));
+      const truth = await rect.evaluate((r) => {
+        const svg = r.ownerSVGElement;
+        const rects = Array.from(svg.querySelectorAll('rect[data-v]'));
+        const i = rects.indexOf(r), cols = Number(svg.getAttribute('data-side')) || Math.sqrt(rects.length);
+        const shown = r.nextElementSibling && r.nextElementSibling.textContent;
+        return { row: Math.floor(i / cols), col: i % cols, shown, v: r.dataset.v };
+      });
+      const stateText = catalog.ui['page.tip_' + state];
+      check(tip.includes(tokens[truth.row]) && tip.includes(tokens[truth.col]) && tip.includes(truth.v) &&
+            truth.shown.endsWith(truth.v) && tip.includes(stateText),
+            `dropout hover on a ${state} cell (${truth.row}, ${truth.col}) shows ${JSON.stringify(tip)}`);
+    }
+    await page.evaluate(() => { location.hash = '#mha?lang=en'; });
+    await ready(page, ++renders);
+    const heads = await page.$$eval('#report .grid', (grids) => grids.map((g) => (g.querySelector('.grid-caption') || {}).textContent));
+    const rect = await page.$('#report .grid:nth-child(2) rect[data-v]');
+    if (rect) {
+      await rect.scrollIntoViewIfNeeded();
+      await rect.hover();
+      const tip = await page.$$eval('#tip dd', (els) => els.map((e) => e.textContent));
+      check(tip.includes(heads[1]), `mha hover names the head: ${JSON.stringify(tip)} (grid ${heads[1]})`);
+    } else check(false, 'mha: no second grid');
+    await page.evaluate(() => { location.hash = '#softmax?lang=en'; });
+    await ready(page, ++renders);
+    const bar = await page.$('#report rect.bar[data-v]');
+    check(bar !== null, 'softmax: no bars for the 1-D weights');
+    if (bar) {
+      await bar.scrollIntoViewIfNeeded();
+      await bar.hover({ force: true, position: { x: 1, y: 1 } });
+      const tip = await page.$$eval('#tip dd', (els) => els.map((e) => e.textContent));
+      const v = await bar.evaluate((r) => [r.dataset.k, r.dataset.v]);
+      check(tip.includes(v[0]) && tip.includes(v[1]), `softmax bar hover: ${JSON.stringify(tip)} for ${v}`);
+    }
+  }
+
+  // 7. Downloads: the native bytes.
+  {
+    await page.evaluate(() => { location.hash = '#causal-mask?seed=123&lang=en'; });
+    await ready(page, ++renders);
+    for (const [kind, flag] of [['py', '--py'], ['ipynb', '--ipynb'], ['json', '--json'], ['html', '--html']]) {
+      const [download] = await Promise.all([page.waitForEvent('download'), page.click(`[data-download=${kind}]`)]);
+      const file = path.join(outDir, 'download.' + kind);
+      await download.saveAs(file);
+      const got = fs.readFileSync(file, 'utf8');
+      const want = native(['causal-mask', '--seed', '123', '--lang', 'en', flag, '-']).stdout;
+      check(got === want && download.suggestedFilename() === 'causal-mask.' + kind,
+            `download ${kind}: ${download.suggestedFilename()}, ${got.length} bytes, native ${want.length}`);
+    }
+  }
+
+  // 8. check: a mistake's verdict with the differing entries marked in both tensors; a correct export.
+  {
+    await page.evaluate(() => { location.hash = '#check?lang=en'; });
+    await ready(page, ++renders);
+    const fixture = path.join(repo, 'tests/fixtures/mistakes/dropout-on-scores.json');
+    await page.setInputFiles('#check-file', fixture);
+    await ready(page, ++renders);
+    const exit = await page.evaluate(() => document.body.dataset.exit);
+    const yours = await page.$$eval('#report pre.yours mark', (m) => m.length).catch(() => 0);
+    const ours = await page.$$eval('#report pre.ours mark', (m) => m.length).catch(() => 0);
+    const text = await page.$eval('#report', (e) => e.textContent);
+    check(exit === '1' && yours === 24 && ours === 24 && text.includes('dropout on the scores before softmax'),
+          `check dropout-on-scores: exit ${exit}, ${yours} and ${ours} entries marked`);
+    await page.setViewportSize({ width: 390, height: 844 });
+    const wide = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    check(wide <= 0, `check at 390 px: the document is ${wide} px wider than the viewport`);
+    await page.screenshot({ path: path.join(outDir, 'check-390x844.png') });
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.screenshot({ path: path.join(outDir, 'check-1280x800.png') });
+    await page.setInputFiles('#check-file', path.join(repo, 'tests/fixtures/mistakes/correct-mha.json'));
+    await ready(page, ++renders);
+    check((await page.evaluate(() => document.body.dataset.exit)) === '0', 'check correct-mha: not exit 0');
+    const bad = path.join(outDir, 'not-json.json');
+    fs.writeFileSync(bad, '{"schema": ');
+    await page.setInputFiles('#check-file', bad);
+    await ready(page, ++renders);
+    const shown = await page.$eval('#error pre', (e) => e.textContent).catch(() => '');
+    const err = native(['check', bad, '--lang', 'en', '--html', '-'], { allowFail: true });
+    check(err.status === 2 && shown === err.stderr.trimEnd().replace(bad, 'export.json'),
+          `check on a broken file: the page says ${JSON.stringify(shown)}, the CLI ${JSON.stringify(err.stderr)}`);
+  }
+
+  // 9. verify: the table, every row a match.
+  {
+    await page.evaluate(() => { location.hash = '#verify?lang=en'; });
+    await ready(page, ++renders);
+    await page.click('#verify-run');
+    await ready(page, ++renders);
+    const rows = await page.$$eval('#report table.verify tr', (r) => r.length);
+    const exit = await page.evaluate(() => document.body.dataset.exit);
+    const text = native(['verify', '--lang', 'en']).stdout;
+    const lines = text.split('\n').filter((l) => /\u2713|\u2717/.test(l)).length;
+    check(exit === '0' && rows >= lines && lines > 50, `verify: exit ${exit}, ${rows} table rows, ${lines} lines in the text`);
+  }
+
+  // 10. kv-memory: a line chart with axes.
+  {
+    await page.evaluate(() => { location.hash = '#kv-memory?lang=en&window=1024&latent-dim=512'; });
+    await ready(page, ++renders);
+    const points = await page.$$eval('#report svg circle', (c) => c.length);
+    const lines = await page.$$eval('#report svg polyline, #report svg path', (c) => c.length);
+    check(points > 10 && lines >= 3, `kv-memory: ${points} points, ${lines} lines`);
+  }
+
+  // 11. A phone: 390 px wide, no horizontal scroll; dark mode; screenshots.
+  {
+    await page.setViewportSize({ width: 390, height: 844 });
+    for (const view of ['causal-mask', 'mha', 'gqa', 'kv-memory', 'd2l-mha']) {
+      await page.evaluate((v) => { location.hash = '#' + v + '?lang=zh'; }, view);
+      await ready(page, ++renders);
+      const wide = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      check(wide <= 0, `${view} at 390 px: the document is ${wide} px wider than the viewport`);
+    }
+    await page.evaluate(() => { location.hash = '#causal-mask?lang=en&seed=123'; });
+    await ready(page, ++renders);
+    await page.screenshot({ path: path.join(outDir, 'causal-mask-390x844.png') });
+    await page.emulateMedia({ colorScheme: 'dark' });
+    const bg = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    check(/rgb\((\d+), (\d+), (\d+)\)/.test(bg) && Number(bg.match(/\d+/)[0]) < 60, 'dark mode: the background is ' + bg);
+    await page.screenshot({ path: path.join(outDir, 'causal-mask-dark-390x844.png') });
+    await page.emulateMedia({ colorScheme: 'light' });
+    await page.setViewportSize({ width: 1280, height: 800 });
+  }
+
+  // 12. Hostile fragments: text stays text, display options are not taken from the URL.
+  {
+    await page.evaluate(() => { location.hash = '#causal-mask?lang=en&tokens=' + encodeURIComponent('<img src=x onerror=alert(1)> "step" </script>'); });
+    await ready(page, ++renders);
+    const imgs = await page.$$eval('#report img', (i) => i.length);
+    const labels = await page.$$eval('#report svg text.label', (t) => t.map((e) => e.textContent).join(' '));
+    check(imgs === 0 && labels.includes('<img'), `tokens with markup: ${imgs} <img> elements, labels ${labels.slice(0, 60)}`);
+    await page.evaluate(() => { location.hash = '#causal-mask?lang=en&json=-&html=x&py=-'; });
+    await ready(page, ++renders);
+    check((await outputs(page)).length > 5, 'display options in the URL changed what the page shows');
+  }
+
+  // 13. The language toggle switches every word.
+  {
+    await page.evaluate(() => { location.hash = '#causal-mask?lang=en'; });
+    await ready(page, ++renders);
+    await page.click('#lang-toggle');
+    await ready(page, ++renders);
+    const title = await page.$eval('#title', (e) => e.textContent);
+    const zh = JSON.parse(native(['lessons', '--json', '--lang', 'zh']).stdout);
+    check(title === zh.ui['page.title'] && (await page.evaluate(() => location.hash)).includes('lang=zh'), 'the toggle did not switch to zh: ' + title);
+  }
+
+  check(requests.length === 0, 'requests left the page: ' + JSON.stringify(requests.slice(0, 5)));
+  check(violations.length === 0, 'CSP violations: ' + JSON.stringify(violations.slice(0, 5)));
+  check(pageErrors.length === 0, 'errors in the page: ' + JSON.stringify(pageErrors.slice(0, 5)));
+  fs.writeFileSync(path.join(outDir, 'timings.json'), JSON.stringify(timings, null, 2) + '\n');
+  console.log('page timings (ms): ' + JSON.stringify(timings));
+  await browser.close();
+  console.log(`page: ${checks - failures} of ${checks} checks passed`);
+  process.exitCode = failures ? 1 : 0;
+}
+main().catch((e) => { console.log('FAIL: ' + (e && e.stack || e)); process.exitCode = 1; });

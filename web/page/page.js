@@ -1,0 +1,560 @@
+// The page: the attn-tutor command line, compiled to WebAssembly, behind a form. Every lesson, option,
+// default, range, message and word comes from the module itself (`attn-tutor lessons --json`); every
+// lesson, check, verify and kv-memory view is the HTML the C++ writes (`--html -`), shown here. This
+// script only runs commands, places their output, and steps, hovers and downloads. Text from a command
+// or a learner reaches the page through the DOM's text APIs or DOMParser, never as markup of ours.
+'use strict';
+(() => {
+  const $ = (id) => document.getElementById(id);
+  const PAGE_OPTIONS_SKIPPED = new Set(['--lang']);  // the page's own toggle sets it
+  const DISPLAY_OPTIONS_SHOWN = new Set(['--explain']);  // the one display option that changes the page's text
+  const CHECK_BYTES_MAX = 64 * 1024 * 1024;  // more than check accepts: the command refuses it with its own message
+
+  // 1. The module: compiled once, a fresh instance per command, as a process.
+  let compiled = null;
+  function wasmModule() {
+    if (!compiled) {
+      const text = atob($('wasm').textContent.trim());
+      const bytes = new Uint8Array(text.length);
+      for (let i = 0; i < text.length; ++i) bytes[i] = text.charCodeAt(i);
+      compiled = WebAssembly.compile(bytes);
+    }
+    return compiled;
+  }
+
+  class Bytes {
+    constructor() { this.buf = new Uint8Array(1 << 16); this.n = 0; }
+    push(b) {
+      if (this.n === this.buf.length) { const grown = new Uint8Array(this.buf.length * 2); grown.set(this.buf); this.buf = grown; }
+      this.buf[this.n++] = b;
+    }
+    text() { return new TextDecoder('utf-8').decode(this.buf.subarray(0, this.n)); }
+    bytes() { return this.buf.slice(0, this.n); }
+  }
+
+  // Runs `attn-tutor ARGS...` with `files` ({name: bytes or text}) in its working directory.
+  async function run(args, files = {}) {
+    const mod = await wasmModule();
+    const out = new Bytes(), err = new Bytes();
+    let status = 0;
+    const instance = await createAttnTutor({
+      noInitialRun: true,
+      instantiateWasm(imports, receive) {
+        WebAssembly.instantiate(mod, imports).then((inst) => receive(inst, mod));
+        return {};
+      },
+      stdout: (b) => { if (b !== null) out.push(b & 255); },
+      stderr: (b) => { if (b !== null) err.push(b & 255); },
+      quit: (code, thrown) => { status = code; throw thrown; },
+    });
+    for (const [name, data] of Object.entries(files)) instance.FS.writeFile(name, data);
+    try {
+      status = instance.callMain(args);
+    } catch (e) {
+      if (!(e && e.name === 'ExitStatus')) throw e;
+    }
+    return { status, stdout: out.text(), stdoutBytes: out.bytes(), stderr: err.text() };
+  }
+
+  // 2. What the module says about itself, per language.
+  const catalogs = {};
+  async function catalog(lang) {
+    if (!catalogs[lang]) {
+      const r = await run(['lessons', '--json', '--lang', lang]);
+      if (r.status !== 0) throw new Error(r.stderr || 'attn-tutor lessons --json failed');
+      catalogs[lang] = JSON.parse(r.stdout);
+    }
+    return catalogs[lang];
+  }
+  const say = (key, ...values) => {
+    let text = state.cat.ui[key];
+    if (text === undefined) return key;
+    values.forEach((v, i) => { text = text.split('{' + (i + 1) + '}').join(String(v)); });
+    return text;
+  };
+
+  // 3. The state, all of it in the URL fragment: #VIEW?option=value&lang=zh&cell=5
+  const state = { view: '', values: {}, lang: '', cell: 0, from: '', all: true, cat: null, html: '' };
+
+  function views() {
+    return state.cat.lessons.concat(state.cat.commands.filter((c) => c.page !== false));
+  }
+  function currentView() {
+    return views().find((v) => v.name === state.view) || state.cat.lessons[0];
+  }
+  function formOptions(view) {
+    return (view.options || []).filter((o) => !PAGE_OPTIONS_SKIPPED.has(o.flag) &&
+      (!o.display || DISPLAY_OPTIONS_SHOWN.has(o.flag)));
+  }
+  const isFileOption = (o) => o.kind === 'text' && o.value_name === 'FILE';
+
+  function readHash() {
+    const hash = decodeURIComponent(location.hash.slice(1).split('?')[0] || '');
+    const query = new URLSearchParams(location.hash.includes('?') ? location.hash.slice(location.hash.indexOf('?') + 1) : '');
+    state.view = hash;
+    state.values = {};
+    state.cell = 0;
+    state.from = '';
+    for (const [key, value] of query) {
+      if (key === 'lang') { if (value === 'en' || value === 'zh') state.lang = value; }
+      else if (key === 'cell') state.cell = /^\d{1,6}$/.test(value) ? Number(value) : 0;
+      else if (key === 'from') state.from = value;
+      else state.values['--' + key] = value;
+    }
+  }
+  function writeHash() {
+    const query = new URLSearchParams();
+    const view = currentView();
+    for (const o of formOptions(view)) {
+      const v = state.values[o.flag];
+      if (v !== undefined && v !== '') query.set(o.flag.slice(2), v);
+    }
+    query.set('lang', state.lang);
+    if (state.cell) query.set('cell', String(state.cell));
+    const text = '#' + encodeURIComponent(view.name) + '?' + query.toString();
+    if (location.hash !== text) history.replaceState(null, '', text);
+  }
+
+  // 4. The page's own words and the picker.
+  function fill(id, key) { $(id).textContent = say(key); }
+  function buildChrome() {
+    const cat = state.cat;
+    document.documentElement.lang = cat.lang === 'zh' ? 'zh-CN' : 'en';
+    document.title = say('page.title');
+    fill('title', 'page.title');
+    fill('subtitle', 'page.subtitle');
+    fill('lesson-label', 'page.lesson');
+    $('lang-toggle').textContent = say('page.language');
+    $('lang-toggle').lang = cat.lang === 'zh' ? 'en' : 'zh-CN';
+    fill('first', 'page.first');
+    fill('prev', 'page.prev');
+    fill('next', 'page.next');
+    fill('last', 'page.last');
+    fill('keys', 'page.keys');
+    fill('check-help', 'page.check_help');
+    fill('check-pick', 'page.check_pick');
+    fill('verify-help', 'page.verify_help');
+    fill('verify-run', 'page.verify_run');
+    fill('downloads-title', 'page.downloads');
+    fill('offline', 'page.offline');
+    for (const b of document.querySelectorAll('[data-download]')) b.textContent = say('page.download_' + b.dataset.download);
+    const select = $('lesson');
+    select.replaceChildren();
+    const groups = new Map(cat.groups.map((g) => [g.id, g.title]));
+    const byGroup = new Map();
+    for (const v of views()) {
+      if (!byGroup.has(v.group)) byGroup.set(v.group, []);
+      byGroup.get(v.group).push(v);
+    }
+    for (const [group, members] of byGroup) {
+      const og = document.createElement('optgroup');
+      og.label = groups.get(group) || group;
+      for (const v of members) {
+        const opt = document.createElement('option');
+        opt.value = v.name;
+        opt.textContent = (v.sections && v.sections.length ? v.sections.join(', ') + '  ' : '') + v.name + ' \u2014 ' + v.title;
+        og.append(opt);
+      }
+      select.append(og);
+    }
+    select.value = currentView().name;
+  }
+
+  // 5. The options form, from the view's options.
+  function buildForm() {
+    const view = currentView();
+    const form = $('options');
+    form.replaceChildren();
+    const set = document.createElement('fieldset');
+    const legend = document.createElement('legend');
+    legend.textContent = say('page.options');
+    set.append(legend);
+    for (const o of formOptions(view)) set.append(optionField(o));
+    const reset = document.createElement('button');
+    reset.type = 'button';
+    reset.textContent = say('page.reset');
+    reset.addEventListener('click', () => { state.values = {}; state.cell = 0; buildForm(); render(); });
+    set.append(reset);
+    form.append(set);
+  }
+  function optionField(o) {
+    const field = document.createElement('div');
+    field.className = 'field';
+    const id = 'opt' + o.flag;
+    const label = document.createElement('label');
+    label.htmlFor = id;
+    const code = document.createElement('code');
+    code.textContent = o.flag;
+    label.append(code);
+    const value = state.values[o.flag];
+    let input;
+    if (o.kind === 'flag') {
+      field.classList.add('check');
+      input = document.createElement('input');
+      input.type = 'checkbox';
+      input.checked = value !== undefined && value !== '' && value !== '0' && value !== 'false';
+      label.prepend(input);
+    } else if (o.kind === 'choice') {
+      input = document.createElement('select');
+      const none = document.createElement('option');
+      none.value = '';
+      none.textContent = o.default != null ? say('page.option_default', o.default) : '\u2014';
+      input.append(none);
+      for (const c of o.choices || []) {
+        const opt = document.createElement('option');
+        opt.value = c;
+        opt.textContent = c;
+        input.append(opt);
+      }
+      input.value = value || '';
+    } else if (isFileOption(o)) {
+      input = document.createElement('textarea');
+      input.placeholder = say('page.inputs_hint');
+      input.value = value || '';
+      input.spellcheck = false;
+    } else {
+      input = document.createElement('input');
+      input.type = 'text';
+      if (o.kind === 'integer' || o.kind === 'number') input.inputMode = o.kind === 'integer' ? 'numeric' : 'decimal';
+      input.placeholder = o.default != null ? say('page.option_default', o.default) : (o.value_name || '');
+      input.value = value || '';
+      input.spellcheck = false;
+    }
+    input.id = id;
+    input.dataset.flag = o.flag;
+    field.append(label);
+    if (o.kind !== 'flag') field.append(input);
+    const help = document.createElement('span');
+    help.className = 'help';
+    help.id = id + '-help';
+    help.textContent = isFileOption(o) ? say('page.inputs') + '. ' + o.help : o.help;
+    if (o.min !== undefined && o.max !== undefined) help.textContent += ' [' + say('page.option_range', o.min, o.max) + ']';
+    input.setAttribute('aria-describedby', help.id);
+    field.append(help);
+    const changed = () => {
+      const v = o.kind === 'flag' ? (input.checked ? '1' : '') : input.value;
+      if (v === '') delete state.values[o.flag]; else state.values[o.flag] = v;
+      state.cell = 0;
+      render();
+    };
+    input.addEventListener(o.kind === 'flag' || o.kind === 'choice' ? 'change' : 'change', changed);
+    return field;
+  }
+
+  // 6. Running the current view.
+  function viewArgs(view, output) {
+    const args = [view.name], files = {};
+    for (const o of formOptions(view)) {
+      const v = state.values[o.flag];
+      if (v === undefined || v === '') continue;
+      if (o.kind === 'flag') { args.push(o.flag); continue; }
+      if (isFileOption(o)) {
+        const name = o.flag.slice(2) + '.json';
+        files[name] = v;
+        args.push(o.flag, name);
+      } else args.push(o.flag, v);
+    }
+    args.push('--lang', state.lang);
+    if (output) args.push(output, '-');
+    return { args, files };
+  }
+
+  function showError(text) {
+    const box = $('error');
+    box.replaceChildren();
+    if (!text) { box.hidden = true; return; }
+    const head = document.createElement('strong');
+    head.textContent = say('page.error');
+    const body = document.createElement('pre');
+    body.textContent = text.replace(/\s+$/, '');
+    box.append(head, body);
+    box.hidden = false;
+  }
+
+  // Places an HTML document a command wrote: its body, without its own <style>, <script> or <h1>.
+  function place(html) {
+    const doc = new DOMParser().parseFromString(html, 'text/html');
+    for (const el of doc.querySelectorAll('style, script, link, meta, base, iframe, object, embed')) el.remove();
+    const report = $('report');
+    report.replaceChildren(...Array.from(doc.body.childNodes, (n) => document.importNode(n, true)));
+    const toc = report.querySelector('nav.toc');
+    $('toc').replaceChildren();
+    if (toc) {
+      toc.classList.remove('toc');
+      $('toc').append(toc);
+    }
+  }
+
+  let renders = 0, renderToken = 0;
+  async function render() {
+    const token = ++renderToken;
+    const started = performance.now();
+    document.body.dataset.state = 'running';
+    const view = currentView();
+    state.view = view.name;
+    const tool = view.name === 'check' || view.name === 'verify';
+    $('check-panel').hidden = view.name !== 'check';
+    $('verify-panel').hidden = view.name !== 'verify';
+    $('options').hidden = tool;
+    $('downloads').hidden = true;
+    $('stepper').hidden = true;
+    writeHash();
+    if (tool) {
+      showError('');
+      $('report').replaceChildren();
+      $('toc').replaceChildren();
+      finish(started);
+      return;
+    }
+    let r;
+    try {
+      const { args, files } = viewArgs(view, '--html');
+      r = await run(args, files);
+    } catch (e) {
+      r = { status: 70, stdout: '', stderr: String(e && e.message || e) };
+    }
+    if (token !== renderToken) return;  // a newer change is on its way
+    if (r.status !== 0) {
+      showError(r.stderr || ('exit ' + r.status));
+      finish(started);
+      return;
+    }
+    showError('');
+    state.html = r.stdout;
+    place(r.stdout);
+    $('downloads').hidden = !state.cat.lessons.some((l) => l.name === view.name);
+    setupCells();
+    finish(started);
+  }
+  function finish(started) {
+    const ms = performance.now() - started;
+    const t = window.attnTutorTimings || (window.attnTutorTimings = { firstRenderMs: performance.now(), renders: [] });
+    t.renders.push(ms);
+    document.body.dataset.renders = String(++renders);
+    document.body.dataset.state = 'ready';
+  }
+
+  // 7. Stepping through the cells.
+  let cells = [], at = 0;
+  function setupCells() {
+    cells = Array.from($('report').querySelectorAll('.cell'));
+    $('stepper').hidden = cells.length === 0;
+    if (!cells.length) return;
+    let index = 0;
+    if (state.cell) index = Math.max(0, cells.findIndex((c) => Number(c.dataset.cell) === state.cell));
+    else if (state.from) index = fromIndex(state.from);
+    goTo(index, Boolean(state.cell || state.from));
+  }
+  // --from: a cell number, or a section (its heading starts with it).
+  function fromIndex(from) {
+    if (/^\d+$/.test(from)) return Math.max(0, cells.findIndex((c) => Number(c.dataset.cell) >= Number(from)));
+    for (const h of $('report').querySelectorAll('h2')) {
+      if (h.textContent === from || h.textContent.startsWith(from + ' ')) {
+        let el = h.nextElementSibling;
+        while (el && !el.classList.contains('cell')) el = el.nextElementSibling;
+        if (el) return cells.indexOf(el);
+      }
+    }
+    return 0;
+  }
+  function goTo(index, scroll) {
+    if (!cells.length) return;
+    at = Math.min(Math.max(index, 0), cells.length - 1);
+    cells.forEach((c, i) => {
+      c.classList.toggle('current', i === at);
+      c.classList.toggle('later', i > at);
+    });
+    const cell = cells[at];
+    state.cell = at === 0 && !scroll ? 0 : Number(cell.dataset.cell);
+    $('position').textContent = say('page.cell_of', cell.dataset.cell, cells[cells.length - 1].dataset.cell);
+    writeHash();
+    if (scroll) cell.scrollIntoView({ block: 'start' });
+  }
+
+  // 8. The hover (or tap) box over a heatmap cell or a bar.
+  function showTip(rect) {
+    const tip = $('tip');
+    const dl = document.createElement('dl');
+    const row = (key, value) => {
+      const dt = document.createElement('dt');
+      dt.textContent = say(key);
+      const dd = document.createElement('dd');
+      dd.textContent = value;
+      dl.append(dt, dd);
+    };
+    const grid = rect.closest('.grid');
+    const caption = grid && grid.querySelector('.grid-caption');
+    if (caption) {
+      const head = document.createElement('dd');
+      head.className = 'head';
+      head.textContent = caption.textContent;
+      const blank = document.createElement('dt');
+      dl.append(blank, head);
+    }
+    if (rect.dataset.q !== undefined) {
+      row('page.tip_query', rect.dataset.q);
+      row('page.tip_key', rect.dataset.k);
+    } else {
+      row('page.tip_token', rect.dataset.k);
+    }
+    row('page.tip_value', rect.dataset.v);
+    if (rect.dataset.state) {
+      const dt = document.createElement('dt');
+      const dd = document.createElement('dd');
+      dd.className = 'state';
+      dd.dataset.state = rect.dataset.state;
+      dd.textContent = say('page.tip_' + rect.dataset.state);
+      dl.append(dt, dd);
+    }
+    tip.replaceChildren(dl);
+    tip.hidden = false;
+    const box = rect.getBoundingClientRect();
+    const width = tip.offsetWidth;
+    const left = Math.min(window.scrollX + box.right + 8, window.scrollX + document.documentElement.clientWidth - width - 4);
+    tip.style.left = Math.max(window.scrollX + 4, left) + 'px';
+    tip.style.top = (window.scrollY + box.bottom + 6) + 'px';
+    for (const old of document.querySelectorAll('rect.hover')) old.classList.remove('hover');
+    rect.classList.add('hover');
+  }
+  function hideTip() {
+    $('tip').hidden = true;
+    for (const old of document.querySelectorAll('rect.hover')) old.classList.remove('hover');
+  }
+
+  // 9. Downloads of the current view, with the current settings.
+  const DOWNLOADS = { py: ['--py', 'text/x-python'], ipynb: ['--ipynb', 'application/x-ipynb+json'],
+                      json: ['--json', 'application/json'], html: ['--html', 'text/html'] };
+  async function download(kind) {
+    const view = currentView();
+    const [flag, type] = DOWNLOADS[kind];
+    const { args, files } = viewArgs(view, flag);
+    const r = await run(args, files);
+    if (r.status !== 0) { showError(r.stderr); return; }
+    const url = URL.createObjectURL(new Blob([r.stdoutBytes], { type }));
+    const a = document.createElement('a');
+    a.href = url;
+    a.download = view.name + '.' + kind;
+    document.body.append(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 60000);
+  }
+
+  // 10. check and verify.
+  async function runTool(args, files) {
+    const started = performance.now();
+    document.body.dataset.state = 'running';
+    let r;
+    try {
+      r = await run(args, files);
+    } catch (e) {
+      r = { status: 70, stdout: '', stderr: String(e && e.message || e) };
+    }
+    if (r.status === 0 || r.status === 1) {  // a verdict either way
+      showError('');
+      place(r.stdout);
+    } else {
+      $('report').replaceChildren();
+      showError(r.stderr || ('exit ' + r.status));
+    }
+    document.body.dataset.exit = String(r.status);
+    finish(started);
+  }
+  async function checkFile(file) {
+    if (!file) return;
+    const bytes = new Uint8Array(await file.slice(0, CHECK_BYTES_MAX).arrayBuffer());
+    await runTool(['check', 'export.json', '--lang', state.lang, '--html', '-'], { 'export.json': bytes });
+  }
+
+  // 11. Wiring.
+  function wire() {
+    $('lesson').addEventListener('change', () => {
+      state.view = $('lesson').value;
+      state.values = {};
+      state.cell = 0;
+      state.from = '';
+      buildForm();
+      render();
+    });
+    $('lang-toggle').addEventListener('click', async () => {
+      state.lang = state.lang === 'zh' ? 'en' : 'zh';
+      state.cat = await catalog(state.lang);
+      buildChrome();
+      buildForm();
+      render();
+    });
+    $('first').addEventListener('click', () => goTo(0, true));
+    $('prev').addEventListener('click', () => goTo(at - 1, true));
+    $('next').addEventListener('click', () => goTo(at + 1, true));
+    $('last').addEventListener('click', () => goTo(cells.length - 1, true));
+    document.addEventListener('keydown', (e) => {
+      if (e.ctrlKey || e.metaKey || e.altKey) return;
+      const t = e.target;
+      if (t && (t.isContentEditable || /^(INPUT|SELECT|TEXTAREA|BUTTON)$/.test(t.tagName))) return;
+      if (!cells.length || $('stepper').hidden) return;
+      const moves = { n: at + 1, ' ': at + 1, b: at - 1, Home: 0, End: cells.length - 1 };
+      if (!(e.key in moves)) return;
+      e.preventDefault();
+      goTo(moves[e.key], true);
+    });
+    const report = $('report');
+    report.addEventListener('pointerover', (e) => {
+      const rect = e.target.closest && e.target.closest('rect[data-v]');
+      if (rect) showTip(rect); else hideTip();
+    });
+    report.addEventListener('click', (e) => {
+      const rect = e.target.closest && e.target.closest('rect[data-v]');
+      if (rect) showTip(rect);
+    });
+    report.addEventListener('pointerleave', hideTip);
+    for (const box of [report, $('toc')]) {
+      box.addEventListener('click', (e) => {
+        const a = e.target.closest && e.target.closest('a[href^="#"]');
+        if (!a) return;
+        e.preventDefault();
+        const target = document.getElementById(a.getAttribute('href').slice(1));
+        if (!target) return;
+        const cell = target.closest('.cell');
+        if (cell) goTo(cells.indexOf(cell), true); else target.scrollIntoView({ block: 'start' });
+      });
+    }
+    for (const b of document.querySelectorAll('[data-download]')) b.addEventListener('click', () => download(b.dataset.download));
+    $('verify-run').addEventListener('click', () => runTool(['verify', '--lang', state.lang, '--html', '-'], {}));
+    $('check-file').addEventListener('change', (e) => checkFile(e.target.files[0]));
+    const drop = $('drop');
+    drop.addEventListener('dragover', (e) => { e.preventDefault(); drop.classList.add('over'); });
+    drop.addEventListener('dragleave', () => drop.classList.remove('over'));
+    drop.addEventListener('drop', (e) => {
+      e.preventDefault();
+      drop.classList.remove('over');
+      checkFile(e.dataTransfer.files[0]);
+    });
+    drop.addEventListener('keydown', (e) => { if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); $('check-file').click(); } });
+    window.addEventListener('hashchange', async () => {
+      const lang = state.lang;
+      readHash();
+      if (state.lang !== lang) { state.cat = await catalog(state.lang); buildChrome(); }
+      $('lesson').value = currentView().name;
+      buildForm();
+      render();
+    });
+  }
+
+  async function start() {
+    readHash();
+    if (!state.lang) state.lang = /^zh\b/i.test(navigator.language || '') ? 'zh' : 'en';
+    try {
+      state.cat = await catalog(state.lang);
+    } catch (e) {
+      document.body.dataset.state = 'ready';
+      $('error').hidden = false;
+      $('error').textContent = String(e && e.message || e);
+      return;
+    }
+    buildChrome();
+    buildForm();
+    wire();
+    await render();
+  }
+  start();
+})();
