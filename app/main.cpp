@@ -99,7 +99,9 @@ std::string after_chapter_list() {
                   l.title(help_language()).c_str());
     lines += line;
   }
-  lines += tr("app.list.kv-memory");
+  char line[256];  // kv-memory: the estimators of ch04/04-06
+  std::snprintf(line, sizeof line, "  %-14s %-16s %s\n", "kv-memory", "ch04/04-06", tr("app.command.kv-memory").c_str());
+  lines += line;
   return tr("app.list.after-chapter") + lines;
 }
 
@@ -115,9 +117,10 @@ std::string lesson_list() {
     out += "  " + l.name + std::string(15 - std::min<size_t>(14, l.name.size()), ' ') + where +
            std::string(width - display_width(where), ' ') + " " + l.title(help_language()) + "\n";
   }
-  out += tr("app.list.all-verify");
-  out += tr("app.list.check");
-  out += tr("app.list.bench");
+  for (const char* command : {"all", "verify", "check FILE", "bench"}) {
+    const std::string name = command;
+    out += "  " + name + std::string(15 - name.size(), ' ') + tr("app.command." + name.substr(0, name.find(' '))) + "\n";
+  }
   out += after_chapter_list();
   out += tr("app.list.run");
   return out;
