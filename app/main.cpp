@@ -18,6 +18,7 @@
 #include "core/safe_text.h"
 #include "bench_command.h"
 #include "kv_memory_command.h"
+#include "lessons_command.h"
 #include "features/check/check_report.h"
 #include "cli_messages.h"
 #include "notebook/html_report.h"
@@ -99,7 +100,9 @@ std::string after_chapter_list() {
                   l.title(help_language()).c_str());
     lines += line;
   }
-  lines += tr("app.list.kv-memory");
+  char line[256];  // kv-memory: the estimators of ch04/04-06
+  std::snprintf(line, sizeof line, "  %-14s %-16s %s\n", "kv-memory", "ch04/04-06", tr("app.command.kv-memory").c_str());
+  lines += line;
   return tr("app.list.after-chapter") + lines;
 }
 
@@ -115,9 +118,10 @@ std::string lesson_list() {
     out += "  " + l.name + std::string(15 - std::min<size_t>(14, l.name.size()), ' ') + where +
            std::string(width - display_width(where), ' ') + " " + l.title(help_language()) + "\n";
   }
-  out += tr("app.list.all-verify");
-  out += tr("app.list.check");
-  out += tr("app.list.bench");
+  for (const char* command : {"all", "verify", "check FILE", "bench"}) {
+    const std::string name = command;
+    out += "  " + name + std::string(15 - name.size(), ' ') + tr("app.command." + name.substr(0, name.find(' '))) + "\n";
+  }
   out += after_chapter_list();
   out += tr("app.list.run");
   return out;
@@ -214,6 +218,10 @@ int main(int argc, char** argv) {
   KvMemoryCli kv_memory_cli;
   add_kv_memory_options(kv_memory, kv_memory_cli);
 
+  CLI::App* lessons_command = app.add_subcommand("lessons", tr("app.lessons"));
+  LessonsCli lessons_cli;
+  add_lessons_options(lessons_command, lessons_cli);
+
   // Each subcommand made its own help flag in the default group: the one group of options, named in the language.
   app.get_help_ptr()->group(tr("app.label.Options"));
   for (CLI::App* sub : app.get_subcommands({})) {
@@ -239,6 +247,10 @@ int main(int argc, char** argv) {
   try {
     require_output_paths(cli);  // --json '', --py '' ... and two outputs on stdout are errors
     if (verify->parsed()) return run_verify(verify_lesson, lang);
+    if (lessons_command->parsed()) {  // the list, or the catalog the page builds from (docs/lessons-json.md)
+      std::cout << (lessons_cli.json ? lessons_json(app, lang) : lesson_list());
+      return 0;
+    }
     if (check->parsed()) return run_check(check_path, check_color, lang);
     if (bench->parsed()) {
       if (bench->get_option("--json")->count() > 0 && bench_cli.json.empty())

@@ -3,7 +3,7 @@ _attn_tutor() {
   local cur prev words cword
   _init_completion 2>/dev/null || { cur="${COMP_WORDS[COMP_CWORD]}"; prev="${COMP_WORDS[COMP_CWORD-1]}"; }
   local lessons="naive-scores softmax trainable causal-mask dropout wrapper mha course-mha d2l-mha kv-cache gqa mla swa all verify check
-                 bench kv-memory"
+                 bench kv-memory lessons"
   local options="--seed --inputs --tokens --d-in --d-out --qkv-bias --init --num-heads --dropout --context-length
                  --bernoulli --no-reseed --gpt2 --preset --d-model --num-hiddens --valid-lens --num-kv-groups --latent-dim --window
                  --json --color --help
@@ -25,6 +25,8 @@ _attn_tutor() {
   elif [[ ${COMP_WORDS[1]} == kv-memory ]]; then
     COMPREPLY=($(compgen -W "--emb-dim --num-heads --num-layers --context-length --num-kv-groups --batch-size --dtype
                               --window --swa-ratio --latent-dim --json --lang --help" -- "$cur"))
+  elif [[ ${COMP_WORDS[1]} == lessons ]]; then
+    COMPREPLY=($(compgen -W "--json --lang --help" -- "$cur"))
   elif [[ ${COMP_WORDS[1]} == check ]]; then
     if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--color --lang --help" -- "$cur")); else COMPREPLY=($(compgen -f -- "$cur")); fi
   elif [[ ${COMP_WORDS[1]} == verify ]]; then

@@ -140,20 +140,27 @@ std::string LessonInfo::option_help(const OptionRow& row, Lang lang) const {
   return value.empty() ? help : words.render(text("help.with-default", {help, value}), lang);
 }
 
+std::string chapter_default(const OptionRow& row) {
+  std::vector<std::string> values;
+  for (const LessonInfo& l : lessons()) {
+    const std::string value = l.in_chapter() && l.takes(row) ? l.default_value(row.flag) : "";
+    if (!value.empty()) values.push_back(value);
+  }
+  const bool agree = std::count(values.begin(), values.end(), values.empty() ? "" : values.front()) ==
+                     static_cast<long>(values.size());
+  return agree && !values.empty() ? values.front() : "";
+}
+
 std::string chapter_option_help(const OptionRow& row, Lang lang) {
   const std::string& help = lang == Lang::Zh ? row.help_zh : row.help_en;
-  std::vector<std::string> values;
+  const std::string agreed = chapter_default(row);
+  if (!agreed.empty()) return lesson_text("common").render(text("help.with-default", {help, agreed}), lang);
   std::string each;  // "dropout 0.5, wrapper 0.0, mha 0.0"
   for (const LessonInfo& l : lessons()) {
     const std::string value = l.in_chapter() && l.takes(row) ? l.default_value(row.flag) : "";
-    if (value.empty()) continue;
-    values.push_back(value);
-    each += (each.empty() ? "" : ", ") + l.name + " " + value;
+    if (!value.empty()) each += (each.empty() ? "" : ", ") + l.name + " " + value;
   }
-  if (values.empty()) return help;
-  const bool agree = std::count(values.begin(), values.end(), values.front()) == static_cast<long>(values.size());
-  return lesson_text("common").render(agree ? text("help.with-default", {help, values.front()})
-                                            : text("help.with-defaults", {help, each}), lang);
+  return each.empty() ? help : lesson_text("common").render(text("help.with-defaults", {help, each}), lang);
 }
 
 const LessonInfo* find_lesson(const std::string& name) {

@@ -109,6 +109,8 @@ int64_t lesson_default_count(const std::string& lesson, const std::string& flag)
 // The rate at which a lesson's dropout draws masks: --dropout (`given`), else its default; 0 in a lesson
 // without dropout and in d2l-mha without --dropout (its module then runs in eval() mode).
 double dropout_rate(const std::string& lesson, std::optional<double> given);
+// The default `all` runs the chapter lessons with: theirs when they agree, else "" (each its own).
+std::string chapter_default(const OptionRow& row);
 // The help text of `row` for `all`: the table's, then the chapter lessons' defaults (one value when they agree).
 std::string chapter_option_help(const OptionRow& row, Lang lang);
 

@@ -15,14 +15,22 @@ std::string OptionRow::config_key() const {
   return key;
 }
 
+const char* kind_name(OptionKind kind) {
+  switch (kind) {
+    case OptionKind::Flag: return "flag";
+    case OptionKind::Integer: return "integer";
+    case OptionKind::Number: return "number";
+    case OptionKind::Choice: return "choice";
+    case OptionKind::Text: return "text";
+  }
+  return "text";
+}
+
 namespace {
 
 OptionKind kind_of(const std::string& word, const std::string& where) {
-  if (word == "flag") return OptionKind::Flag;
-  if (word == "integer") return OptionKind::Integer;
-  if (word == "number") return OptionKind::Number;
-  if (word == "choice") return OptionKind::Choice;
-  if (word == "text") return OptionKind::Text;
+  for (OptionKind kind : {OptionKind::Flag, OptionKind::Integer, OptionKind::Number, OptionKind::Choice, OptionKind::Text})
+    if (word == kind_name(kind)) return kind;
   throw std::logic_error(where + ": unknown kind '" + word + "'");
 }
 

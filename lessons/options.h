@@ -10,6 +10,8 @@
 namespace attn {
 
 enum class OptionKind { Flag, Integer, Number, Choice, Text };
+// Its word in lessons/options.txt ("kind = integer") and in `lessons --json`.
+const char* kind_name(OptionKind kind);
 
 struct OptionRow {
   std::string flag;                  // "--num-heads"

@@ -86,9 +86,11 @@ TEST_CASE("registry: every lesson has its folder's text in both languages, compl
                   "README.md: add a row | `" << lesson.name << "` | to the lessons table");
     for (const std::string& flag : lesson.options) CHECK_NOTHROW(option_row(flag));
   }
-  for (const std::string command : {"all", "verify", "check", "bench", "kv-memory"}) CHECK(contains(words, command));
+  for (const std::string command : {"all", "verify", "check", "bench", "kv-memory", "lessons"}) CHECK(contains(words, command));
   CHECK(man_has_row(man, "kv-memory"));
   CHECK(readme.find("| `kv-memory` |") != std::string::npos);
+  CHECK(man_has_row(man, "lessons"));
+  CHECK(readme.find("| `lessons [--json]` |") != std::string::npos);
 }
 
 TEST_CASE("registry: every option has help in both languages, completion, man row and README row") {
@@ -206,7 +208,7 @@ std::string joined(const std::vector<std::string>& words) {
 
 TEST_CASE("completion: each command completes exactly the options its --help lists") {
   const std::string completion = source_file("completions/attn-tutor.bash");
-  for (const std::string command : {"bench", "kv-memory", "check", "verify"}) {
+  for (const std::string command : {"bench", "kv-memory", "check", "verify", "lessons"}) {
     CAPTURE(command);
     CHECK(joined(completed_options(completion, command)) == joined(help_options(command)));
   }

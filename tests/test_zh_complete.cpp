@@ -126,7 +126,7 @@ TEST_CASE("zh: the command line's own errors are Chinese") {
        {"verify nope", "mha --dropout 2", "mha --dropout 0x.8", "mha --seed x", "trainable --d-in 4", "mha --num-heads 65",
         "causal-mask --context-length 3", "causal-mask --context-length 5000", "bench --threads 0",
         "bench --kernels foo", "mha --tokens 'a b' --inputs x.json", "mha --num-head 4", "nope",
-        "d2l-mha --d-out 4"}) {
+        "d2l-mha --d-out 4", "lessons --bogus", "lessons --json x"}) {
     const CliResult r = run_cli(args + " --lang zh");
     CAPTURE(args);
     CAPTURE(r.err);
@@ -137,7 +137,7 @@ TEST_CASE("zh: the command line's own errors are Chinese") {
 }
 
 TEST_CASE("zh: every command's --help is Chinese") {
-  std::vector<std::string> commands = {"", "all", "verify", "check", "bench", "kv-memory"};
+  std::vector<std::string> commands = {"", "all", "verify", "check", "bench", "kv-memory", "lessons"};
   for (const LessonInfo& lesson : lessons()) commands.push_back(lesson.name);
   for (const std::string& c : commands) {
     const std::string args = c + " --help --lang zh";

@@ -7,7 +7,8 @@ binary is the reference. The commands:
   - every configuration of the real-PyTorch fixtures (tests/fixtures/*_pytorch.json: random seeds,
     sizes, dropout rates, inputs), as text and as JSON: the random numbers, the exp/softmax paths and
     the float printing under the other libm;
-  - `check` on every export in tests/fixtures/mistakes/, in English and Chinese, and `verify`.
+  - `check` on every export in tests/fixtures/mistakes/, in English and Chinese, `verify`, and
+    `lessons --json` in both languages (the catalog the page builds from).
 Usage: compare_builds.py NATIVE OTHER [--jobs N] [--no-files] [--tty] [--only TEXT]. OTHER may be a command with words
 ("node x.js"). --no-files leaves out the commands that read or write files (for the page's module, whose
 filesystem is in memory); --tty runs each lesson once more under a terminal (script(1)), where
@@ -130,6 +131,8 @@ def commands(native):
         yield (f"hostile {name}", argv, None, [], "", data)
     yield ("verify", ["verify"], None, [])
     yield ("verify zh", ["verify", "--lang", "zh"], None, [])
+    yield ("lessons json", ["lessons", "--json"], None, [])  # the catalog the page builds from
+    yield ("lessons json zh", ["lessons", "--json", "--lang", "zh"], None, [])
 
 
 def run(program, name, argv, inputs, files, setup="", stdin=None, env=None):
