@@ -70,16 +70,22 @@ int emit(const Notebook& nb, const CliOptions& cli, const LessonOptions& opt) {
 }
 
 
-int run_verify(const std::string& only_lesson, Lang lang) {
+// verify [LESSON]: the book's tensors; --html OUT the table as an HTML document too ('-': instead of the text).
+int run_verify(const std::string& only_lesson, const std::string* html, Lang lang) {
   if (!only_lesson.empty() && !find_lesson(only_lesson))
     throw UsageError(tr("err.verify-lesson", {only_lesson}));
+  if (html && html->empty()) throw UsageError(empty_path_message("--html", true));
+  if (html && *html != "-") check_output_path("--html", *html);  // before the lessons run
   const std::vector<ReferenceEntry> reference = parse_reference(embedded_book_reference());
   const auto results = verify_reference(reference, only_lesson, [](const std::string& lesson, const std::string& words) {
     return find_lesson(lesson)->run(parse_lesson_words(lesson, words));
   });
-  std::cout << render_verify(results, lang);
   bool all_ok = !results.empty();
   for (const VerifyResult& r : results) all_ok = all_ok && r.ok;
+  OutputSet outputs;
+  if (html && *html != "-") outputs.add_file("--html", *html, verify_html(results, lang));
+  outputs.set_stdout(html && *html == "-" ? verify_html(results, lang) : render_verify(results, lang));
+  outputs.commit();
   return all_ok ? 0 : 1;
 }
 
@@ -212,6 +218,9 @@ int main(int argc, char** argv) {
   verify->add_option("LESSON", verify_lesson, tr("app.verify.lesson"));
   std::string sub_lang;  // read before parsing (choose_language); declared so the subcommands accept it
   verify->add_option("--lang", sub_lang, tr("app.lang.report"))->check(CLI::IsMember({"en", "zh"}));
+  std::string verify_html_path;
+  CLI::Option* verify_html_option =
+      verify->add_option("--html", verify_html_path, tr("app.verify.html"))->type_name("FILE|-");
   CLI::App* check = app.add_subcommand(
       "check", tr("app.check"));
   std::string check_path, check_color = "auto";
@@ -258,7 +267,8 @@ int main(int argc, char** argv) {
 
   try {
     require_output_paths(cli);  // --json '', --py '' ... and two outputs on stdout are errors
-    if (verify->parsed()) return run_verify(verify_lesson, lang);
+    if (verify->parsed())
+      return run_verify(verify_lesson, verify_html_option->count() > 0 ? &verify_html_path : nullptr, lang);
     if (check->parsed())
       return run_check(check_path, check_color, check_html_option->count() > 0 ? &check_html_path : nullptr, lang);
     if (bench->parsed()) {
