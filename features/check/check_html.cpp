@@ -21,6 +21,7 @@ using V = TensorCheck::Verdict;
 using E = TensorCheck::Elsewhere;
 
 const char* kCheckStyle = R"css(
+h2 small { font-weight: normal; font-size: .75em; color: #555; }
 ul.tensors { list-style: none; padding-left: .5em; font-size: .95em; }
 ul.tensors li { margin: .15em 0; overflow-wrap: anywhere; }
 ul.tensors .name { font-weight: bold; }
