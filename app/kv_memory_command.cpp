@@ -44,19 +44,27 @@ void add_kv_memory_options(CLI::App* sub, KvMemoryCli& k) {
       ->transform(strict_integer_check());
   sub->add_option("--json", k.json, tr("app.kv-memory.json"))
       ->type_name("FILE|-");
+  sub->add_option("--html", k.html, tr("app.kv-memory.html"))
+      ->type_name("FILE|-")
+      ->each([&k](const std::string&) { k.html_given = true; });
   sub->add_option("--lang", k.lang, tr("app.kv-memory.lang"))
       ->check(CLI::IsMember({"en", "zh"}));
 }
 
 int run_kv_memory(KvMemoryCli& k, Lang env_lang) {
+  if (k.html_given && k.html.empty()) throw UsageError(empty_path_message("--html", true));
+  if (k.html_given && k.html == "-" && k.json == "-") throw UsageError(tr("err.two-stdout", {"--json", "--html"}));
   if (k.window != kNotGiven) k.config.window = k.window;
   if (k.latent_dim != kNotGiven) k.config.latent_dim = k.latent_dim;
   const KvMemoryEstimate e = estimate_kv_memory(k.config);
   const std::string json = kv_memory_json(e, ATTN_TUTOR_VERSION);
-  OutputSet outputs;  // the table (or its JSON) and --json FILE: both or neither
+  OutputSet outputs;  // the table (or its JSON or HTML), --json FILE and --html FILE: all or none
   if (!k.json.empty() && k.json != "-") outputs.add_file("--json", k.json, json);
   const Lang lang = k.lang.empty() ? env_lang : (k.lang == "zh" ? Lang::Zh : Lang::En);
-  outputs.set_stdout(k.json == "-" ? json : render_kv_memory(e, lang));
+  if (k.html_given && k.html != "-") outputs.add_file("--html", k.html, kv_memory_html(e, lang));
+  outputs.set_stdout(k.json == "-"                     ? json
+                     : k.html_given && k.html == "-" ? kv_memory_html(e, lang)
+                                                     : render_kv_memory(e, lang));
   outputs.commit();
   return 0;
 }

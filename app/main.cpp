@@ -19,6 +19,7 @@
 #include "bench_command.h"
 #include "kv_memory_command.h"
 #include "lessons_command.h"
+#include "features/check/check_html.h"
 #include "features/check/check_report.h"
 #include "cli_messages.h"
 #include "notebook/html_report.h"
@@ -70,24 +71,46 @@ int emit(const Notebook& nb, const CliOptions& cli, const LessonOptions& opt) {
 }
 
 
-int run_verify(const std::string& only_lesson, Lang lang) {
+// verify [LESSON]: the book's tensors; --html OUT the table as an HTML document too ('-': instead of the text).
+int run_verify(const std::string& only_lesson, const std::string* html, Lang lang) {
   if (!only_lesson.empty() && !find_lesson(only_lesson))
     throw UsageError(tr("err.verify-lesson", {only_lesson}));
+  if (html && html->empty()) throw UsageError(empty_path_message("--html", true));
+  if (html && *html != "-") check_output_path("--html", *html);  // before the lessons run
   const std::vector<ReferenceEntry> reference = parse_reference(embedded_book_reference());
   const auto results = verify_reference(reference, only_lesson, [](const std::string& lesson, const std::string& words) {
     return find_lesson(lesson)->run(parse_lesson_words(lesson, words));
   });
-  std::cout << render_verify(results, lang);
   bool all_ok = !results.empty();
   for (const VerifyResult& r : results) all_ok = all_ok && r.ok;
+  OutputSet outputs;
+  if (html && *html != "-") outputs.add_file("--html", *html, verify_html(results, lang));
+  outputs.set_stdout(html && *html == "-" ? verify_html(results, lang) : render_verify(results, lang));
+  outputs.commit();
   return all_ok ? 0 : 1;
 }
 
-// check FILE: the learner's exported tensors against the lesson replayed with the same settings.
-int run_check(const std::string& path, const std::string& color, Lang lang) {
+// check FILE: the learner's exported tensors against the lesson replayed with the same settings;
+// --html OUT the same report as an HTML document too ('-': instead of the text), written all or nothing.
+int run_check(const std::string& path, const std::string& color, const std::string* html, Lang lang) {
+  if (html && html->empty()) throw UsageError(empty_path_message("--html", true));
+  if (html && *html != "-") check_distinct_files({{"--html", *html}}, {{"check", path}});  // before the replay
   const CheckReport report = check_file(path);
-  std::cout << render_report(report, use_color(color), lang);
-  return report.ok() ? 0 : 1;
+  const int code = report.ok() ? 0 : 1;
+  if (!html) {
+    std::cout << render_report(report, use_color(color), lang);
+    return code;
+  }
+  OutputSet outputs;
+  outputs.add_input("check", path);
+  if (*html == "-") {
+    outputs.set_stdout(check_html(report, lang));
+  } else {
+    outputs.add_file("--html", *html, check_html(report, lang));
+    outputs.set_stdout(render_report(report, use_color(color), lang));
+  }
+  outputs.commit();
+  return code;
 }
 
 // The lessons after the chapter: the book's bonus material (rasbt/LLMs-from-scratch ch04/03-06).
@@ -199,6 +222,9 @@ int main(int argc, char** argv) {
   verify->add_option("LESSON", verify_lesson, tr("app.verify.lesson"));
   std::string sub_lang;  // read before parsing (choose_language); declared so the subcommands accept it
   verify->add_option("--lang", sub_lang, tr("app.lang.report"))->check(CLI::IsMember({"en", "zh"}));
+  std::string verify_html_path;
+  CLI::Option* verify_html_option =
+      verify->add_option("--html", verify_html_path, tr("app.verify.html"))->type_name("FILE|-");
   CLI::App* check = app.add_subcommand(
       "check", tr("app.check"));
   std::string check_path, check_color = "auto";
@@ -207,6 +233,9 @@ int main(int argc, char** argv) {
   check->add_option("--color", check_color, tr("app.check.color"))
       ->check(CLI::IsMember({"auto", "always", "never"}));
   check->add_option("--lang", sub_lang, tr("app.lang.report"))->check(CLI::IsMember({"en", "zh"}));
+  std::string check_html_path;
+  CLI::Option* check_html_option =
+      check->add_option("--html", check_html_path, tr("app.check.html"))->type_name("FILE|-");
 
   CLI::App* bench = app.add_subcommand(
       "bench", tr("app.bench"));
@@ -246,12 +275,14 @@ int main(int argc, char** argv) {
 
   try {
     require_output_paths(cli);  // --json '', --py '' ... and two outputs on stdout are errors
-    if (verify->parsed()) return run_verify(verify_lesson, lang);
+    if (verify->parsed())
+      return run_verify(verify_lesson, verify_html_option->count() > 0 ? &verify_html_path : nullptr, lang);
     if (lessons_command->parsed()) {  // the list, or the catalog the page builds from (docs/lessons-json.md)
       std::cout << (lessons_cli.json ? lessons_json(app, lang) : lesson_list());
       return 0;
     }
-    if (check->parsed()) return run_check(check_path, check_color, lang);
+    if (check->parsed())
+      return run_check(check_path, check_color, check_html_option->count() > 0 ? &check_html_path : nullptr, lang);
     if (bench->parsed()) {
       if (bench->get_option("--json")->count() > 0 && bench_cli.json.empty())
         throw UsageError(empty_path_message("--json", true));

@@ -24,13 +24,13 @@ _attn_tutor() {
     COMPREPLY=($(compgen -W "--batch --tokens --d-model --num-heads --threads --repeats --seed --kernels --json --lang --help" -- "$cur"))
   elif [[ ${COMP_WORDS[1]} == kv-memory ]]; then
     COMPREPLY=($(compgen -W "--emb-dim --num-heads --num-layers --context-length --num-kv-groups --batch-size --dtype
-                              --window --swa-ratio --latent-dim --json --lang --help" -- "$cur"))
+                              --window --swa-ratio --latent-dim --json --html --lang --help" -- "$cur"))
   elif [[ ${COMP_WORDS[1]} == lessons ]]; then
     COMPREPLY=($(compgen -W "--json --lang --help" -- "$cur"))
   elif [[ ${COMP_WORDS[1]} == check ]]; then
-    if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--color --lang --help" -- "$cur")); else COMPREPLY=($(compgen -f -- "$cur")); fi
+    if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--color --lang --html --help" -- "$cur")); else COMPREPLY=($(compgen -f -- "$cur")); fi
   elif [[ ${COMP_WORDS[1]} == verify ]]; then
-    COMPREPLY=($(compgen -W "$lessons --lang --help" -- "$cur"))
+    COMPREPLY=($(compgen -W "$lessons --lang --html --help" -- "$cur"))
   else
     COMPREPLY=($(compgen -W "$options" -- "$cur"))
   fi

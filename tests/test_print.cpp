@@ -142,3 +142,56 @@ TEST_CASE("print: py_float is Python's repr of a float") {
   CHECK(attn::float32_text(0.43f) == "0.43");
   CHECK(attn::float32_text(1.0f) == "1");
 }
+
+// The spans: the same text as repr(), and each printed element's span holds exactly its element_text,
+// with only the print's own separators (spaces, commas, brackets, newlines, "...") between spans.
+TEST_CASE("print spans: every printed element's text where the print has it") {
+  const json all = load_vectors();
+  size_t tensors = 0, summarized = 0;
+  for (const json& v : all) {
+    if (v.at("kind") == "size") continue;
+    const std::string name = v.at("name").get<std::string>();
+    CAPTURE(name);
+    const attn::PrintSpec spec = spec_from_vector(v);
+    std::vector<attn::ElementSpan> spans;
+    const std::string text = attn::repr(spec, &spans);
+    REQUIRE(text == attn::repr(spec));
+    ++tensors;
+    int64_t n = 1;
+    for (int64_t d : spec.shape) n *= d;
+    if (n == 0) {
+      CHECK(spans.empty());
+      continue;
+    }
+    if (static_cast<int64_t>(spans.size()) < n) ++summarized;
+    else CHECK(static_cast<int64_t>(spans.size()) == n);
+    size_t last_end = 0;
+    int64_t last_index = -1;
+    for (const attn::ElementSpan& s : spans) {
+      REQUIRE(s.end <= text.size());
+      CHECK(s.begin >= last_end);
+      CHECK(s.index > last_index);  // row-major order, each element once
+      CHECK(text.substr(s.begin, s.end - s.begin) == attn::element_text(spec, s.index));
+      const std::string between = text.substr(last_end, s.begin - last_end);
+      if (last_index >= 0) CHECK(between.find_first_not_of(" ,[]\n.") == std::string::npos);
+      last_end = s.end;
+      last_index = s.index;
+    }
+  }
+  CHECK(tensors > 100);
+  CHECK(summarized > 0);  // the "..." prints are among them
+}
+
+TEST_CASE("print spans: a Parameter's spans count its prefix") {
+  attn::PrintSpec spec;
+  spec.shape = {2};
+  spec.values = {0.5, -1.25};
+  spec.parameter = true;
+  spec.autograd = "requires_grad=True";
+  std::vector<attn::ElementSpan> spans;
+  const std::string text = attn::repr(spec, &spans);
+  CHECK(text == "Parameter containing:\ntensor([ 0.5000, -1.2500], requires_grad=True)");
+  REQUIRE(spans.size() == 2);
+  CHECK(text.substr(spans[0].begin, spans[0].end - spans[0].begin) == "0.5000");
+  CHECK(text.substr(spans[1].begin, spans[1].end - spans[1].begin) == "-1.2500");
+}

@@ -10,21 +10,29 @@
 #include "core/safe_text.h"
 #include "core/tensor_print.h"
 #include "lessons/ui_text.h"
+#include "features/check/check_report_parts.h"
 
 namespace attn {
 
-namespace {
-
-// The report's size does not grow with the export's: at most kMaxTensorLines tensors get their own line
-// (the first difference always among them; a lesson's whole --json export, 43 tensors at most, fits),
-// the rest are counted in one line; every name is shown escaped (echo) and at most kNameColumns
-// characters long (the lessons' longest is 53), a line of the lesson's cell at most kCodeColumns.
-constexpr size_t kMaxTensorLines = 64;
-constexpr size_t kNameColumns = 60;
-constexpr size_t kCodeColumns = 200;
-constexpr size_t kSourceColumns = 120;
+namespace check_text {
 
 std::string shown_name(const std::string& name) { return echo(name, kNameColumns); }
+
+std::vector<char> listed_tensors(const CheckReport& r) {
+  std::vector<char> listed(r.checks.size(), 0);
+  size_t lines = 0;
+  if (r.first_divergence >= 0) {
+    listed[static_cast<size_t>(r.first_divergence)] = 1;
+    ++lines;
+  }
+  for (size_t i = 0; i < r.checks.size() && lines < kMaxTensorLines; ++i)
+    if (!listed[i]) {
+      listed[i] = 1;
+      ++lines;
+    }
+  return listed;
+}
+
 // A line of the lesson's code (which can quote the export's tokens); the lessons' longest has 118 characters.
 std::string code_text(const std::string& code) {
   std::string out;
@@ -36,13 +44,6 @@ std::string code_text(const std::string& code) {
     from = end + 1;
   }
 }
-
-struct Style {
-  bool on;
-  std::string paint(const std::string& code, const std::string& s) const {
-    return on ? "\033[" + code + "m" + s + "\033[0m" : s;
-  }
-};
 
 std::vector<std::string> lines_of(const std::string& text) {
   std::vector<std::string> lines;
@@ -197,26 +198,19 @@ std::string diagnosis_text(const Diagnosis& d, const Style& st, const std::strin
   return out;
 }
 
-}  // namespace
+}  // namespace check_text
 
 std::string render_report(const CheckReport& r, bool color, Lang lang) {
+  using namespace check_text;
   using V = TensorCheck::Verdict;
   using E = TensorCheck::Elsewhere;
   const Style st{color};
   std::string out = ui(r.yours.size() == 1 ? "check.header.one" : "check.header.many", lang,
                        {echo(r.source, kSourceColumns), r.lesson, std::to_string(r.yours.size())}) + "\n";
   // The tensors that get a line: the first difference, then the file's first ones, in the file's order.
-  std::vector<char> listed(r.checks.size(), 0);
+  const std::vector<char> listed = listed_tensors(r);
   size_t lines = 0;
-  if (r.first_divergence >= 0) {
-    listed[static_cast<size_t>(r.first_divergence)] = 1;
-    ++lines;
-  }
-  for (size_t i = 0; i < r.checks.size() && lines < kMaxTensorLines; ++i)
-    if (!listed[i]) {
-      listed[i] = 1;
-      ++lines;
-    }
+  for (char l : listed) lines += l;
   std::vector<std::string> names(r.checks.size());
   size_t width = 0, shape_width = 0;
   for (size_t i = 0; i < r.checks.size(); ++i) {

@@ -56,5 +56,14 @@ std::string gigabytes(int64_t bytes);
 
 std::string kv_memory_json(const KvMemoryEstimate& e, const std::string& version);
 std::string render_kv_memory(const KvMemoryEstimate& e, Lang lang);
+// The same as an HTML document (kv_memory_html.cpp):
+//   <main class="kv-memory"> <h1>, <pre class="estimate"> (the text's config, totals and formulas),
+//   <h2> + <table class="kv-memory"> (one <tr> per context length, <tr class="current"> for --context-length),
+//   <h2> + <figure class="kv-chart"><svg class="kv-chart" role="img" aria-label=...> with <title>,
+//   <g class="y-axis">, <g class="x-axis">, <text class="axis-title x-title|y-title">, <line class="current">,
+//   one <g class="series" data-series="MHA|GQA|MHA+SWA|GQA+SWA|MLA"> per estimator holding one <polyline> and a
+//   <circle data-x="256" data-y="0.13" data-bytes="..."><title>...</title></circle> per point, <g class="legend">;
+//   <figcaption>.
+std::string kv_memory_html(const KvMemoryEstimate& e, Lang lang);
 
 }  // namespace attn

@@ -5,12 +5,13 @@
 #include <cstdio>
 
 #include "features/kv_memory/kv_memory.h"
+#include "features/kv_memory/kv_memory_parts.h"
 #include "lessons/ui_text.h"
 #include "notebook/text_width.h"
 
 namespace attn {
 
-namespace {
+namespace kv_text {
 
 std::string str(int64_t v) { return std::to_string(v); }
 
@@ -30,16 +31,6 @@ std::string bytes_text(int64_t bytes) {
 }
 
 std::string short_length(int64_t n) { return n % 1024 == 0 ? str(n / 1024) + "K" : str(n); }
-
-struct Series {
-  char mark;
-  std::string label;
-  std::optional<int64_t> KvMemoryTotals::*field = nullptr;
-  int64_t KvMemoryTotals::*plain = nullptr;
-  std::optional<int64_t> value(const KvMemoryTotals& t) const {
-    return plain ? std::optional<int64_t>(t.*plain) : t.*field;
-  }
-};
 
 std::vector<Series> series_of(const KvMemoryEstimate& e) {
   std::vector<Series> s = {{'M', "MHA", nullptr, &KvMemoryTotals::mha}, {'G', "GQA", nullptr, &KvMemoryTotals::gqa}};
@@ -156,9 +147,10 @@ void plot_block(std::string& out, const KvMemoryEstimate& e, const std::vector<S
   out += legend + "  * " + ui("kvmem.several", lang) + "\n";
 }
 
-}  // namespace
+}  // namespace kv_text
 
 std::string render_kv_memory(const KvMemoryEstimate& e, Lang lang) {
+  using namespace kv_text;
   std::string out = ui("kvmem.title", lang) + "\n\n";
   config_block(out, e, lang);
   totals_block(out, e, lang);

@@ -36,6 +36,17 @@ double max_printed_diff(const std::string& a, const std::string& b);
 std::string render_verify(const std::vector<VerifyResult>& results, Lang lang);
 // Where an entry comes from, as the learner knows it: "§3.5.1 step (1)", "d2l.ai §11.5".
 std::string learner_source(const ReferenceEntry& entry, Lang lang);
+// The same with the options it was printed with (", --init randn"), as the text's [...] says it.
+std::string entry_source(const ReferenceEntry& entry, Lang lang);
+// The largest difference as the text writes it ("0", "2.98e-08", or "n/a" in `lang`).
+std::string max_diff_text(const VerifyResult& r, Lang lang);
+// The same results as an HTML document (verify_html.cpp):
+//   <main class="verify"> <h1>, <table class="verify"> with a <thead> row of <th> and one
+//   <tr class="match|differ"> per result: <td class="result"><span class="mark-ok|mark-bad">✓|✗</span>,
+//   <td class="lesson">, <td class="tensor"><code>name</code>, <td class="shape">, <td class="max-diff">,
+//   <td class="source">; then <div class="verdict match|differ"><p class="summary">N passed, M failed</p>,
+//   and for failures <section class="failures"> with per entry <h3>, <pre class="expected">, <pre class="printed">.
+std::string verify_html(const std::vector<VerifyResult>& results, Lang lang);
 
 // The reference data compiled into the binary from tests/fixtures/book_reference.txt.
 const std::string& embedded_book_reference();

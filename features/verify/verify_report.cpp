@@ -16,18 +16,26 @@ std::string learner_source(const ReferenceEntry& entry, Lang lang) {
   return out;
 }
 
+std::string max_diff_text(const VerifyResult& r, Lang lang) {
+  char diff[32];
+  if (r.max_diff < 0) std::snprintf(diff, sizeof diff, "%s", ui("verify.no-diff", lang).c_str());
+  else std::snprintf(diff, sizeof diff, "%.4g", r.max_diff);
+  return diff;
+}
+
+std::string entry_source(const ReferenceEntry& e, Lang lang) {
+  std::string where = learner_source(e, lang);
+  if (!e.options.empty()) where += ui("verify.with-options", lang, {e.options});
+  return where;
+}
+
 std::string render_verify(const std::vector<VerifyResult>& results, Lang lang) {
   std::string out;
   int passed = 0, failed = 0;
   for (const VerifyResult& r : results) {
-    char diff[32];
-    if (r.max_diff < 0) std::snprintf(diff, sizeof diff, "%s", ui("verify.no-diff", lang).c_str());
-    else std::snprintf(diff, sizeof diff, "%.4g", r.max_diff);
     const ReferenceEntry& e = *r.entry;
-    std::string where = learner_source(e, lang);
-    if (!e.options.empty()) where += ui("verify.with-options", lang, {e.options});
     out += (r.ok ? "\u2713 " : "\u2717 ") + e.lesson + "  " + e.name + "  " + r.shape + "  " +
-           ui("verify.max-diff", lang, {diff}) + "  [" + where + "]\n";
+           ui("verify.max-diff", lang, {max_diff_text(r, lang)}) + "  [" + entry_source(e, lang) + "]\n";
     if (!r.ok) {
       const std::string actual = r.missing ? ui("verify.missing", lang, {e.name}) : r.actual;
       out += ui("verify.expected", lang) + "\n" + e.text + "\n" + ui("verify.printed", lang) + "\n" + actual + "\n";

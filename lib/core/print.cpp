@@ -134,39 +134,56 @@ std::vector<double> visible_values(const View& view) {
   return out;
 }
 
-// A 1-D row at the given indent, wrapped at the line width (§7).
-std::string render_row(const View& view, const Formatter& f, int64_t offset, int indent) {
-  const size_t dim = view.shape.size() - 1;
-  std::vector<std::string> cells;
-  for (int64_t i : view.kept[dim])
-    cells.push_back(i < 0 ? " ..." : f.cell(view.values[offset + i * view.strides[dim]]));
-
-  const size_t per_line = std::max(1, (kLineWidth - indent) / (f.width + 2));
-  const std::string line_break = ",\n" + std::string(indent + 1, ' ');
-  std::string out = "[";
-  for (size_t k = 0; k < cells.size(); ++k) {
-    if (k > 0) out += k % per_line == 0 ? line_break : ", ";
-    out += cells[k];
+// Appends cell text `cell` (right-aligned by the formatter) to `out`; with `spans`, records where the
+// element's text (without the alignment padding) lies in `out`.
+void append_cell(std::string& out, const std::string& cell, int64_t index, std::vector<ElementSpan>* spans) {
+  if (spans) {
+    const size_t pad = cell.find_first_not_of(' ');
+    const size_t begin = out.size() + (pad == std::string::npos ? cell.size() : pad);
+    spans->push_back({index, begin, out.size() + cell.size()});
   }
-  return out + "]";
+  out += cell;
 }
 
-// The sub-tensor starting at `offset` whose first dimension is `dim`, at indent 7 + dim (§7).
-std::string render_block(const View& view, const Formatter& f, size_t dim, int64_t offset) {
+// A 1-D row at the given indent, wrapped at the line width (§7), appended to `out`.
+void render_row(std::string& out, const View& view, const Formatter& f, int64_t offset, int indent,
+                std::vector<ElementSpan>* spans) {
+  const size_t dim = view.shape.size() - 1;
+  const std::vector<int64_t>& kept = view.kept[dim];
+  const size_t per_line = std::max(1, (kLineWidth - indent) / (f.width + 2));
+  const std::string line_break = ",\n" + std::string(indent + 1, ' ');
+  out += "[";
+  for (size_t k = 0; k < kept.size(); ++k) {
+    if (k > 0) out += k % per_line == 0 ? line_break : ", ";
+    const int64_t i = kept[k];
+    if (i < 0) {
+      out += " ...";
+      continue;
+    }
+    const int64_t at = offset + i * view.strides[dim];
+    append_cell(out, f.cell(view.values[at]), at, spans);
+  }
+  out += "]";
+}
+
+// The sub-tensor starting at `offset` whose first dimension is `dim`, at indent 7 + dim (§7), appended to `out`.
+void render_block(std::string& out, const View& view, const Formatter& f, size_t dim, int64_t offset,
+                  std::vector<ElementSpan>* spans) {
   const int indent = kBaseIndent + static_cast<int>(dim);
   const size_t ndim = view.shape.size();
-  if (dim + 1 == ndim) return render_row(view, f, offset, indent);
+  if (dim + 1 == ndim) return render_row(out, view, f, offset, indent, spans);
 
   // Children are separated by "," + (rank - 1) newlines + the child indent.
   const std::string sep = "," + std::string(ndim - dim - 1, '\n') + std::string(indent + 1, ' ');
-  std::string out = "[";
+  out += "[";
   bool first = true;
   for (int64_t i : view.kept[dim]) {
     if (!first) out += sep;
     first = false;
-    out += i < 0 ? "..." : render_block(view, f, dim + 1, offset + i * view.strides[dim]);
+    if (i < 0) out += "...";
+    else render_block(out, view, f, dim + 1, offset + i * view.strides[dim], spans);
   }
-  return out + "]";
+  out += "]";
 }
 
 // Appends suffixes after `text` with the line-width rule of §8.2, then closes the paren.
@@ -217,10 +234,14 @@ Formatter formatter_for(const PrintSpec& spec, const View& view) {
 
 }  // namespace
 
-std::string repr(const PrintSpec& spec) {
+std::string repr(const PrintSpec& spec) { return repr(spec, nullptr); }
+
+std::string repr(const PrintSpec& spec, std::vector<ElementSpan>* spans) {
   if (static_cast<int64_t>(spec.values.size()) != numel(spec.shape))
     throw std::invalid_argument("attn::repr: values.size() does not match the shape");
-  std::string text = "tensor(";
+  if (spans) spans->clear();
+  const std::string prefix = spec.parameter ? "Parameter containing:\n" : "";
+  std::string text = prefix + "tensor(";
   std::vector<std::string> suffixes;
   if (numel(spec.shape) == 0) {
     text += "[]";
@@ -228,12 +249,13 @@ std::string repr(const PrintSpec& spec) {
   } else {
     const View view = make_view(spec);
     const Formatter f = formatter_for(spec, view);
-    text += spec.shape.empty() ? f.cell(spec.values.at(0)) : render_block(view, f, 0, 0);
+    if (spec.shape.empty()) append_cell(text, f.cell(spec.values.at(0)), 0, spans);
+    else render_block(text, view, f, 0, 0, spans);
     suffixes = dtype_suffixes(spec);
   }
   if (spec.autograd) suffixes.push_back(*spec.autograd);
-  const std::string body = join_suffixes(std::move(text), suffixes);
-  return spec.parameter ? "Parameter containing:\n" + body : body;
+  // The suffixes' line-width rule counts from the last newline: the prefix ends with one.
+  return join_suffixes(std::move(text), suffixes);
 }
 
 std::string element_text(const PrintSpec& spec, int64_t index) {

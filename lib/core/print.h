@@ -21,6 +21,16 @@ struct PrintSpec {
 // The text of print(t): "tensor(...)" with suffixes, no trailing newline.
 std::string repr(const PrintSpec& spec);
 
+// Where one printed element's text lies in repr()'s result: bytes [begin, end), the alignment padding
+// excluded; `index` is the element's row-major index. Elements a summarized print leaves out ("...")
+// have no span.
+struct ElementSpan {
+  int64_t index = 0;
+  size_t begin = 0, end = 0;
+};
+// The same text, and with `spans` (when not null) one span per printed element, in print order.
+std::string repr(const PrintSpec& spec, std::vector<ElementSpan>* spans);
+
 // Element `index` (row-major) as print(t) writes it, without the alignment padding: "0.2098",
 // "1.2346e+02", "-inf", "True". A note that quotes a value of a printed tensor uses this, so the note
 // and the tensor above it cannot disagree.

@@ -15,6 +15,8 @@ PrintSpec print_spec(const Tensor& t) {
 
 std::string repr(const Tensor& t) { return repr(print_spec(t)); }
 
+std::string repr(const Tensor& t, std::vector<ElementSpan>* spans) { return repr(print_spec(t), spans); }
+
 std::string element_text(const Tensor& t, int64_t index) { return element_text(print_spec(t), index); }
 
 }  // namespace attn

@@ -8,7 +8,8 @@ binary is the reference. The commands:
     sizes, dropout rates, inputs), as text and as JSON: the random numbers, the exp/softmax paths and
     the float printing under the other libm;
   - `check` on every export in tests/fixtures/mistakes/, in English and Chinese, `verify`, and
-    `lessons --json` in both languages (the catalog the page builds from).
+    `lessons --json` in both languages (the catalog the page builds from);
+  - `check`, `kv-memory` and `verify` with --html (the HTML the page shows).
 Usage: compare_builds.py NATIVE OTHER [--jobs N] [--no-files] [--tty] [--only TEXT]. OTHER may be a command with words
 ("node x.js"). --no-files leaves out the commands that read or write files (for the page's module, whose
 filesystem is in memory); --tty runs each lesson once more under a terminal (script(1)), where
@@ -120,6 +121,12 @@ def commands(native):
             path = os.path.join(mistakes, name)
             yield (f"check {name}", ["check", path], None, [])
             yield (f"check {name} zh", ["check", path, "--lang", "zh"], None, [])
+    # The HTML the page shows of check, kv-memory and verify (--html -), and check's written file.
+    dropout_on_scores = os.path.join(mistakes, "dropout-on-scores.json")
+    yield ("check html", ["check", dropout_on_scores, "--html", "-"], None, [])
+    yield ("check html zh", ["check", dropout_on_scores, "--html", "-", "--lang", "zh"], None, [])
+    yield ("check html file", ["check", dropout_on_scores, "--html", "o.html"], None, ["o.html"])
+    yield ("kv-memory html swa mla", ["kv-memory", "--window", "1024", "--latent-dim", "512", "--html", "-"], None, [])
     for name, setup, argv, files in HOSTILE:
         yield (f"hostile {name}", argv, None, files, setup)
     for name, env, argv in ENVIRONMENTS:
@@ -133,6 +140,7 @@ def commands(native):
     yield ("verify zh", ["verify", "--lang", "zh"], None, [])
     yield ("lessons json", ["lessons", "--json"], None, [])  # the catalog the page builds from
     yield ("lessons json zh", ["lessons", "--json", "--lang", "zh"], None, [])
+    yield ("verify html", ["verify", "--html", "-"], None, [])
 
 
 def run(program, name, argv, inputs, files, setup="", stdin=None, env=None):

@@ -1,0 +1,48 @@
+#pragma once
+// The pieces of `attn-tutor check`'s text report (features/check/check_report.cpp) that its HTML
+// rendering (check_html.cpp) shows too, so both say the same words about the same tensors.
+#include <string>
+#include <vector>
+
+#include "features/check/check.h"
+
+namespace attn {
+namespace check_text {
+
+// The report's size does not grow with the export's: at most kMaxTensorLines tensors get their own line
+// (the first difference always among them; a lesson's whole --json export, 43 tensors at most, fits),
+// the rest are counted in one line; every name is shown escaped (echo) and at most kNameColumns
+// characters long (the lessons' longest is 53), a line of the lesson's cell at most kCodeColumns.
+constexpr size_t kMaxTensorLines = 64;
+constexpr size_t kNameColumns = 60;
+constexpr size_t kCodeColumns = 200;
+constexpr size_t kSourceColumns = 120;
+
+struct Style {
+  bool on;
+  std::string paint(const std::string& code, const std::string& s) const {
+    return on ? "\033[" + code + "m" + s + "\033[0m" : s;
+  }
+};
+
+// The learner's tensor name as the report shows it (echo, at most kNameColumns characters).
+std::string shown_name(const std::string& name);
+// Which tensors get their own line (1): the first difference, then the file's first ones.
+std::vector<char> listed_tensors(const CheckReport& r);
+// A line of the lesson's code (which can quote the export's tokens), escaped and shortened.
+std::string code_text(const std::string& code);
+std::vector<std::string> lines_of(const std::string& text);
+// print(t) without the autograd suffix or the Parameter prefix: what both sides of the report show.
+std::string plain_repr(const Tensor& t);
+std::string value_text(float v);
+std::string index_text(int64_t flat, const Shape& shape);
+std::string diff_text(double d);
+// The map of differing entries ('x' differs, '.' matches), matrix by matrix.
+std::string where_map(const Tensor& yours, const Tensor& tool, Lang lang);
+std::string shape_of(const Tensor& t);
+std::string in_cell(int cell);
+// One tensor's line of the list: its mark (✓ ✗ ?), `head`, then what the check found.
+std::string tensor_line(const CheckReport& r, size_t i, const Style& st, const std::string& head, Lang lang);
+
+}  // namespace check_text
+}  // namespace attn
