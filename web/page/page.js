@@ -161,21 +161,26 @@
   }
 
   // 5. The options form, from the view's options.
+  let optionsOpen = null;  // the learner's choice, once made
   function buildForm() {
     const view = currentView();
     const form = $('options');
     form.replaceChildren();
+    // Folded on a narrow screen (the lesson comes first there), open beside it on a wide one.
+    const details = document.createElement('details');
+    details.open = optionsOpen !== null ? optionsOpen : window.matchMedia('(min-width: 821px)').matches;
+    const summary = document.createElement('summary');
+    summary.addEventListener('click', () => { optionsOpen = !details.open; });  // the learner's, not ours
+    summary.textContent = say('page.options');
     const set = document.createElement('fieldset');
-    const legend = document.createElement('legend');
-    legend.textContent = say('page.options');
-    set.append(legend);
+    details.append(summary, set);
     for (const o of formOptions(view)) set.append(optionField(o));
     const reset = document.createElement('button');
     reset.type = 'button';
     reset.textContent = say('page.reset');
     reset.addEventListener('click', () => { state.values = {}; state.cell = 0; buildForm(); render(); });
     set.append(reset);
-    form.append(set);
+    form.append(details);
   }
   function optionField(o) {
     const field = document.createElement('div');
@@ -237,7 +242,7 @@
       state.cell = 0;
       render();
     };
-    input.addEventListener(o.kind === 'flag' || o.kind === 'choice' ? 'change' : 'change', changed);
+    input.addEventListener('change', changed);
     return field;
   }
 
@@ -273,7 +278,9 @@
 
   // Places an HTML document a command wrote: its body, without its own <style>, <script> or <h1>.
   function place(html) {
-    const doc = new DOMParser().parseFromString(html, 'text/html');
+    // The report's own <style> goes before parsing: even an inert document applies the page's CSP to it
+    // (refused, and reported). The C++ escapes every text, so "<style" only ever starts that element.
+    const doc = new DOMParser().parseFromString(html.replace(/<style\b[^>]*>[\s\S]*?<\/style>/gi, ''), 'text/html');
     for (const el of doc.querySelectorAll('style, script, link, meta, base, iframe, object, embed')) el.remove();
     const report = $('report');
     report.replaceChildren(...Array.from(doc.body.childNodes, (n) => document.importNode(n, true)));
@@ -343,7 +350,7 @@
     let index = 0;
     if (state.cell) index = Math.max(0, cells.findIndex((c) => Number(c.dataset.cell) === state.cell));
     else if (state.from) index = fromIndex(state.from);
-    goTo(index, Boolean(state.cell || state.from));
+    goTo(index, Boolean(state.cell || state.from) ? 'instant' : false);
   }
   // --from: a cell number, or a section (its heading starts with it).
   function fromIndex(from) {
@@ -368,7 +375,7 @@
     state.cell = at === 0 && !scroll ? 0 : Number(cell.dataset.cell);
     $('position').textContent = say('page.cell_of', cell.dataset.cell, cells[cells.length - 1].dataset.cell);
     writeHash();
-    if (scroll) cell.scrollIntoView({ block: 'start' });
+    if (scroll) cell.scrollIntoView({ block: 'start', behavior: scroll === 'instant' ? 'instant' : 'smooth' });
   }
 
   // 8. The hover (or tap) box over a heatmap cell or a bar.
@@ -468,6 +475,7 @@
 
   // 11. Wiring.
   function wire() {
+    $('options').addEventListener('submit', (e) => e.preventDefault());  // Enter in a field: its change event renders
     $('lesson').addEventListener('change', () => {
       state.view = $('lesson').value;
       state.values = {};
@@ -520,7 +528,11 @@
     }
     for (const b of document.querySelectorAll('[data-download]')) b.addEventListener('click', () => download(b.dataset.download));
     $('verify-run').addEventListener('click', () => runTool(['verify', '--lang', state.lang, '--html', '-'], {}));
-    $('check-file').addEventListener('change', (e) => checkFile(e.target.files[0]));
+    $('check-file').addEventListener('change', (e) => {
+      const file = e.target.files[0];
+      e.target.value = '';  // the same file, exported again, is a new pick
+      checkFile(file);
+    });
     const drop = $('drop');
     drop.addEventListener('dragover', (e) => { e.preventDefault(); drop.classList.add('over'); });
     drop.addEventListener('dragleave', () => drop.classList.remove('over'));

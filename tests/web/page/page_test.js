@@ -25,7 +25,7 @@ fs.mkdirSync(outDir, { recursive: true });
 
 function native(args, { allowFail = false } = {}) {
   try {
-    return { status: 0, stdout: execFileSync(nativeExe, args, { encoding: 'utf8', env: { ...process.env, LANG: 'C.UTF-8', LC_ALL: '' } }), stderr: '' };
+    return { status: 0, stdout: execFileSync(nativeExe, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LANG: 'C.UTF-8', LC_ALL: '' } }), stderr: '' };
   } catch (e) {
     if (!allowFail) throw e;
     return { status: e.status, stdout: e.stdout, stderr: e.stderr };
@@ -67,10 +67,34 @@ function englishRuns(text) {
   return found;
 }
 
+// Waits for render number `renders` to be done, and fails if more happened than the test caused.
 async function ready(page, renders) {
   await page.waitForFunction((n) => document.body.dataset.state === 'ready' && Number(document.body.dataset.renders || 0) >= n,
-    renders, { timeout: 60000 });
+    renders, { timeout: 30000 }).catch(async (e) => {
+    throw new Error(`waiting for render ${renders} (at ${await page.evaluate(() => document.body.dataset.renders + ' ' + location.hash)}): ${e.message}`);
+  });
+  const done = Number(await page.evaluate(() => document.body.dataset.renders));
+  check(done === renders, `render ${done} where the test expected ${renders} (${await page.evaluate(() => location.hash)})`);
 }
+// The text a reader sees outside code, tensors and pictures (and the picker's and fields' words).
+const visibleText = (page) => page.evaluate(() => {
+  const skip = new Set(['PRE', 'CODE', 'SCRIPT', 'STYLE', 'TEXTAREA', 'svg', 'OPTION', 'SELECT']);
+  const parts = [];
+  const walk = (n) => {
+    if (n.nodeType === 3) { parts.push(n.textContent); return; }
+    if (n.nodeType !== 1 || skip.has(n.tagName) || n.hidden) return;
+    if (n.tagName === 'INPUT' || n.tagName === 'TEXTAREA') return;
+    const s = getComputedStyle(n);
+    if (s.display === 'none' || s.visibility === 'hidden') return;
+    for (const c of n.childNodes) walk(c);
+    if (/^(P|DIV|LI|H\d|TD|TH|LABEL|SPAN|BUTTON|LEGEND|DT|DD|FIGCAPTION|A|NAV|FIELDSET)$/.test(n.tagName)) parts.push('\n');
+  };
+  walk(document.body);
+  const labels = Array.from(document.querySelectorAll('option, optgroup')).map((o) => o.label || o.textContent);
+  const placeholders = Array.from(document.querySelectorAll('[placeholder]')).map((e) => e.placeholder);
+  return parts.join('') + '\n' + labels.join('\n') + '\n' + placeholders.join('\n') + '\n' + document.title;
+});
+
 const outputs = (page) => page.$$eval('#report pre.out', (els) => els.map((e) => e.textContent));
 const nativeOutputCount = (html) => (html.match(/<pre class="out">/g) || []).length;
 
@@ -96,15 +120,23 @@ async function main() {
   const watch = (page) => {
     page.on('request', (r) => { if (!r.url().startsWith(pageUrl.split('#')[0]) && !r.url().startsWith('blob:')) requests.push(r.url()); });
     page.on('websocket', (w) => requests.push(w.url()));
-    page.on('console', (m) => { if (/Content.Security.Policy|Refused to/i.test(m.text())) violations.push(m.text()); });
+    page.on('console', (m) => { if (/Content.Security.Policy|Refused/i.test(m.text())) violations.push(m.text()); });
     page.on('pageerror', (e) => pageErrors.push(String(e)));
   };
   context.on('request', (r) => { if (!/^(file|blob|data):/.test(r.url())) requests.push(r.url()); });
   const page = await context.newPage();
   watch(page);
+  // The page's own record of what its CSP refused (where, and which directive).
+  await page.addInitScript(() => {
+    document.addEventListener('securitypolicyviolation', (e) => {
+      console.log('Refused (securitypolicyviolation): ' + e.violatedDirective + ' ' + e.blockedURI + ' at ' +
+                  e.sourceFile + ':' + e.lineNumber + ' ' + (e.sample || ''));
+    });
+  });
   const timings = {};
 
   // 1. The first open: causal-mask after torch.manual_seed(123), its tensors the native ones.
+  if (process.env.VERBOSE) console.log('page test 1');
   const t0 = Date.now();
   await page.goto(pageUrl + '#causal-mask?seed=123&lang=en');
   await ready(page, 1);
@@ -121,6 +153,7 @@ async function main() {
   }
 
   // 2. Every lesson with its default options, in English.
+  if (process.env.VERBOSE) console.log('page test 2');
   const catalog = JSON.parse(native(['lessons', '--json', '--lang', 'en']).stdout);
   let renders = Number(await page.evaluate(() => document.body.dataset.renders));
   for (const lesson of catalog.lessons) {
@@ -138,11 +171,12 @@ async function main() {
   }
 
   // 3. An option change re-renders (timed), and the CLI's own error for a bad value, in both languages.
+  if (process.env.VERBOSE) console.log('page test 3');
   {
     await page.evaluate(() => { location.hash = '#mha?lang=en'; });
     await ready(page, ++renders);
     await page.fill('#opt--seed', '7');
-    await page.dispatchEvent('#opt--seed', 'change');
+    await page.press('#opt--seed', 'Tab');
     await ready(page, ++renders);
     const ms = await page.evaluate(() => window.attnTutorTimings.renders.slice(-1)[0]);
     timings.rerender_mha_seed_ms = ms;
@@ -153,14 +187,14 @@ async function main() {
     const more = [];
     for (let s = 10; s < 20; ++s) {
       await page.fill('#opt--seed', String(s));
-      await page.dispatchEvent('#opt--seed', 'change');
+      await page.press('#opt--seed', 'Tab');
       await ready(page, ++renders);
       more.push(await page.evaluate(() => window.attnTutorTimings.renders.slice(-1)[0]));
     }
     more.sort((a, b) => a - b);
     timings.rerender_mha_median_ms = more[5];
     await page.fill('#opt--num-heads', '3');
-    await page.dispatchEvent('#opt--num-heads', 'change');
+    await page.press('#opt--num-heads', 'Tab');
     await ready(page, ++renders);
     const shown = await page.$eval('#error pre', (e) => e.textContent).catch(() => '');
     const err = native(['mha', '--seed', '19', '--num-heads', '3', '--lang', 'en', '--html', '-'], { allowFail: true });
@@ -168,6 +202,7 @@ async function main() {
   }
 
   // 4. A shared URL: lesson, options, language and cell.
+  if (process.env.VERBOSE) console.log('page test 4');
   {
     await page.evaluate(() => { location.hash = '#mha?seed=7&lang=zh&cell=5'; });
     await ready(page, ++renders);
@@ -177,29 +212,33 @@ async function main() {
     check(seed === '7' && lang === 'zh-CN' && current === '5', `#mha?seed=7&lang=zh&cell=5 shows seed ${seed}, lang ${lang}, cell ${current}`);
     const missing = inOrder(await outputs(page), native(['mha', '--seed', '7', '--lang', 'zh', '--color', 'never']).stdout);
     check(missing === null, '#mha?seed=7&lang=zh: not the native tensors: ' + missing);
-    const visible = await page.evaluate(() => {
-      const skip = new Set(['PRE', 'CODE', 'SCRIPT', 'STYLE', 'TEXTAREA', 'svg', 'OPTION', 'SELECT']);
-      const parts = [];
-      const walk = (n) => {
-        if (n.nodeType === 3) { parts.push(n.textContent); return; }
-        if (n.nodeType !== 1 || skip.has(n.tagName) || n.hidden) return;
-        if (n.tagName === 'INPUT' || n.tagName === 'TEXTAREA') return;
-        const s = getComputedStyle(n);
-        if (s.display === 'none' || s.visibility === 'hidden') return;
-        for (const c of n.childNodes) walk(c);
-        if (/^(P|DIV|LI|H\d|TD|TH|LABEL|SPAN|BUTTON|LEGEND|DT|DD|FIGCAPTION|A|NAV|FIELDSET)$/.test(n.tagName)) parts.push('\n');
-      };
-      walk(document.body);
-      const labels = Array.from(document.querySelectorAll('option, optgroup')).map((o) => o.label || o.textContent);
-      const placeholders = Array.from(document.querySelectorAll('[placeholder]')).map((e) => e.placeholder);
-      return parts.join('') + '\n' + labels.join('\n') + '\n' + placeholders.join('\n') + '\n' + document.title;
-    });
-    const runs = englishRuns(visible);
+    const visible = await visibleText(page);
+    // The tokens are the learner's data (the report's meta line names them), not prose.
+    const runs = englishRuns(visible.split('Your journey starts with one step').join(' , '));
     check(runs.length === 0, 'the zh page holds English prose: ' + JSON.stringify(runs.slice(0, 8)));
     await page.screenshot({ path: path.join(outDir, 'mha-zh-1280x800.png') });
+    const zhViews = [['#kv-memory?lang=zh&window=1024&latent-dim=512', null], ['#check?lang=zh', 'tests/fixtures/mistakes/dropout-on-scores.json'],
+                     ['#verify?lang=zh', '#verify-run'], ['#gqa?lang=zh', null], ['#d2l-mha?lang=zh', null]];
+    for (const [hash, then] of zhViews) {
+      await page.evaluate((h) => { location.hash = h; }, hash);
+      await ready(page, ++renders);
+      if (then && then.startsWith('#')) await page.click(then);
+      else if (then) await page.setInputFiles('#check-file', path.join(repo, then));
+      if (then) await ready(page, ++renders);
+      const text = await visibleText(page);
+      const found = englishRuns(text.split('Your journey starts with one step').join(' , '));
+      check(found.length === 0, `the zh page ${hash} holds English prose: ${JSON.stringify(found.slice(0, 6))}`);
+      check(text.length > 500, `the zh page ${hash} shows almost nothing`);
+    }
+    await page.evaluate(() => { location.hash = '#mha?lang=zh&num-heads=3'; });
+    await ready(page, ++renders);
+    const shownZh = await page.$eval('#error pre', (e) => e.textContent).catch(() => '');
+    const errZh = native(['mha', '--num-heads', '3', '--lang', 'zh', '--html', '-'], { allowFail: true });
+    check(errZh.status === 2 && shownZh === errZh.stderr.trimEnd(), `mha --num-heads 3 in zh: the page says ${JSON.stringify(shownZh)}`);
   }
 
   // 5. Stepping with keys, the position in the URL.
+  if (process.env.VERBOSE) console.log('page test 5');
   {
     await page.evaluate(() => { location.hash = '#causal-mask?lang=en'; });
     await ready(page, ++renders);
@@ -230,6 +269,7 @@ async function main() {
   }
 
   // 6. Hover over heatmap cells: tokens, value and state, per head.
+  if (process.env.VERBOSE) console.log('page test 6');
   {
     await page.evaluate(() => { location.hash = '#dropout?lang=en&seed=123'; });
     await ready(page, ++renders);
@@ -278,6 +318,7 @@ async function main() {
   }
 
   // 7. Downloads: the native bytes.
+  if (process.env.VERBOSE) console.log('page test 7');
   {
     await page.evaluate(() => { location.hash = '#causal-mask?seed=123&lang=en'; });
     await ready(page, ++renders);
@@ -293,6 +334,7 @@ async function main() {
   }
 
   // 8. check: a mistake's verdict with the differing entries marked in both tensors; a correct export.
+  if (process.env.VERBOSE) console.log('page test 8');
   {
     await page.evaluate(() => { location.hash = '#check?lang=en'; });
     await ready(page, ++renders);
@@ -325,6 +367,7 @@ async function main() {
   }
 
   // 9. verify: the table, every row a match.
+  if (process.env.VERBOSE) console.log('page test 9');
   {
     await page.evaluate(() => { location.hash = '#verify?lang=en'; });
     await ready(page, ++renders);
@@ -338,6 +381,7 @@ async function main() {
   }
 
   // 10. kv-memory: a line chart with axes.
+  if (process.env.VERBOSE) console.log('page test 10');
   {
     await page.evaluate(() => { location.hash = '#kv-memory?lang=en&window=1024&latent-dim=512'; });
     await ready(page, ++renders);
@@ -347,6 +391,7 @@ async function main() {
   }
 
   // 11. A phone: 390 px wide, no horizontal scroll; dark mode; screenshots.
+  if (process.env.VERBOSE) console.log('page test 11');
   {
     await page.setViewportSize({ width: 390, height: 844 });
     for (const view of ['causal-mask', 'mha', 'gqa', 'kv-memory', 'd2l-mha']) {
@@ -367,6 +412,7 @@ async function main() {
   }
 
   // 12. Hostile fragments: text stays text, display options are not taken from the URL.
+  if (process.env.VERBOSE) console.log('page test 12');
   {
     await page.evaluate(() => { location.hash = '#causal-mask?lang=en&tokens=' + encodeURIComponent('<img src=x onerror=alert(1)> "step" </script>'); });
     await ready(page, ++renders);
@@ -379,14 +425,40 @@ async function main() {
   }
 
   // 13. The language toggle switches every word.
+  if (process.env.VERBOSE) console.log('page test 13');
   {
-    await page.evaluate(() => { location.hash = '#causal-mask?lang=en'; });
+    await page.evaluate(() => { location.hash = '#causal-mask?seed=5&lang=en'; });
     await ready(page, ++renders);
     await page.click('#lang-toggle');
     await ready(page, ++renders);
     const title = await page.$eval('#title', (e) => e.textContent);
     const zh = JSON.parse(native(['lessons', '--json', '--lang', 'zh']).stdout);
     check(title === zh.ui['page.title'] && (await page.evaluate(() => location.hash)).includes('lang=zh'), 'the toggle did not switch to zh: ' + title);
+  }
+
+  // The policy itself: the page's own attempts to reach out are refused by the CSP, not only by the
+  // network being off.
+  {
+    const csp = await page.$eval('meta[http-equiv="Content-Security-Policy"]', (m) => m.content);
+    check(/default-src 'none'/.test(csp) && /connect-src 'none'/.test(csp) && !/'unsafe-inline'|'unsafe-eval'|\*/.test(csp),
+          'the CSP is not strict: ' + csp);
+    const before = violations.length;
+    const tried = await page.evaluate(async () => {
+      const seen = [];
+      document.addEventListener('securitypolicyviolation', (e) => seen.push(e.effectiveDirective));
+      try { await fetch('http://127.0.0.1:9/probe'); } catch (e) { /* refused */ }
+      const img = new Image();
+      img.src = 'http://127.0.0.1:9/probe.png';
+      const s = document.createElement('script');
+      s.textContent = 'window.injected = 1';
+      document.body.append(s);
+      await new Promise((r) => setTimeout(r, 300));
+      return { seen, injected: window.injected === 1 };
+    });
+    check(tried.seen.includes('connect-src') && tried.seen.includes('img-src') && tried.seen.includes('script-src-elem') && !tried.injected,
+          'the CSP did not refuse a fetch, an image and an inline script: ' + JSON.stringify(tried));
+    violations.splice(before);  // these three were ours, on purpose
+    for (let i = requests.length - 1; i >= 0; --i) if (requests[i].startsWith('http://127.0.0.1:9/probe')) requests.splice(i, 1);
   }
 
   check(requests.length === 0, 'requests left the page: ' + JSON.stringify(requests.slice(0, 5)));
