@@ -74,7 +74,7 @@
   };
 
   // 3. The state, all of it in the URL fragment: #VIEW?option=value&lang=zh&cell=5
-  const state = { view: '', values: {}, lang: '', cell: 0, from: '', all: true, cat: null, html: '' };
+  const state = { view: '', values: {}, lang: '', cell: 0, from: '', cat: null };
 
   function views() {
     return state.cat.lessons.concat(state.cat.commands.filter((c) => c.page !== false));
@@ -89,7 +89,8 @@
   const isFileOption = (o) => o.kind === 'text' && o.value_name === 'FILE';
 
   function readHash() {
-    const hash = decodeURIComponent(location.hash.slice(1).split('?')[0] || '');
+    let hash = location.hash.slice(1).split('?')[0] || '';
+    try { hash = decodeURIComponent(hash); } catch (e) { hash = ''; }  // a broken link: the first lesson
     const query = new URLSearchParams(location.hash.includes('?') ? location.hash.slice(location.hash.indexOf('?') + 1) : '');
     state.view = hash;
     state.values = {};
@@ -131,6 +132,9 @@
     fill('next', 'page.next');
     fill('last', 'page.last');
     fill('keys', 'page.keys');
+    fill('check-title', 'page.check');
+    fill('verify-title', 'page.verify');
+    $('lang-toggle').setAttribute('aria-label', say('page.language_label') + ': ' + say('page.language'));
     fill('check-help', 'page.check_help');
     fill('check-pick', 'page.check_pick');
     fill('verify-help', 'page.verify_help');
@@ -296,7 +300,7 @@
   async function render() {
     const token = ++renderToken;
     const started = performance.now();
-    document.body.dataset.state = 'running';
+    running();
     const view = currentView();
     state.view = view.name;
     const tool = view.name === 'check' || view.name === 'verify';
@@ -327,13 +331,18 @@
       return;
     }
     showError('');
-    state.html = r.stdout;
     place(r.stdout);
     $('downloads').hidden = !state.cat.lessons.some((l) => l.name === view.name);
     setupCells();
+    focusablePictures();
     finish(started);
   }
+  function running() {
+    document.body.dataset.state = 'running';
+    $('status').textContent = say('page.running');
+  }
   function finish(started) {
+    $('status').textContent = '';
     const ms = performance.now() - started;
     const t = window.attnTutorTimings || (window.attnTutorTimings = { firstRenderMs: performance.now(), renders: [] });
     t.renders.push(ms);
@@ -423,6 +432,24 @@
     for (const old of document.querySelectorAll('rect.hover')) old.classList.remove('hover');
     rect.classList.add('hover');
   }
+  // The keyboard's way in: each picture takes the focus (Tab), the arrows move over its cells.
+  const pictureAt = new WeakMap();
+  function focusablePictures() {
+    for (const svg of $('report').querySelectorAll('svg[data-side]')) {
+      if (svg.querySelector('rect[data-v]')) svg.setAttribute('tabindex', '0');
+    }
+  }
+  // key: an arrow moves the picture's cursor (a bar chart is one column), null shows where it is.
+  function movePicture(svg, key) {
+    const rects = Array.from(svg.querySelectorAll('rect[data-v]'));
+    const cols = rects[0].classList.contains('bar') ? 1 : Number(svg.dataset.side) || 1;
+    const step = key === null ? 0 : { ArrowLeft: -1, ArrowRight: 1, ArrowUp: -cols, ArrowDown: cols }[key];
+    if (step === undefined) return false;
+    const to = Math.min(Math.max((pictureAt.get(svg) || 0) + step, 0), rects.length - 1);
+    pictureAt.set(svg, to);
+    showTip(rects[to]);
+    return true;
+  }
   function hideTip() {
     $('tip').hidden = true;
     for (const old of document.querySelectorAll('rect.hover')) old.classList.remove('hover');
@@ -450,7 +477,7 @@
   // 10. check and verify.
   async function runTool(args, files) {
     const started = performance.now();
-    document.body.dataset.state = 'running';
+    running();
     let r;
     try {
       r = await run(args, files);
@@ -460,6 +487,7 @@
     if (r.status === 0 || r.status === 1) {  // a verdict either way
       showError('');
       place(r.stdout);
+      focusablePictures();
     } else {
       $('report').replaceChildren();
       showError(r.stderr || ('exit ' + r.status));
@@ -515,6 +543,14 @@
       if (rect) showTip(rect);
     });
     report.addEventListener('pointerleave', hideTip);
+    report.addEventListener('keydown', (e) => {
+      const svg = e.target instanceof SVGSVGElement && e.target.hasAttribute('tabindex') ? e.target : null;
+      if (svg && movePicture(svg, e.key)) e.preventDefault();
+    });
+    report.addEventListener('focusin', (e) => {
+      if (e.target instanceof SVGSVGElement && e.target.hasAttribute('tabindex')) movePicture(e.target, null);
+    });
+    report.addEventListener('focusout', hideTip);
     for (const box of [report, $('toc')]) {
       box.addEventListener('click', (e) => {
         const a = e.target.closest && e.target.closest('a[href^="#"]');

@@ -294,6 +294,17 @@ async function main() {
             truth.shown.endsWith(truth.v) && tip.includes(stateText),
             `dropout hover on a ${state} cell (${truth.row}, ${truth.col}) shows ${JSON.stringify(tip)}`);
     }
+    // The keyboard alone: a picture takes the focus, the arrows walk its cells.
+    await page.focus('#report svg[tabindex]');
+    await page.keyboard.press('ArrowRight');
+    await page.keyboard.press('ArrowDown');
+    const keyed = await page.$$eval('#tip dd', (els) => els.map((e) => e.textContent));
+    const want = await page.$eval('#report svg[tabindex]', (svg) => {
+      const r = svg.querySelectorAll('rect[data-v]')[1 + Number(svg.dataset.side)];
+      return [r.dataset.q, r.dataset.k, r.dataset.v];
+    });
+    check(!(await page.$eval('#tip', (t) => t.hidden)) && want.every((w) => keyed.includes(w)),
+          `keyboard on a heatmap (right, down): the box says ${JSON.stringify(keyed)}, the cell is ${JSON.stringify(want)}`);
     await page.evaluate(() => { location.hash = '#mha?lang=en'; });
     await ready(page, ++renders);
     const heads = await page.$$eval('#report .grid', (grids) => grids.map((g) => (g.querySelector('.grid-caption') || {}).textContent));
@@ -394,7 +405,7 @@ async function main() {
   if (process.env.VERBOSE) console.log('page test 11');
   {
     await page.setViewportSize({ width: 390, height: 844 });
-    for (const view of ['causal-mask', 'mha', 'gqa', 'kv-memory', 'd2l-mha']) {
+    for (const view of catalog.lessons.map((l) => l.name).concat(['kv-memory', 'verify'])) {
       await page.evaluate((v) => { location.hash = '#' + v + '?lang=zh'; }, view);
       await ready(page, ++renders);
       const wide = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
