@@ -450,7 +450,7 @@ async function main() {
   // The policy itself: the page's own attempts to reach out are refused by the CSP, not only by the
   // network being off.
   {
-    const csp = await page.$eval('meta[http-equiv="Content-Security-Policy"]', (m) => m.content);
+    const csp = await page.$eval('meta[http-equiv="Content-Security-Policy"]', (m) => m.content).catch(() => '(none)');
     check(/default-src 'none'/.test(csp) && /connect-src 'none'/.test(csp) && !/'unsafe-inline'|'unsafe-eval'|\*/.test(csp),
           'the CSP is not strict: ' + csp);
     const before = violations.length;
