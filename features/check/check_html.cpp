@@ -176,16 +176,7 @@ std::string verdict_div(const CheckReport& r, Lang lang) {
     out += "<p class=\"no-mistake\">" + esc(ui("check.no-mistake", lang, {r.lesson, in_cell(t.cell)})) + "</p>\n";
   }
   if (!r.diagnoses.empty() && !r.not_reproduced.empty() && c.elsewhere != E::Unsure) {
-    std::string names;  // at most kMaxTensorLines of them, then how many more
-    size_t listed_names = 0;
-    for (int i : r.not_reproduced) {
-      if (listed_names == kMaxTensorLines) {
-        names += ", " + ui("check.and-more", lang, {std::to_string(r.not_reproduced.size() - listed_names)});
-        break;
-      }
-      names += (listed_names++ ? ", " : "") + shown_name(r.yours[i].name);
-    }
-    out += "<p class=\"later-differ\">" + esc(ui("check.later-differ", lang, {names})) + "</p>\n";
+    out += "<p class=\"later-differ\">" + esc(later_differ(r, lang)) + "</p>\n";
   }
   return out + "</div>\n";
 }

@@ -151,6 +151,19 @@ std::string shape_of(const Tensor& t) { return shape_text(t.shape()); }
 
 std::string in_cell(int cell) { return "In [" + std::to_string(cell) + "]"; }
 
+std::string later_differ(const CheckReport& r, Lang lang) {
+  std::string names;
+  size_t listed = 0;
+  for (int i : r.not_reproduced) {
+    if (listed == kMaxTensorLines) {
+      names += ", " + ui("check.and-more", lang, {std::to_string(r.not_reproduced.size() - listed)});
+      break;
+    }
+    names += (listed++ ? ", " : "") + shown_name(r.yours[i].name);
+  }
+  return ui("check.later-differ", lang, {names});
+}
+
 // The lesson's cell (which can quote the export's tokens), each line escaped and shortened.
 std::string indented(const std::string& text, const std::string& indent) {
   std::string out;
@@ -299,16 +312,7 @@ std::string render_report(const CheckReport& r, bool color, Lang lang) {
     out += ui("check.no-mistake", lang, {r.lesson, in_cell(t.cell)}) + "\n";
   }
   if (!r.diagnoses.empty() && !r.not_reproduced.empty() && c.elsewhere != E::Unsure) {
-    std::string names;  // at most kMaxTensorLines of them, then how many more
-    size_t listed_names = 0;
-    for (int i : r.not_reproduced) {
-      if (listed_names == kMaxTensorLines) {
-        names += ", " + ui("check.and-more", lang, {std::to_string(r.not_reproduced.size() - listed_names)});
-        break;
-      }
-      names += (listed_names++ ? ", " : "") + shown_name(r.yours[i].name);
-    }
-    out += "  " + ui("check.later-differ", lang, {names}) + "\n";
+    out += "  " + later_differ(r, lang) + "\n";
   }
   out += "\n" + ui(unknown ? "check.count-unchecked" : "check.count", lang,
                    {std::to_string(matched), std::to_string(differing), std::to_string(unknown)}) + "\n";

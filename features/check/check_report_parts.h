@@ -41,6 +41,9 @@ std::string diff_text(double d);
 std::string where_map(const Tensor& yours, const Tensor& tool, Lang lang);
 std::string shape_of(const Tensor& t);
 std::string in_cell(int cell);
+// The sentence naming the tensors that differ although the diagnosis reproduces the first difference:
+// at most kMaxTensorLines names, then how many more.
+std::string later_differ(const CheckReport& r, Lang lang);
 // One tensor's line of the list: its mark (✓ ✗ ?), `head`, then what the check found.
 std::string tensor_line(const CheckReport& r, size_t i, const Style& st, const std::string& head, Lang lang);
 
