@@ -28,6 +28,7 @@ target_link_options(attn-tutor-web PRIVATE ${ATTN_WEB_COMMON_LINK}
 # is not SINGLE_FILE; web/page/build_page.js inlines both, with the Content-Security-Policy.
 find_program(ATTN_NODE NAMES node nodejs REQUIRED)
 set(ATTN_PAGE_SOURCES ${CMAKE_SOURCE_DIR}/web/page/page.html ${CMAKE_SOURCE_DIR}/web/page/page.css
+    ${CMAKE_SOURCE_DIR}/web/page/commands.js ${CMAKE_SOURCE_DIR}/web/page/form.js ${CMAKE_SOURCE_DIR}/web/page/pictures.js
     ${CMAKE_SOURCE_DIR}/web/page/page.js ${CMAKE_SOURCE_DIR}/web/page/build_page.js)
 add_custom_command(OUTPUT ${CMAKE_BINARY_DIR}/attn-tutor.html
   COMMAND ${ATTN_NODE} ${CMAKE_SOURCE_DIR}/web/page/build_page.js ${CMAKE_SOURCE_DIR}/web/page

@@ -23,12 +23,14 @@ const sha256 = (text) => "'sha256-" + crypto.createHash('sha256').update(text, '
 
 const style = inlineStyle(read(path.join(pageDir, 'page.css')));
 const moduleScript = inlineScript(read(moduleJs));
-const pageScript = inlineScript(read(path.join(pageDir, 'page.js')));
+// The page's scripts, in the order they run: the module runner, the form's fields, the pictures' hover
+// box, then the page, which uses the three.
+const pageScripts = ['commands.js', 'form.js', 'pictures.js', 'page.js'].map((f) => inlineScript(read(path.join(pageDir, f))));
 const wasm = fs.readFileSync(moduleWasm).toString('base64');
 
 const csp = [
   "default-src 'none'",
-  `script-src ${sha256(moduleScript)} ${sha256(pageScript)} 'wasm-unsafe-eval'`,
+  `script-src ${[moduleScript, ...pageScripts].map(sha256).join(' ')} 'wasm-unsafe-eval'`,
   `style-src ${sha256(style)}`,
   'img-src data: blob:',
   "connect-src 'none'",
@@ -38,7 +40,8 @@ const csp = [
 
 const template = read(path.join(pageDir, 'page.html'));
 const pieces = {
-  CSP: csp, VERSION: version, STYLE: style, MODULE_SCRIPT: moduleScript, WASM_BASE64: wasm, PAGE_SCRIPT: pageScript,
+  CSP: csp, VERSION: version, STYLE: style, MODULE_SCRIPT: moduleScript, WASM_BASE64: wasm,
+  PAGE_SCRIPTS: pageScripts.map((text) => '<script>' + text + '</script>').join('\n'),
 };
 for (const key of Object.keys(pieces)) {
   if (!template.includes('@' + key + '@')) {

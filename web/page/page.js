@@ -10,53 +10,16 @@
   const DISPLAY_OPTIONS_SHOWN = new Set(['--explain']);  // the one display option that changes the page's text
   const CHECK_BYTES_MAX = 64 * 1024 * 1024;  // more than check accepts: the command refuses it with its own message
 
-  // 1. The module: compiled once, a fresh instance per command, as a process.
-  let compiled = null;
-  function wasmModule() {
-    if (!compiled) {
-      const text = atob($('wasm').textContent.trim());
-      const bytes = new Uint8Array(text.length);
-      for (let i = 0; i < text.length; ++i) bytes[i] = text.charCodeAt(i);
-      compiled = WebAssembly.compile(bytes);
-    }
-    return compiled;
-  }
-
-  class Bytes {
-    constructor() { this.buf = new Uint8Array(1 << 16); this.n = 0; }
-    push(b) {
-      if (this.n === this.buf.length) { const grown = new Uint8Array(this.buf.length * 2); grown.set(this.buf); this.buf = grown; }
-      this.buf[this.n++] = b;
-    }
-    text() { return new TextDecoder('utf-8').decode(this.buf.subarray(0, this.n)); }
-    bytes() { return this.buf.slice(0, this.n); }
-  }
-
-  // Runs `attn-tutor ARGS...` with `files` ({name: bytes or text}) in its working directory.
-  async function run(args, files = {}) {
-    const mod = await wasmModule();
-    const out = new Bytes(), err = new Bytes();
-    let status = 0;
-    const instance = await createAttnTutor({
-      noInitialRun: true,
-      instantiateWasm(imports, receive) {
-        WebAssembly.instantiate(mod, imports).then((inst) => receive(inst, mod));
-        return {};
-      },
-      stdout: (b) => { if (b !== null) out.push(b & 255); },
-      stderr: (b) => { if (b !== null) err.push(b & 255); },
-      quit: (code, thrown) => { status = code; throw thrown; },
-    });
-    for (const [name, data] of Object.entries(files)) instance.FS.writeFile(name, data);
-    try {
-      status = instance.callMain(args);
-    } catch (e) {
-      if (!(e && e.name === 'ExitStatus')) throw e;
-    }
-    return { status, stdout: out.text(), stdoutBytes: out.bytes(), stderr: err.text() };
-  }
-
-  // 2. What the module says about itself, per language.
+  // 1. What the module says about itself, per language (commands.js runs it).
+  const { run } = attnTutorCommands;
+  const say = (key, ...values) => {
+    let text = state.cat.ui[key];
+    if (text === undefined) return key;
+    values.forEach((v, i) => { text = text.split('{' + (i + 1) + '}').join(String(v)); });
+    return text;
+  };
+  // The hover box and the keyboard over the pictures (pictures.js).
+  const { showTip, hideTip, focusablePictures, movePicture } = attnTutorPictures($('report'), $('tip'), say);
   const catalogs = {};
   async function catalog(lang) {
     if (!catalogs[lang]) {
@@ -66,14 +29,8 @@
     }
     return catalogs[lang];
   }
-  const say = (key, ...values) => {
-    let text = state.cat.ui[key];
-    if (text === undefined) return key;
-    values.forEach((v, i) => { text = text.split('{' + (i + 1) + '}').join(String(v)); });
-    return text;
-  };
 
-  // 3. The state, all of it in the URL fragment: #VIEW?option=value&lang=zh&cell=5
+  // 2. The state, all of it in the URL fragment: #VIEW?option=value&lang=zh&cell=5
   const state = { view: '', values: {}, lang: '', cell: 0, from: '', cat: null };
 
   function views() {
@@ -86,7 +43,6 @@
     return (view.options || []).filter((o) => !PAGE_OPTIONS_SKIPPED.has(o.flag) &&
       (!o.display || DISPLAY_OPTIONS_SHOWN.has(o.flag)));
   }
-  const isFileOption = (o) => o.kind === 'text' && o.value_name === 'FILE';
 
   function readHash() {
     let hash = location.hash.slice(1).split('?')[0] || '';
@@ -116,7 +72,7 @@
     if (location.hash !== text) history.replaceState(null, '', text);
   }
 
-  // 4. The page's own words and the picker.
+  // 3. The page's own words and the picker.
   function fill(id, key) { $(id).textContent = say(key); }
   function buildChrome() {
     const cat = state.cat;
@@ -164,7 +120,7 @@
     select.value = currentView().name;
   }
 
-  // 5. The options form, from the view's options.
+  // 4. The options form, from the view's options.
   let optionsOpen = null;  // the learner's choice, once made
   function buildForm() {
     const view = currentView();
@@ -178,7 +134,11 @@
     summary.textContent = say('page.options');
     const set = document.createElement('fieldset');
     details.append(summary, set);
-    for (const o of formOptions(view)) set.append(optionField(o));
+    for (const o of formOptions(view)) set.append(attnTutorField(o, state.values[o.flag], say, (v) => {
+      if (v === '') delete state.values[o.flag]; else state.values[o.flag] = v;
+      state.cell = 0;
+      render();
+    }));
     const reset = document.createElement('button');
     reset.type = 'button';
     reset.textContent = say('page.reset');
@@ -186,78 +146,14 @@
     set.append(reset);
     form.append(details);
   }
-  function optionField(o) {
-    const field = document.createElement('div');
-    field.className = 'field';
-    const id = 'opt' + o.flag;
-    const label = document.createElement('label');
-    label.htmlFor = id;
-    const code = document.createElement('code');
-    code.textContent = o.flag;
-    label.append(code);
-    const value = state.values[o.flag];
-    let input;
-    if (o.kind === 'flag') {
-      field.classList.add('check');
-      input = document.createElement('input');
-      input.type = 'checkbox';
-      input.checked = value !== undefined && value !== '' && value !== '0' && value !== 'false';
-      label.prepend(input);
-    } else if (o.kind === 'choice') {
-      input = document.createElement('select');
-      const none = document.createElement('option');
-      none.value = '';
-      none.textContent = o.default != null ? say('page.option_default', o.default) : '\u2014';
-      input.append(none);
-      for (const c of o.choices || []) {
-        const opt = document.createElement('option');
-        opt.value = c;
-        opt.textContent = c;
-        input.append(opt);
-      }
-      input.value = value || '';
-    } else if (isFileOption(o)) {
-      input = document.createElement('textarea');
-      input.placeholder = say('page.inputs_hint');
-      input.value = value || '';
-      input.spellcheck = false;
-    } else {
-      input = document.createElement('input');
-      input.type = 'text';
-      if (o.kind === 'integer' || o.kind === 'number') input.inputMode = o.kind === 'integer' ? 'numeric' : 'decimal';
-      input.placeholder = o.default != null ? say('page.option_default', o.default) : (o.value_name || '');
-      input.value = value || '';
-      input.spellcheck = false;
-    }
-    input.id = id;
-    input.dataset.flag = o.flag;
-    field.append(label);
-    if (o.kind !== 'flag') field.append(input);
-    const help = document.createElement('span');
-    help.className = 'help';
-    help.id = id + '-help';
-    help.textContent = isFileOption(o) ? say('page.inputs') + '. ' + o.help : o.help;
-    if (o.min !== undefined && o.max !== undefined) help.textContent += ' [' + say('page.option_range', o.min, o.max) + ']';
-    input.setAttribute('aria-describedby', help.id);
-    field.append(help);
-    const changed = () => {
-      const v = o.kind === 'flag' ? (input.checked ? '1' : '') : input.value;
-      if (v === '') delete state.values[o.flag]; else state.values[o.flag] = v;
-      state.cell = 0;
-      render();
-    };
-    input.addEventListener('change', changed);
-    return field;
-  }
-
-  // 6. Running the current view.
+  // 5. Running the current view.
   function viewArgs(view, output) {
     const args = [view.name], files = {};
     for (const o of formOptions(view)) {
       const v = state.values[o.flag];
       if (v === undefined || v === '') continue;
       if (o.kind === 'flag') { args.push(o.flag); continue; }
-      if (isFileOption(o)) {
+      if (attnTutorIsFileOption(o)) {
         const name = o.flag.slice(2) + '.json';
         files[name] = v;
         args.push(o.flag, name);
@@ -350,7 +246,7 @@
     document.body.dataset.state = 'ready';
   }
 
-  // 7. Stepping through the cells.
+  // 6. Stepping through the cells.
   let cells = [], at = 0;
   function setupCells() {
     cells = Array.from($('report').querySelectorAll('.cell'));
@@ -387,75 +283,7 @@
     if (scroll) cell.scrollIntoView({ block: 'start', behavior: scroll === 'instant' ? 'instant' : 'smooth' });
   }
 
-  // 8. The hover (or tap) box over a heatmap cell or a bar.
-  function showTip(rect) {
-    const tip = $('tip');
-    const dl = document.createElement('dl');
-    const row = (key, value) => {
-      const dt = document.createElement('dt');
-      dt.textContent = say(key);
-      const dd = document.createElement('dd');
-      dd.textContent = value;
-      dl.append(dt, dd);
-    };
-    const grid = rect.closest('.grid');
-    const caption = grid && grid.querySelector('.grid-caption');
-    if (caption) {
-      const head = document.createElement('dd');
-      head.className = 'head';
-      head.textContent = caption.textContent;
-      const blank = document.createElement('dt');
-      dl.append(blank, head);
-    }
-    if (rect.dataset.q !== undefined) {
-      row('page.tip_query', rect.dataset.q);
-      row('page.tip_key', rect.dataset.k);
-    } else {
-      row('page.tip_token', rect.dataset.k);
-    }
-    row('page.tip_value', rect.dataset.v);
-    if (rect.dataset.state) {
-      const dt = document.createElement('dt');
-      const dd = document.createElement('dd');
-      dd.className = 'state';
-      dd.dataset.state = rect.dataset.state;
-      dd.textContent = say('page.tip_' + rect.dataset.state);
-      dl.append(dt, dd);
-    }
-    tip.replaceChildren(dl);
-    tip.hidden = false;
-    const box = rect.getBoundingClientRect();
-    const width = tip.offsetWidth;
-    const left = Math.min(window.scrollX + box.right + 8, window.scrollX + document.documentElement.clientWidth - width - 4);
-    tip.style.left = Math.max(window.scrollX + 4, left) + 'px';
-    tip.style.top = (window.scrollY + box.bottom + 6) + 'px';
-    for (const old of document.querySelectorAll('rect.hover')) old.classList.remove('hover');
-    rect.classList.add('hover');
-  }
-  // The keyboard's way in: each picture takes the focus (Tab), the arrows move over its cells.
-  const pictureAt = new WeakMap();
-  function focusablePictures() {
-    for (const svg of $('report').querySelectorAll('svg[data-side]')) {
-      if (svg.querySelector('rect[data-v]')) svg.setAttribute('tabindex', '0');
-    }
-  }
-  // key: an arrow moves the picture's cursor (a bar chart is one column), null shows where it is.
-  function movePicture(svg, key) {
-    const rects = Array.from(svg.querySelectorAll('rect[data-v]'));
-    const cols = rects[0].classList.contains('bar') ? 1 : Number(svg.dataset.side) || 1;
-    const step = key === null ? 0 : { ArrowLeft: -1, ArrowRight: 1, ArrowUp: -cols, ArrowDown: cols }[key];
-    if (step === undefined) return false;
-    const to = Math.min(Math.max((pictureAt.get(svg) || 0) + step, 0), rects.length - 1);
-    pictureAt.set(svg, to);
-    showTip(rects[to]);
-    return true;
-  }
-  function hideTip() {
-    $('tip').hidden = true;
-    for (const old of document.querySelectorAll('rect.hover')) old.classList.remove('hover');
-  }
-
-  // 9. Downloads of the current view, with the current settings.
+  // 7. Downloads of the current view, with the current settings.
   const DOWNLOADS = { py: ['--py', 'text/x-python'], ipynb: ['--ipynb', 'application/x-ipynb+json'],
                       json: ['--json', 'application/json'], html: ['--html', 'text/html'] };
   async function download(kind) {
@@ -474,7 +302,7 @@
     setTimeout(() => URL.revokeObjectURL(url), 60000);
   }
 
-  // 10. check and verify.
+  // 8. check and verify.
   async function runTool(args, files) {
     const started = performance.now();
     running();
@@ -501,7 +329,7 @@
     await runTool(['check', 'export.json', '--lang', state.lang, '--html', '-'], { 'export.json': bytes });
   }
 
-  // 11. Wiring.
+  // 9. Wiring.
   function wire() {
     $('options').addEventListener('submit', (e) => e.preventDefault());  // Enter in a field: its change event renders
     $('lesson').addEventListener('change', () => {
