@@ -221,7 +221,9 @@
       r = { status: 70, stdout: '', stderr: String(e && e.message || e) };
     }
     if (token !== renderToken) return;  // a newer change is on its way
-    if (r.status !== 0) {
+    if (r.status !== 0) {  // the message alone: the tensors of other settings would be shown as these
+      $('report').replaceChildren();
+      $('toc').replaceChildren();
       showError(r.stderr || ('exit ' + r.status));
       finish(started);
       return;

@@ -114,6 +114,7 @@ async function main() {
     const shown = await page.$eval('#error pre', (e) => e.textContent).catch(() => '');
     const err = native(['mha', '--seed', '19', '--num-heads', '3', '--lang', 'en', '--html', '-'], { allowFail: true });
     check(err.status === 2 && shown === err.stderr.trimEnd(), `mha --num-heads 3: the page says ${JSON.stringify(shown)}, the CLI ${JSON.stringify(err.stderr)}`);
+    check((await outputs(page)).length === 0, 'mha --num-heads 3: the tensors of the settings before are still shown under the error');
   }
 
   // 4. A shared URL: lesson, options, language and cell.
