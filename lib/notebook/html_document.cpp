@@ -29,9 +29,13 @@ code { font-family: "DejaVu Sans Mono", monospace; }
 }  // namespace
 
 std::string html_document(Lang lang, const std::string& title, const std::string& css, const std::string& body) {
+  return html_shell(lang, title, kCommonStyle + css, body);
+}
+
+std::string html_shell(Lang lang, const std::string& title, const std::string& css, const std::string& body) {
   return "<!DOCTYPE html>\n<html lang=\"" + picture_say("html.lang", lang) + "\">\n<head>\n<meta charset=\"utf-8\">\n" +
          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>" + html_escape(title) +
-         "</title>\n<style>" + kCommonStyle + css + "</style>\n</head>\n<body>\n" + body + "</body>\n</html>\n";
+         "</title>\n<style>" + css + "</style>\n</head>\n<body>\n" + body + "</body>\n</html>\n";
 }
 
 }  // namespace attn

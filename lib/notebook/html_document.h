@@ -13,4 +13,8 @@ namespace attn {
 // tables, .verdict); `body` is HTML, every piece of it escaped by the caller.
 std::string html_document(Lang lang, const std::string& title, const std::string& css, const std::string& body);
 
+// The shell every HTML output shares (the commands' reports above and a lesson's report,
+// notebook/html_report.h): doctype, <html lang>, charset, viewport, title, the one <style>, the body.
+std::string html_shell(Lang lang, const std::string& title, const std::string& css, const std::string& body);
+
 }  // namespace attn

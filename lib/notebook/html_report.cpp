@@ -1,6 +1,7 @@
 #include "notebook/html_report.h"
 
 #include "notebook/attention_matrix.h"
+#include "notebook/html_document.h"
 #include "notebook/picture_text.h"
 
 namespace attn {
@@ -96,10 +97,7 @@ std::string contents(const Notebook& nb, Lang lang) {
 
 std::string html_report(const Notebook& nb, Lang lang, bool explain, const std::string& command) {
   const std::string title = "attn-tutor: " + nb.lesson();
-  std::string out = "<!DOCTYPE html>\n<html lang=\"" + picture_say("html.lang", lang) +
-                    "\">\n<head>\n<meta charset=\"utf-8\">\n<title>" + html_escape(title) + "</title>\n<style>" + kStyle +
-                    "</style>\n</head>\n<body>\n";
-  out += "<h1>" + html_escape(title) + "</h1>\n<p class=\"meta\">" + html_escape(picture_say("html.sections", lang)) + " " +
+  std::string out = "<h1>" + html_escape(title) + "</h1>\n<p class=\"meta\">" + html_escape(picture_say("html.sections", lang)) + " " +
          html_escape(joined(nb.sections(), ", ")) + " &middot; " + html_escape(picture_say("html.tokens", lang)) + " " +
          html_escape(token_labels(nb.tokens())) + " &middot; attn-tutor " ATTN_TUTOR_VERSION "</p>\n";
   out += contents(nb, lang);
@@ -145,7 +143,7 @@ std::string html_report(const Notebook& nb, Lang lang, bool explain, const std::
     }
   }
   close_cell();
-  return out + "</body>\n</html>\n";
+  return html_shell(lang, title, kStyle, out);
 }
 
 }  // namespace attn
