@@ -213,13 +213,8 @@
       finish(started);
       return;
     }
-    let r;
-    try {
-      const { args, files } = viewArgs(view, '--html');
-      r = await run(args, files);
-    } catch (e) {
-      r = { status: 70, stdout: '', stderr: String(e && e.message || e) };
-    }
+    const { args, files } = viewArgs(view, '--html');
+    const r = await attempt(args, files);
     if (token !== renderToken) return;  // a newer change is on its way
     if (r.status !== 0) {  // the message alone: the tensors of other settings would be shown as these
       $('report').replaceChildren();
@@ -234,6 +229,14 @@
     setupCells();
     focusablePictures();
     finish(started);
+  }
+  // A command that could not run at all (the module trapped) reads as a failed command with the reason.
+  async function attempt(args, files) {
+    try {
+      return await run(args, files);
+    } catch (e) {
+      return { status: 70, stdout: '', stdoutBytes: new Uint8Array(0), stderr: String(e && e.message || e) };
+    }
   }
   function running() {
     document.body.dataset.state = 'running';
@@ -292,7 +295,7 @@
     const view = currentView();
     const [flag, type] = DOWNLOADS[kind];
     const { args, files } = viewArgs(view, flag);
-    const r = await run(args, files);
+    const r = await attempt(args, files);
     if (r.status !== 0) { showError(r.stderr); return; }
     const url = URL.createObjectURL(new Blob([r.stdoutBytes], { type }));
     const a = document.createElement('a');
@@ -308,12 +311,7 @@
   async function runTool(args, files) {
     const started = performance.now();
     running();
-    let r;
-    try {
-      r = await run(args, files);
-    } catch (e) {
-      r = { status: 70, stdout: '', stderr: String(e && e.message || e) };
-    }
+    const r = await attempt(args, files);
     if (r.status === 0 || r.status === 1) {  // a verdict either way
       showError('');
       place(r.stdout);
