@@ -133,8 +133,8 @@ void cached_steps_cell(Notebook& nb, const std::string& module, const std::strin
   std::string first_shape, last_shape;
   for (int64_t i = 0; i < x.size(1); ++i) {
     const auto [out, cache] = step(token_slice(x, i, 1));
-    nb.record("out", out);
-    nb.record(cache_name, cache);
+    nb.record("out", out, true);  // bound anew each step, even to an equal value
+    nb.record(cache_name, cache, true);
     const float diff = max_abs_diff(out, token_slice(full, i, 1)).item();
     worst = std::max(worst, diff);
     nb.print(std::to_string(i) + " " + shape_tuple(cache) + " " + py_float(diff));

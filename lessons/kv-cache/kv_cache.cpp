@@ -47,7 +47,7 @@ void step_cell(Notebook& nb, const LessonOptions& opt, KVCacheMultiHeadAttention
   nb.print(repr_size(mha.cache_k->shape()) + " " + repr_size(mha.cache_v->shape()));
   nb.show("mask_bool", t.mask_bool);
   nb.show("attn_weights", t.attn_weights);
-  nb.show("out", out);
+  nb.show("out", out, true);  // bound anew each step, even to an equal value
   show_scalar(nb, "(out - full" + cut + ").abs().max()", max_abs_diff(out, token_slice(full, i, 1)));
   const std::string tokens = str(i + 1);
   if (i == 0) {
@@ -97,7 +97,7 @@ void bytes_cell(Notebook& nb, const KVCacheMultiHeadAttention& mha) {
   nb.explain("bytes.explain");
 }
 
-void prefill_cell(Notebook& nb, KVCacheMultiHeadAttention& mha, const Tensor& x, const Tensor& full) {
+void prefill_cell(Notebook& nb, KVCacheMultiHeadAttention& mha, const Tensor& x, const Tensor& full, bool reset) {
   const int64_t n = x.size(1), p = (n + 1) / 2;
   nb.cell({"mha.reset_cache()", "print(mha.cache_k, mha.ptr_current_pos)",
            "prompt = mha(x[:, :" + str(p) + ", :], use_cache=True)  # prefill: mask[0:" + str(p) + ", :" + str(p) + "]",
@@ -105,7 +105,7 @@ void prefill_cell(Notebook& nb, KVCacheMultiHeadAttention& mha, const Tensor& x,
                slice(p, n) + ", :" + str(n) + "]",
            "mask_bool = mha.mask_bool  # the second call's", "print(mask_bool)", "print(rest)",
            "print((torch.cat([prompt, rest], dim=1) - full).abs().max())"});
-  mha.reset_cache();
+  if (reset) mha.reset_cache();  // `check`'s rerun of a program without it: the previous cache stays
   nb.print("None 0");
   Generator gen;
   const Tensor prompt = mha.forward(token_slice(x, 0, p), true, gen, BernoulliPath::Default);
@@ -117,7 +117,7 @@ void prefill_cell(Notebook& nb, KVCacheMultiHeadAttention& mha, const Tensor& x,
   show_scalar(nb, "(torch.cat([prompt, rest], dim=1) - full).abs().max()", max_abs_diff(cat({prompt, rest}, 1), full));
   // The version before ptr_current_pos sliced mask[:num_tokens_Q, :num_tokens_K], from row 0.
   HeadsAttentionTrace wrong;
-  const Tensor stale_rows = to_bool(narrow(narrow(mha.mha.mask, 0, 0, n - p), 1, 0, n));
+  const Tensor stale_rows = to_bool(narrow(narrow(mha.mha.mask, 0, 0, n - p), 1, 0, t.keys.size(2)));  // n keys after a reset
   attend_heads(t.queries, t.keys, t.values, stale_rows, 0.0, gen, BernoulliPath::Default, mha.mha.out_proj, wrong);
   nb.note("prefill.note", {str(p), slice(p, n), str(n)});
   nb.explain("prefill.explain");
@@ -165,6 +165,7 @@ Notebook kv_cache_lesson(const LessonOptions& given) {
   gen.manual_seed(opt.seed_or(123));
   KVCacheMultiHeadAttention mha =
       KVCacheMultiHeadAttention::init(gen, opt.d_in(), d_out, context_length, 0.0, h, opt.qkv_bias);
+  mha.variant = opt.variant;
   nb.print("None 0");
   nb.note("module.note", {str(context_length)});
   nb.explain("module.explain", {fmt_seed(opt, 123)});
@@ -184,7 +185,7 @@ Notebook kv_cache_lesson(const LessonOptions& given) {
   nb.heading("ch04/03", "heading.cost");
   work_cell(nb, opt);
   bytes_cell(nb, mha);
-  prefill_cell(nb, mha, x, full);
+  prefill_cell(nb, mha, x, full, !opt.variant.no_reset_cache);
   overflow_cell(nb, mha, x);
   return nb;
 }

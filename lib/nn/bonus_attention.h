@@ -33,6 +33,7 @@ struct KeyValueCache {
 // The chapter's MultiHeadAttention with cache_k/cache_v (b, K, H, hd) and ptr_current_pos (ch04/03_kv-cache).
 struct KVCacheMultiHeadAttention : KeyValueCache {
   MultiHeadAttention mha;  // W_query, W_key, W_value, out_proj and the triu mask buffer, as in chapter 3
+  Variant variant;         // a learner's mistake (mask_from_row0) for `check`; the default is the book's
 
   static KVCacheMultiHeadAttention init(Generator& gen, int64_t d_in, int64_t d_out, int64_t context_length,
                                         double dropout, int64_t num_heads, bool qkv_bias);
@@ -83,6 +84,7 @@ struct SlidingWindowAttention : KeyValueCache {
   Linear W_query, W_key, W_value, out_proj;
   double dropout = 0.0;
   std::optional<int64_t> window;
+  Variant variant;  // a learner's mistake (window_off_by_one, cache_keeps_oldest) for `check`; default: the book's
 
   static SlidingWindowAttention init(Generator& gen, int64_t d_in, int64_t d_out, double dropout, int64_t num_heads,
                                      bool qkv_bias, std::optional<int64_t> window);

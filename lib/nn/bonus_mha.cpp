@@ -111,7 +111,7 @@ Tensor KVCacheMultiHeadAttention::forward(const Tensor& x, bool use_cache, Gener
   t.values = transpose(values, 1, 2);
   Tensor mask_bool;
   if (use_cache) {
-    mask_bool = mask_rows(mha.mask, ptr_current_pos, num_tokens, t.keys.size(2));
+    mask_bool = mask_rows(mha.mask, variant.mask_from_row0 ? 0 : ptr_current_pos, num_tokens, t.keys.size(2));
     ptr_current_pos += num_tokens;
   } else {
     check_fits_context(num_tokens, mha.mask);
@@ -152,8 +152,9 @@ Tensor SlidingWindowAttention::forward(const Tensor& x, bool use_cache, Generato
       const int64_t attn_keep = std::min(all, *window + num_tokens - 1), cache_keep = std::min(all, *window);
       keys = narrow(combined_k, 1, all - attn_keep, attn_keep);
       values = narrow(combined_v, 1, all - attn_keep, attn_keep);
-      cache_k = narrow(combined_k, 1, all - cache_keep, cache_keep);
-      cache_v = narrow(combined_v, 1, all - cache_keep, cache_keep);
+      const int64_t cache_from = variant.cache_keeps_oldest ? 0 : all - cache_keep;  // [:, :W] or [:, -W:]
+      cache_k = narrow(combined_k, 1, cache_from, cache_keep);
+      cache_v = narrow(combined_v, 1, cache_from, cache_keep);
     } else {
       cache_k = combined_k;
       cache_v = combined_v;
@@ -173,7 +174,7 @@ Tensor SlidingWindowAttention::forward(const Tensor& x, bool use_cache, Generato
     for (int64_t j = 0; j < num_keys; ++j) {
       const int64_t d = (q_start + i) - (k_start + j);
       diff.push_back(static_cast<float>(d));
-      masked.push_back(d < 0 || d >= w ? 1.0f : 0.0f);
+      masked.push_back(d < 0 || (variant.window_off_by_one ? d > w : d >= w) ? 1.0f : 0.0f);
     }
   t.diff = Tensor({num_tokens, num_keys}, std::move(diff), DType::Int64);
   ptr_current_pos = use_cache ? ptr_current_pos + num_tokens : 0;

@@ -41,6 +41,12 @@ struct Variant {
   // Lesson cells: the dropout cells' torch.manual_seed before dropout(attn_weights) (1) and before its
   // .sum(dim=-1) (2) left out, as a bit set.
   int missing_dropout_reseeds = 0;
+  // Issue 23, h1: the KV cache and sliding-window mistakes of the bonus forwards (lib/nn/bonus_mha.cpp)
+  // and the kv-cache lesson's cells.
+  bool window_off_by_one = false;  // swa: mask_bool = (diff < 0) | (diff > W): W + 1 keys visible
+  bool cache_keeps_oldest = false; // swa: self.cache_k = ...[:, :W] (the oldest W tokens) instead of [:, -W:]
+  bool mask_from_row0 = false;     // kv-cache: self.mask.bool()[:num_tokens, :num_keys], not from ptr_current_pos
+  bool no_reset_cache = false;     // kv-cache lesson: the new prompt without mha.reset_cache() before it
 };
 
 // The order `n` projections are created in under `v` (0, 1, ..., n-1 for the book).

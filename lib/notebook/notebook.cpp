@@ -89,7 +89,12 @@ std::string shape_of(const std::string& name) {
 
 }  // namespace
 
-void Notebook::show(const std::string& name, const Tensor& t) { show("", name, t); }
+void Notebook::show(const std::string& name, const Tensor& t, bool again) {
+  const int index = static_cast<int>(tensors_.size());
+  items_.push_back({NotebookItem::Kind::Output, repr(t), cell_, index});
+  items_.push_back({NotebookItem::Kind::Shape, shape_of(name) + ": " + repr_size(t.shape()), cell_});
+  record(name, t, again);
+}
 
 void Notebook::show(const std::string& label, const std::string& name, const Tensor& t) {
   const int index = static_cast<int>(tensors_.size());
@@ -112,7 +117,7 @@ bool same_tensor(const Tensor& a, const Tensor& b) {
 
 }  // namespace
 
-void Notebook::record(const std::string& name, const Tensor& t) {
+void Notebook::record(const std::string& name, const Tensor& t, bool again) {
   tensors_.push_back({name, cell_, code_for(name), t});
   for (size_t i = 0; i < timeline_.size(); ++i) {
     if (!timeline_[i].traced || timeline_[i].name != name || !same_tensor(timeline_[i].tensor, t)) continue;
@@ -128,7 +133,7 @@ void Notebook::record(const std::string& name, const Tensor& t) {
   }
   for (auto b = timeline_.rbegin(); b != timeline_.rend(); ++b)
     if (b->name == name) {
-      if (same_tensor(b->tensor, t)) return;  // its current value again
+      if (!again && same_tensor(b->tensor, t)) return;  // its current value again
       break;
     }
   timeline_.push_back({name, cell_, code_for(name), t, false, false, -1});

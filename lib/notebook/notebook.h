@@ -60,11 +60,12 @@ class Notebook {
   // Starts In [n] with the code lines as the book writes them.
   void cell(const std::vector<std::string>& code);
   // print(t): the tensor text, its shape, and the tensor recorded under `name`.
-  void show(const std::string& name, const Tensor& t);
+  // `again`: a new binding even when t is the name's current value (a loop's step assigns the name again).
+  void show(const std::string& name, const Tensor& t, bool again = false);
   // print("label", t): PyTorch joins with one space; only the first line shifts.
   void show(const std::string& label, const std::string& name, const Tensor& t);
   void print(const std::string& text);  // any other line the code prints
-  void record(const std::string& name, const Tensor& t);  // JSON only
+  void record(const std::string& name, const Tensor& t, bool again = false);  // JSON only
   // The steps of a forward the cell runs, in compute order. A later show() or record() of one of
   // these values places it in its own cell.
   void trace(const Steps& steps);
