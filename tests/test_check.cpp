@@ -37,7 +37,7 @@ std::string flat(std::string text) {
 
 TEST_CASE("check: every known mistake has a fixture") {
   const std::vector<attn::Mistake>& mistakes = attn::known_mistakes();
-  CHECK(mistakes.size() == 23);
+  CHECK(mistakes.size() == 27);
   for (const attn::Mistake& m : mistakes) {
     INFO(m.id);
     CHECK(file_exists(kMistakes + m.id + ".json"));
@@ -98,20 +98,27 @@ TEST_CASE("check: an earlier value with a differing successor is stale, not a ma
   CHECK(r.out.find("Possible diagnosis") == std::string::npos);
 }
 
-TEST_CASE("check: an earlier value with nothing after it is a difference that names no mistake") {
+TEST_CASE("check: an earlier value with nothing after it is a match that says where it was taken") {
   nlohmann::json doc = nlohmann::json::parse(read_text_file(kMistakes + "way-before-dropout.json"));
   REQUIRE(doc["tensors"][0]["name"] == "attn_weights");
-  doc["tensors"].erase(1);  // no context_vecs to tell
+  doc["tensors"].erase(1);  // no context_vecs after it: nothing contradicts it
   const std::string dir = temp_dir();
   const CliResult r = check(write_file(dir, "alone.json", doc.dump()));
-  CHECK(r.exit_code == 1);
-  CHECK(flat(r.out).find("What you exported after it does not tell whether you took it there on purpose") != std::string::npos);
-  CHECK(r.out.find("Diagnosis:") == std::string::npos);
-  CHECK(r.out.find("the module run in eval() where the lesson trains") != std::string::npos);  // offered, not named
-  // Saying where it was taken settles it.
+  CHECK(r.exit_code == 0);
+  CHECK(r.out.find("\u2713 attn_weights  (2, 2, 6, 6)  = In [4], its value after `attn_weights = torch.softmax(attn_scores / "
+                   "keys.shape[-1]**0.5, dim=-1)`, taken before `attn_weights = self.dropout(attn_weights)` (nothing you "
+                   "exported after it says otherwise)") != std::string::npos);
+  CHECK(r.out.find("Diagnosis") == std::string::npos);
+  // Saying where it was taken gives the plain match.
   doc["tensors"][0]["cell"] = 4;
   const CliResult hinted = check(write_file(dir, "hinted.json", doc.dump()));
   CHECK(hinted.exit_code == 0);
+  // With a differing tensor after it, it is stale: a ✗ with the reason.
+  nlohmann::json stale = nlohmann::json::parse(read_text_file(kMistakes + "way-before-dropout.json"));
+  stale["tensors"][1]["data"][0][0][0] = 9.0;  // context_vecs off in one value
+  const CliResult s = check(write_file(dir, "stale.json", stale.dump()));
+  CHECK(s.exit_code == 1);
+  CHECK(s.out.find("\u2717 attn_weights") != std::string::npos);
 }
 
 TEST_CASE("check: the first difference is the first in compute order, not in the file") {

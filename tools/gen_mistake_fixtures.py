@@ -27,6 +27,7 @@ import torch_mkl as mkl  # noqa: E402  (the MKL model)
 import gen_course_fixtures as course  # noqa: E402
 import gen_d2l_fixtures as d2l  # noqa: E402
 import learner_mistakes  # noqa: E402
+import learner_mistakes_cache  # noqa: E402  (after the chapter: the KV cache, sliding windows, settings)
 import torch_book as tb  # noqa: E402
 from export_pytorch import export  # noqa: E402
 from torch_book import CausalAttention, MultiHeadAttention, MultiHeadAttentionWrapper, SelfAttention_v2  # noqa: E402
@@ -387,7 +388,7 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     jobs = [(name, make) for name, make in MISTAKES.items()] + \
         [("correct-" + name, make) for name, make in CORRECT.items()] + \
-        [("way-" + name, make) for name, make in learner_mistakes.WAYS.items()]
+        [("way-" + name, make) for name, make in learner_mistakes.WAYS.items()] + learner_mistakes_cache.jobs()
     for name, make in jobs:
         lesson, tensors, config = make()
         path = os.path.join(args.out, name + ".json")

@@ -149,6 +149,11 @@ bool tensors_close(const Tensor& learner, const Tensor& tool, double tolerance) 
   return true;
 }
 
+bool is_print_line(const std::string& code) {
+  const size_t start = code.find_first_not_of(' ');
+  return code.find('\n') != std::string::npos || (start != std::string::npos && code.compare(start, 6, "print(") == 0);
+}
+
 std::vector<int> learner_points(const std::vector<LearnerTensor>& yours, const std::vector<Binding>& tl) {
   const std::vector<int> owner = owners(tl);
   const NameIndex index(tl);
@@ -225,13 +230,12 @@ CheckReport check_export(const LearnerExport& ex, const Notebook& tool,
     if (c.other > c.expected) {  // a later value of the name: exported later than the file's order says
       c.verdict = V::Match;
       c.elsewhere = E::Later;
-    } else if (c.other >= 0) {  // an earlier one: compared with the step that should have changed it
+    } else if (c.other >= 0) {  // an earlier one: is the entry at its point the very next one of its name?
       for (int j : index.of(r.yours[i].name))
-        if (j > c.other && j <= c.expected) {
-          c.expected = j;
+        if (j > c.other) {
+          c.next_step = j == c.expected;  // else several steps lie between: none can be named as the one missed
           break;
         }
-      compare(r.yours[i].tensor, r.tool[c.expected].tensor, c);
     }
   }
   if (!known) no_known_name(ex, r.tool);
@@ -253,13 +257,21 @@ CheckReport check_export(const LearnerExport& ex, const Notebook& tool,
       while (next_at < order.size() && r.checks[order[next_at]].expected <= c.expected) ++next_at;
       const TensorCheck* next = next_at < order.size() ? &r.checks[order[next_at]] : nullptr;
       const bool all_match = later_all_match[next_at] != 0;
-      if (next && next->verdict != V::Match) {
-        c.elsewhere = E::Stale;
-      } else if (next && all_match) {
+      // Only a step that changes the name can have missed it: the one entry between (not a print line the
+      // lesson records the value at).
+      const bool one_step = c.next_step && !is_print_line(r.tool[c.expected].code);
+      // Not taken before the point of an earlier export of the same name (the file's order is the program's).
+      bool after_previous = true;
+      for (size_t j = 0; j < order[k]; ++j)
+        if (r.yours[j].name == r.yours[order[k]].name && r.checks[j].expected >= c.other) after_previous = false;
+      if (after_previous && (!next || all_match)) {  // nothing exported after it says otherwise: taken there
         c.elsewhere = E::Earlier;
         c.verdict = V::Match;
+        c.nothing_after = !next;
+      } else if (!one_step) {
+        c.elsewhere = E::None;  // a plain difference: no step can be said to have missed it
       } else {
-        c.elsewhere = E::Unsure;
+        c.elsewhere = next->verdict != V::Match ? E::Stale : E::Unsure;
       }
     }
     later_all_match[k] = c.verdict == V::Match && later_all_match[k + 1];
@@ -274,12 +286,14 @@ CheckReport check_export(const LearnerExport& ex, const Notebook& tool,
   // The diagnosis: the known mistakes whose rerun gives the first differing tensor at its point (to 1e-6)
   // and every tensor before it as well. (For an unsure value the report offers them as possibilities only.)
   const int fd = r.first_divergence;
-  std::vector<int> before, after;
+  std::vector<int> before, after, after_matching;
   for (size_t i : order) {
     if (r.checks[i].expected < r.checks[fd].expected && r.checks[i].verdict == V::Match) before.push_back(static_cast<int>(i));
     if (r.checks[i].expected > r.checks[fd].expected && r.checks[i].verdict == V::Differs) after.push_back(static_cast<int>(i));
+    if (r.checks[i].expected > r.checks[fd].expected && r.checks[i].verdict == V::Match)
+      after_matching.push_back(static_cast<int>(i));
   }
-  // Of several, those that also give the most of the later differing tensors.
+  // Of several, those that also give the most of the later tensors (the differing ones, and the matching ones as they are).
   size_t best = 0;
   std::vector<std::pair<size_t, Diagnosis>> found;
   std::vector<std::vector<int>> missed;
@@ -291,18 +305,22 @@ CheckReport check_export(const LearnerExport& ex, const Notebook& tool,
     // At its point in the rerun, or at the rerun's entry of the same rank among its name's (the same step
     // when the mistake leaves the steps as they are: another head's value, a state an in-place change missed).
     const int same_step = nth_of_name(w.timeline, r.yours[fd].name, rank_of(r.tool, r.checks[fd].expected));
-    if (!reproduces(r.yours, {fd}, w.timeline, what_if_index, pts, 1e-6, true) && same_step >= 0) pts[fd] = same_step;
+    const bool at_point = reproduces(r.yours, {fd}, w.timeline, what_if_index, pts, 1e-6, true);
+    if (!at_point && same_step >= 0) pts[fd] = same_step;
     if (!reproduces(r.yours, {fd}, w.timeline, what_if_index, pts, 1e-6, true) ||
         !reproduces(r.yours, before, w.timeline, what_if_index, pts, 1e-5, false))
       continue;
     std::vector<int> not_given;
     for (int i : after)
       if (!reproduces(r.yours, {i}, w.timeline, what_if_index, pts, 1e-5, false)) not_given.push_back(i);
-    const size_t given = after.size() - not_given.size();
+    // Also counted: the later tensors that match and that the rerun leaves as they are (a mistake that
+    // changes them is not the learner's: a wider window and a window one too wide differ in the cache).
+    size_t given = after.size() - not_given.size();
+    for (int i : after_matching) given += reproduces(r.yours, {i}, w.timeline, what_if_index, pts, 1e-5, false);
     if (std::any_of(found.begin(), found.end(), [&](const auto& f) { return f.second.mistake == m && f.first >= given; }))
       continue;
     best = std::max(best, given);
-    found.push_back({given, {m, w.detail}});
+    found.push_back({given, {m, w.detail, at_point}});
     missed.push_back(not_given);
   }
   for (size_t k = 0; k < found.size(); ++k) {
@@ -312,10 +330,17 @@ CheckReport check_export(const LearnerExport& ex, const Notebook& tool,
     if (r.diagnoses.empty()) r.not_reproduced = missed[k];
     r.diagnoses.push_back(found[k].second);
   }
+  // An earlier value that a known mistake gives at the tensor's own point: the step ran (with the mistake)
+  // and gave the same value again; "never reached" would be untrue. Unless the step is an in-place change
+  // (masked_fill_): a mistake that leaves it without effect is that step not reaching it.
+  TensorCheck& f = r.checks[fd];
+  if ((f.elsewhere == E::Stale || f.elsewhere == E::Unsure) && !r.diagnoses.empty() && !r.tool[f.expected].in_place &&
+      std::any_of(found.begin(), found.end(), [&](const auto& d) { return d.first == best && d.second.at_point; }))
+    f.elsewhere = E::None;
   // An earlier value with later tensors that differ, all of them given by one known mistake: that
   // mistake, not another export point, explains it.
-  if (r.checks[fd].elsewhere == E::Unsure && !after.empty() && r.diagnoses.size() == 1 && r.not_reproduced.empty())
-    r.checks[fd].elsewhere = E::Stale;
+  if (f.elsewhere == E::Unsure && !after.empty() && r.diagnoses.size() == 1 && r.not_reproduced.empty())
+    f.elsewhere = E::Stale;
   return r;
 }
 

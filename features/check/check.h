@@ -41,17 +41,25 @@ bool tensors_close(const Tensor& learner, const Tensor& tool, double tolerance =
 // -1 for a name the timeline does not have.
 std::vector<int> learner_points(const std::vector<LearnerTensor>& yours, const std::vector<Binding>& timeline);
 
+// Whether a timeline entry's code is a print(...) line (indented or not) or a whole cell: where the lesson
+// records a value, not a step that computes it.
+bool is_print_line(const std::string& code);
+
 struct TensorCheck {
   enum class Verdict { Match, Differs, NotInLesson };
   // When the tensor is another value of its name than the one at its point: a later one (it was exported
-  // later than its place in the file); an earlier one with the tensors exported after it matching (taken
-  // there on purpose: a match); or an earlier one with the next tensor differing (stale: the step after it
-  // never reached it) or with nothing after it to tell (unsure). Stale and unsure differ.
+  // later than its place in the file: a match); an earlier one with nothing exported after it saying
+  // otherwise (no later tensor differs: taken there on purpose, a match); or an earlier one, the entry
+  // just before its point, with the next tensor differing (stale: the step after it never reached it) or
+  // matching while a later one differs (unsure). Stale and unsure are claimed only of a step that changes
+  // the name (not a print line) and that no known mistake gives the value at (else a plain difference).
   enum class Elsewhere { None, Later, Earlier, Stale, Unsure };
   Verdict verdict = Verdict::NotInLesson;
   Elsewhere elsewhere = Elsewhere::None;
   int expected = -1;       // the timeline entry at the tensor's point
   int other = -1;          // the timeline entry of the same name it equals, when not `expected`
+  bool next_step = false;  // `other` earlier, and `expected` the next entry of the name after it
+  bool nothing_after = false;  // Earlier: no tensor exported after its point
   int64_t differing = 0;   // values that differ (all of them when the shapes differ)
   int64_t first_diff = -1; // row-major index of the first
   double max_diff = 0.0;   // largest |yours - lesson's| (inf when one side is inf or nan)
@@ -59,7 +67,8 @@ struct TensorCheck {
 
 struct Diagnosis {
   const Mistake* mistake = nullptr;
-  Prose detail;  // the WhatIf's
+  Prose detail;           // the WhatIf's
+  bool at_point = false;  // its rerun gives the first difference at the tensor's own point
 };
 
 struct CheckReport {

@@ -117,7 +117,7 @@ std::string difference_section(const CheckReport& r, Lang lang) {
   const std::string name = shown_name(y.name);
   std::string out = "<section class=\"difference\">\n<h2>" + esc(ui("check.first-difference", lang, {name})) +
                     "<small>" + esc(ui("check.first-in-order", lang)) + "</small></h2>\n";
-  const bool printed = t.code.rfind("print(", 0) == 0 || t.code.find('\n') != std::string::npos;
+  const bool printed = is_print_line(t.code);
   out += "<p class=\"lesson-value\">" +
          esc(printed ? ui("check.lesson-value", lang, {name, in_cell(t.cell)})
                      : ui("check.lesson-value-after", lang, {name, code_text(t.code), in_cell(t.cell)})) + "</p>\n";

@@ -182,11 +182,24 @@ std::string tensor_line(const CheckReport& r, size_t i, const Style& st, const s
   if (c.verdict == V::Match) {
     const std::string mark = st.paint("32", "\u2713") + " " + head;
     if (c.elsewhere == E::Earlier) {
-      // "taken before" the step that follows, unless that step starts the name over (another head's)
-      bool restart = false;
-      for (int j = 0; j <= c.other; ++j) restart = restart || (r.tool[j].name == t.name && r.tool[j].code == t.code);
-      return mark + "= " + ui("check.match-earlier", lang, {in_cell(r.tool[c.other].cell), code_text(r.tool[c.other].code),
-                                                               restart ? "" : ui("check.taken-before", lang, {code_text(t.code)})});
+      // "taken before" the step that follows it (the next entry of its name), unless that step starts the
+      // name over (another head's) or is a line the lesson prints at
+      int step = c.expected;
+      for (int j = c.other + 1; j < c.expected; ++j)
+        if (r.tool[j].name == t.name) {
+          step = j;
+          break;
+        }
+      const std::string& code = r.tool[step].code;
+      bool restart = is_print_line(code);
+      for (int j = 0; j <= c.other; ++j) restart = restart || (r.tool[j].name == t.name && r.tool[j].code == code);
+      const Binding& o = r.tool[c.other];
+      if (is_print_line(o.code))  // recorded at a print line: no step to name
+        return mark + "= " + ui(c.nothing_after ? "check.match-earlier-in-last" : "check.match-earlier-in", lang,
+                                {in_cell(o.cell)});
+      return mark + "= " + ui(c.nothing_after ? "check.match-earlier-last" : "check.match-earlier", lang,
+                              {in_cell(o.cell), code_text(o.code),
+                               restart ? "" : ui("check.taken-before", lang, {code_text(code)})});
     }
     if (c.elsewhere == E::Later) return mark + "= " + ui("check.match-later", lang, {in_cell(r.tool[c.other].cell)});
     return mark + "= " + in_cell(t.cell);
@@ -272,7 +285,7 @@ std::string render_report(const CheckReport& r, bool color, Lang lang) {
   const Binding& t = r.tool[c.expected];
   const std::string name = shown_name(y.name);
   out += "\n" + st.paint("1", ui("check.first-difference", lang, {name})) + ui("check.first-in-order", lang) + "\n";
-  const bool printed = t.code.rfind("print(", 0) == 0 || t.code.find('\n') != std::string::npos;
+  const bool printed = is_print_line(t.code);
   out += (printed ? ui("check.lesson-value", lang, {name, in_cell(t.cell)})
                   : ui("check.lesson-value-after", lang, {name, code_text(t.code), in_cell(t.cell)})) + "\n";
   if (t.cell > 0 && t.cell < static_cast<int>(r.cells.size())) out += indented(r.cells[t.cell], "    ");

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "features/check/cache_mistakes.h"
 #include "features/check/replay.h"
 #include "lessons/common/causal_setup.h"
 #include "lessons/lesson_text.h"
@@ -177,13 +178,12 @@ void mha_mistakes(Reruns& r) {
   r.variant("view-no-transpose", text("check.detail.merge-no-transpose"), merge);
 }
 
-// The reruns for a lesson: its known mistakes, or with `shapes_differ` the settings.
+// The reruns for a lesson: its known mistakes, after the settings its shapes may show with `shapes_differ`.
 std::vector<Rerun> mistake_reruns(const std::string& lesson, const LessonOptions& opt, bool shapes_differ) {
   Reruns r{opt, {}};
   const double rate = dropout_rate(lesson, opt.dropout);
-  if (shapes_differ) {
-    settings(r, lesson, opt);
-  } else if (lesson == "softmax") {
+  if (shapes_differ) settings(r, lesson, opt);  // first, then the mistakes (a shape some mistake gives)
+  if (lesson == "softmax") {
     weight_mistakes(r, 2, false, false);
   } else if (lesson == "trainable") {
     weight_mistakes(r, 2, true, false);
@@ -247,8 +247,11 @@ std::vector<Rerun> mistake_reruns(const std::string& lesson, const LessonOptions
       r.variant("functional-dropout", text("check.detail.functional-dropout", {py_float(p)}), v);
     }
     linear_orders(r, 4, "d2l");
+  } else if (find_lesson(lesson)->after_chapter()) {  // kv-cache, gqa, mla, swa
+    for (CacheMistakeRerun& m : cache_mistake_reruns(lesson, opt)) r.options(m.mistake, m.detail, std::move(m.opt));
+    for (CacheMistakeRerun& m : own_setting_reruns(lesson, opt)) r.options(m.mistake, m.detail, std::move(m.opt));
   }
-  if (!shapes_differ && rate > 0.0 && opt.bernoulli == BernoulliPath::Default) {
+  if (rate > 0.0 && opt.bernoulli == BernoulliPath::Default) {
     LessonOptions o = opt;
     o.bernoulli = BernoulliPath::Mkl;
     r.options("mkl-dropout", text("check.detail.mkl"), o);

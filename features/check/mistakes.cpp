@@ -33,6 +33,11 @@ const std::vector<Mistake>& known_mistakes() {
       {"mkl-dropout", "torch.nn.Dropout(0.5)(x) on an Intel CPU with PyTorch <= 2.6"},
       {"stale-scores", "attn_socres = query @ key.transpose(1, 2)  # then attn_scores.masked_fill_(...)"},
       {"export-settings", "export(tensors, \"mha\", path)  # but MultiHeadAttention(d_in, 4, ...)"},
+      // The KV cache and sliding-window mistakes (lessons kv-cache, swa: features/check/cache_mistakes.cpp).
+      {"swa-window-off-by-one", "mask_bool = (diff < 0) | (diff > self.sliding_window_size)"},
+      {"swa-cache-oldest", "self.cache_k = self.cache_k[:, :self.sliding_window_size]"},
+      {"kv-mask-row0", "mask_bool = self.mask.bool()[:num_tokens_Q, :num_tokens_K]  # with use_cache=True"},
+      {"no-reset-cache", "prompt = mha(x[:, :3, :], use_cache=True)  # a new prompt, no mha.reset_cache() before it"},
   };
   return all;
 }

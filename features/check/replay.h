@@ -15,7 +15,7 @@ namespace attn {
 LessonOptions replay_options(const LearnerExport& ex);
 
 // The lesson rerun with each known mistake that applies to it (mistake_replay.cpp); with `shapes_differ`
-// (the learner's first differing tensor has another shape), with the settings that could explain it instead.
+// (a learner tensor has a shape its name never has in the lesson), first with the settings that could explain it.
 // `runs`, when given, counts the lesson's runs it started (those a mistake makes fail included).
 std::vector<WhatIf> mistake_what_ifs(const std::string& lesson, const LessonOptions& opt, bool shapes_differ = false,
                                      int64_t* runs = nullptr);

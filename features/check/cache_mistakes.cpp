@@ -1,0 +1,64 @@
+// The KV cache and sliding-window mistakes (lib/nn/variant.h's issue-23 block) as reruns of the lessons
+// kv-cache and swa: the module's forward or the lesson's cells with one mistake, everything else the book's.
+#include "features/check/cache_mistakes.h"
+
+#include <algorithm>
+
+#include "lessons/lesson_text.h"
+
+namespace attn {
+
+std::vector<CacheMistakeRerun> cache_mistake_reruns(const std::string& lesson, const LessonOptions& opt) {
+  std::vector<CacheMistakeRerun> out;
+  auto rerun = [&](const std::string& mistake, Prose detail, auto set) {
+    LessonOptions o = opt;
+    set(o.variant);
+    out.push_back({mistake, std::move(detail), std::move(o)});
+  };
+  if (lesson == "swa") {
+    const int64_t w = opt.window.value_or(lesson_default_count("swa", "--window"));
+    rerun("swa-window-off-by-one",
+          text("check.detail.swa-window-off-by-one", {std::to_string(w), std::to_string(w + 1)}),
+          [](Variant& v) { v.window_off_by_one = true; });
+    rerun("swa-cache-oldest", text("check.detail.swa-cache-oldest", {std::to_string(w)}),
+          [](Variant& v) { v.cache_keeps_oldest = true; });
+  } else if (lesson == "kv-cache") {
+    rerun("kv-mask-row0", text("check.detail.kv-mask-row0"), [](Variant& v) { v.mask_from_row0 = true; });
+    // The lesson's second text: the prompt of its prefill cell, the first (n + 1) / 2 tokens.
+    rerun("no-reset-cache", text("check.detail.no-reset-cache", {std::to_string((opt.num_tokens() + 1) / 2)}),
+          [](Variant& v) { v.no_reset_cache = true; });
+  }
+  return out;
+}
+
+std::vector<CacheMistakeRerun> own_setting_reruns(const std::string& lesson, const LessonOptions& opt) {
+  std::vector<CacheMistakeRerun> out;
+  auto rerun = [&](const std::string& key, const std::string& flag, int64_t value, auto set) {
+    LessonOptions o = opt;
+    set(o, value);
+    const std::string v = std::to_string(value);
+    out.push_back({"export-settings", text("check.detail.settings", {key + "=" + v, lesson + " " + flag + " " + v}),
+                   std::move(o)});
+  };
+  if (lesson == "gqa") {  // every group count that divides the heads
+    const int64_t heads = opt.heads_or(lesson_default_count(lesson, "--num-heads"));
+    const int64_t declared = opt.num_kv_groups.value_or(lesson_default_count(lesson, "--num-kv-groups"));
+    for (int64_t g = 1; g <= std::min<int64_t>(heads, 64); ++g)
+      if (heads % g == 0 && g != declared)
+        rerun("num_kv_groups", "--num-kv-groups", g, [](LessonOptions& o, int64_t v) { o.num_kv_groups = v; });
+  } else if (lesson == "mla") {  // small latents, and the class's own default max(16, d_out // 8)
+    const int64_t d_out = opt.d_out_or(lesson_default_count(lesson, "--d-out"));
+    const int64_t declared = opt.latent_dim.value_or(lesson_default_count(lesson, "--latent-dim"));
+    std::vector<int64_t> sizes = {1, 2, 3, 4, 5, 6, 7, 8, 16};
+    if (d_out / 8 > 16) sizes.push_back(d_out / 8);
+    for (int64_t d : sizes)
+      if (d != declared) rerun("latent_dim", "--latent-dim", d, [](LessonOptions& o, int64_t v) { o.latent_dim = v; });
+  } else if (lesson == "swa") {  // 1 .. the tokens (a window of them or more is causal attention)
+    const int64_t declared = opt.window.value_or(lesson_default_count(lesson, "--window"));
+    for (int64_t w = 1; w <= opt.num_tokens(); ++w)
+      if (w != declared) rerun("window", "--window", w, [](LessonOptions& o, int64_t v) { o.window = v; });
+  }
+  return out;
+}
+
+}  // namespace attn

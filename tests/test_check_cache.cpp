@@ -1,0 +1,121 @@
+// attn-tutor check, issue 23: the KV cache and sliding-window mistakes of the lessons after the chapter, the
+// settings diagnosis (every shape first, the bonus lessons' own settings), an earlier value with nothing after
+// it, and reason lines that are true of the learner's values. Fixtures by real PyTorch:
+// tools/learner_mistakes_cache.py.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "run_cli.h"
+
+namespace {
+
+const std::string kMistakes = std::string(ATTN_TEST_FIXTURE_DIR) + "/mistakes/";
+
+CliResult check_fixture(const std::string& name) {
+  return run_cli("check '" + kMistakes + name + ".json' --color never");
+}
+
+// The report's text with its wrapped lines joined.
+std::string flat(std::string text) {
+  for (size_t at = text.find("\n  "); at != std::string::npos; at = text.find("\n  ", at)) text.replace(at, 3, " ");
+  for (char& c : text)
+    if (c == '\n') c = ' ';
+  return text;
+}
+
+void no_untrue_reason(const std::string& out) {
+  CHECK(out.find("never reached") == std::string::npos);
+  CHECK(out.find("still its value before") == std::string::npos);
+  CHECK(out.find("after `    print(") == std::string::npos);
+  CHECK(out.find("before `    print(") == std::string::npos);
+  CHECK(out.find("Possible diagnosis") == std::string::npos);
+}
+
+}  // namespace
+
+TEST_CASE("check: the book's printed context_vec exported last is a match, not out_proj forgotten") {
+  const CliResult r = check_fixture("way-context-vec-last");
+  CHECK(r.exit_code == 0);
+  CHECK(r.out.find("\u2713 context_vec   (2, 6, 2)     = In [12], its value after `context_vec = "
+                   "context_vec.contiguous().view(b, num_tokens, self.d_out)`, taken before `context_vec = "
+                   "self.out_proj(context_vec)` (nothing you exported after it says otherwise)") != std::string::npos);
+  CHECK(r.out.find("out_proj forgotten") == std::string::npos);
+}
+
+TEST_CASE("check: the KV cache and sliding-window mistakes are named at the right tensor") {
+  const struct { const char* fixture; const char* first; const char* diagnosis; const char* detail; } cases[] = {
+      {"swa-window-off-by-one", "First difference: mask_bool (", "sliding window one token too wide",
+       "mask_bool = (diff < 0) | (diff > 3): 4 keys visible."},
+      {"swa-cache-oldest", "First difference: swa.cache_k (", "sliding-window cache keeping the oldest tokens",
+       "cache_k, cache_v = ...[:, :3], the oldest 3 tokens."},
+      {"swa-cache-oldest-last", "First difference: out (", "sliding-window cache keeping the oldest tokens", ""},
+      {"kv-mask-row0", "First difference: out (", "KV-cache mask rows taken from row 0",
+       "self.mask.bool()[:num_tokens_Q, :num_tokens_K] with use_cache=True."},
+      {"kv-mask-row0-outs", "First difference: out (", "KV-cache mask rows taken from row 0", ""},
+      {"no-reset-cache", "First difference: prompt (", "no reset_cache() before a new prompt",
+       "prompt = mha(x[:, :3, :], use_cache=True) after the token-by-token steps, without mha.reset_cache()"},
+  };
+  for (const auto& c : cases) {
+    INFO(c.fixture);
+    const CliResult r = check_fixture(c.fixture);
+    CHECK(r.exit_code == 1);
+    CHECK(r.err.empty());
+    CHECK(r.out.find(c.first) != std::string::npos);
+    CHECK(r.out.find(std::string("\nDiagnosis: ") + c.diagnosis + "\n") != std::string::npos);
+    CHECK(flat(r.out).find(c.detail) != std::string::npos);
+    no_untrue_reason(r.out);
+  }
+}
+
+TEST_CASE("check: a step that ran is not said to have never reached the tensor") {
+  // Every token fed with the mask's row 0 sees only the first key: each step's out equals the first step's.
+  // The steps ran; the report says which mistake gives that, and no export of the same name counts as
+  // "taken earlier" than an export of it before.
+  const CliResult r = check_fixture("kv-mask-row0-outs");
+  CHECK(r.exit_code == 1);
+  CHECK(r.out.find("\u2717 out   (1, 1, 4)  differs from In [5]: 4 of 4 values") != std::string::npos);
+  CHECK(r.out.find("taken before") == std::string::npos);
+  // The sliding-window cache: the lesson records it in a loop whose line is a print(...): never named as a step.
+  const CliResult swa = check_fixture("swa-cache-oldest");
+  CHECK(swa.out.find("The lesson's swa.cache_k, In [8]:") != std::string::npos);
+  // An in-place step a mistake leaves without effect still never reached it (masked_fill's result discarded).
+  const CliResult discarded = check_fixture("mask-discarded");
+  CHECK(flat(discarded.out).find("that step never reached your attn_scores") != std::string::npos);
+}
+
+TEST_CASE("check: the declared settings are checked against every exported shape, in any order") {
+  // mha run with d_out=4, exported without it, attn_weights first: the same shape at d_out 2 and 4.
+  const CliResult r = check_fixture("export-settings-weights-first");
+  CHECK(r.exit_code == 1);
+  CHECK(r.out.find("First difference: attn_weights (") != std::string::npos);
+  CHECK(r.out.find("\nDiagnosis: an export whose tensors show other settings than it declares\n") != std::string::npos);
+  CHECK(flat(r.out).find("d_out=4: export(..., d_out=4), as attn-tutor mha --d-out 4 runs it.") != std::string::npos);
+}
+
+TEST_CASE("check: an export that forgets num_kv_groups, latent_dim or window is named") {
+  const struct { const char* fixture; const char* first; const char* setting; } cases[] = {
+      {"export-settings-kv-groups", "First difference: keys_new (",
+       "num_kv_groups=1: export(..., num_kv_groups=1), as attn-tutor gqa --num-kv-groups 1 runs it."},
+      {"export-settings-latent", "First difference: latent (",
+       "latent_dim=3: export(..., latent_dim=3), as attn-tutor mla --latent-dim 3 runs it."},
+      // the window changes values, not shapes
+      {"export-settings-window", "First difference: mask_bool (",
+       "window=2: export(..., window=2), as attn-tutor swa --window 2 runs it."},
+  };
+  for (const auto& c : cases) {
+    INFO(c.fixture);
+    const CliResult r = check_fixture(c.fixture);
+    CHECK(r.exit_code == 1);
+    CHECK(r.out.find(c.first) != std::string::npos);
+    CHECK(r.out.find("\nDiagnosis: an export whose tensors show other settings than it declares\n") != std::string::npos);
+    CHECK(flat(r.out).find(c.setting) != std::string::npos);
+  }
+  // Stated, the same numbers pass.
+  nlohmann::json doc = nlohmann::json::parse(read_text_file(kMistakes + "export-settings-window.json"));
+  doc["config"]["window"] = 2;
+  const CliResult fixed = run_cli("check '" + write_file(temp_dir(), "window.json", doc.dump()) + "' --color never");
+  CHECK(fixed.exit_code == 0);
+}
