@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "features/check/replay.h"
+#include "lessons/lesson.h"
 #include "run_cli.h"
 
 namespace {
@@ -118,4 +120,27 @@ TEST_CASE("check: an export that forgets num_kv_groups, latent_dim or window is 
   doc["config"]["window"] = 2;
   const CliResult fixed = run_cli("check '" + write_file(temp_dir(), "window.json", doc.dump()) + "' --color never");
   CHECK(fixed.exit_code == 0);
+}
+
+TEST_CASE("check: every rerun of the lessons after the chapter runs (none is dropped for throwing)") {
+  for (const char* lesson : {"kv-cache", "gqa", "mla", "swa"})
+    for (int64_t context_length : {0, 12})
+      for (bool shapes_differ : {false, true}) {
+        INFO(lesson << " context_length " << context_length << " shapes_differ " << shapes_differ);
+        attn::LessonOptions opt;
+        if (context_length && std::string(lesson) == "kv-cache") opt.context_length = context_length;
+        int64_t runs = 0;
+        const std::vector<attn::WhatIf> what_ifs = attn::mistake_what_ifs(lesson, opt, shapes_differ, &runs);
+        CHECK(static_cast<int64_t>(what_ifs.size()) == runs);
+        CHECK(runs <= attn::mistake_rerun_count(lesson, opt));
+        bool reset = false, row0 = false, window = false;
+        for (const attn::WhatIf& w : what_ifs) {
+          reset = reset || w.mistake == "no-reset-cache";
+          row0 = row0 || w.mistake == "kv-mask-row0";
+          window = window || w.mistake == "swa-window-off-by-one";
+        }
+        CHECK(reset == (std::string(lesson) == "kv-cache" && context_length == 12));  // room for the second text
+        CHECK(row0 == (std::string(lesson) == "kv-cache"));
+        CHECK(window == (std::string(lesson) == "swa"));
+      }
 }

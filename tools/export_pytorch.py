@@ -12,8 +12,9 @@ write it in). A name the lesson gives several values (attn_weights before and af
 before and after masked_fill_, keys after W_key, view and transpose) is compared with the value it has at
 that point: going back from your last tensor, each takes the latest value of its name (of its shape) that
 comes before the next tensor's. A tensor you took at another point is still recognised (a ✓ with a note)
-when what you exported after it matches; one that only equals an earlier value, with what follows it
-differing, is reported as stale (the step after it never reached it). To say exactly where a value comes
+when nothing you exported after it differs (what follows matches, or nothing follows); one that only equals
+an earlier value, with what follows it differing, is a difference (stale when one step lay between: it never
+reached it). To say exactly where a value comes
 from, pass cells={"attn_weights": 10}: the value the lesson has in its In [10]. To export one name twice
 (say attn_weights before and after the mask), pass a list of (name, tensor) pairs instead of a dict:
     export([("attn_weights", w_unmasked), ("masked", masked), ("attn_weights", w)], "causal-mask", "mine.json")
