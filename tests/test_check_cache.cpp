@@ -144,3 +144,16 @@ TEST_CASE("check: every rerun of the lessons after the chapter runs (none is dro
         CHECK(window == (std::string(lesson) == "swa"));
       }
 }
+
+TEST_CASE("check: one earlier value exported many times is compared, without a crash") {
+  // attn_weights before dropout 4096 times (the limit): after the first, each is a value taken before the point
+  // of an earlier export of its name, with no later tensor to tell: a plain difference, never a match.
+  nlohmann::json doc = nlohmann::json::parse(read_text_file(kMistakes + "way-before-dropout.json"));
+  const nlohmann::json first = doc["tensors"][0];
+  doc["tensors"] = nlohmann::json::array();
+  for (int i = 0; i < 4096; ++i) doc["tensors"].push_back(first);
+  const CliResult r = run_cli("check '" + write_file(temp_dir(), "many.json", doc.dump()) + "' --color never");
+  CHECK(r.exit_code == 1);
+  CHECK(r.err.empty());
+  CHECK(r.out.find("4094 differ.") != std::string::npos);
+}

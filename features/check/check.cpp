@@ -246,6 +246,14 @@ CheckReport check_export(const LearnerExport& ex, const Notebook& tool,
   for (size_t i = 0; i < r.checks.size(); ++i)
     if (r.checks[i].expected >= 0) order.push_back(i);
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return r.checks[a].expected < r.checks[b].expected; });
+  // previous_point[i]: the latest point of the tensors of i's name before it in the file (-1: none).
+  std::vector<int> previous_point(r.checks.size(), -1);
+  std::unordered_map<std::string, int> latest_point;
+  for (size_t i = 0; i < r.checks.size(); ++i) {
+    const auto inserted = latest_point.emplace(r.yours[i].name, -1);
+    previous_point[i] = inserted.first->second;
+    inserted.first->second = std::max(inserted.first->second, r.checks[i].expected);
+  }
   // later_all_match[k]: every tensor from order[k] on matches (decided before order[k - 1] is).
   std::vector<char> later_all_match(order.size() + 1, 1);
   for (size_t k = order.size(); k-- > 0;) {
@@ -261,15 +269,13 @@ CheckReport check_export(const LearnerExport& ex, const Notebook& tool,
       // lesson records the value at).
       const bool one_step = c.next_step && !is_print_line(r.tool[c.expected].code);
       // Not taken before the point of an earlier export of the same name (the file's order is the program's).
-      bool after_previous = true;
-      for (size_t j = 0; j < order[k]; ++j)
-        if (r.yours[j].name == r.yours[order[k]].name && r.checks[j].expected >= c.other) after_previous = false;
+      const bool after_previous = previous_point[order[k]] < c.other;
       if (after_previous && (!next || all_match)) {  // nothing exported after it says otherwise: taken there
         c.elsewhere = E::Earlier;
         c.verdict = V::Match;
         c.nothing_after = !next;
-      } else if (!one_step) {
-        c.elsewhere = E::None;  // a plain difference: no step can be said to have missed it
+      } else if (!one_step || !next) {
+        c.elsewhere = E::None;  // a plain difference: no step can be said to have missed it (or nothing to tell)
       } else {
         c.elsewhere = next->verdict != V::Match ? E::Stale : E::Unsure;
       }
