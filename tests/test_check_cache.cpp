@@ -115,6 +115,17 @@ TEST_CASE("check: an export that forgets num_kv_groups, latent_dim or window is 
     CHECK(r.out.find("\nDiagnosis: an export whose tensors show other settings than it declares\n") != std::string::npos);
     CHECK(flat(r.out).find(c.setting) != std::string::npos);
   }
+  // Without the tensor whose shape differs: the values alone name it.
+  for (const char* fixture : {"export-settings-kv-groups", "export-settings-latent"}) {
+    INFO(fixture);
+    nlohmann::json values = nlohmann::json::parse(read_text_file(kMistakes + fixture + ".json"));
+    values["tensors"].erase(1);  // keys_new, latent
+    REQUIRE(values["tensors"][0]["name"] == "attn_weights");
+    const CliResult r = run_cli("check '" + write_file(temp_dir(), "values.json", values.dump()) + "' --color never");
+    CHECK(r.exit_code == 1);
+    CHECK(r.out.find("First difference: attn_weights (") != std::string::npos);
+    CHECK(r.out.find("\nDiagnosis: an export whose tensors show other settings than it declares\n") != std::string::npos);
+  }
   // Stated, the same numbers pass.
   nlohmann::json doc = nlohmann::json::parse(read_text_file(kMistakes + "export-settings-window.json"));
   doc["config"]["window"] = 2;

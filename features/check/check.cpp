@@ -240,7 +240,7 @@ CheckReport check_export(const LearnerExport& ex, const Notebook& tool,
   }
   if (!known) no_known_name(ex, r.tool);
   // An earlier value of its name: the tensors exported after its point tell whether it was taken there on
-  // purpose (they match) or whatever came after it never reached it (the next one differs). Decided from
+  // purpose (none differs) or the step after it never reached it (the next one differs). Decided from
   // the last point back, so that the evidence is decided first.
   std::vector<size_t> order;
   for (size_t i = 0; i < r.checks.size(); ++i)
@@ -259,7 +259,8 @@ CheckReport check_export(const LearnerExport& ex, const Notebook& tool,
   for (size_t k = order.size(); k-- > 0;) {
     TensorCheck& c = r.checks[order[k]];
     if (c.verdict == V::Differs && c.other >= 0) {
-      // The next tensor differing: stale. Every later one matching: taken there. Else (or nothing after): unsure.
+      // Nothing after it differing (or nothing after it): taken there. Else, with one step between the value
+      // and its point: the next tensor differing, stale; matching, unsure. Else a plain difference.
       // The tensors after its point: those of `order` past the ones at the same point (it is sorted by point).
       size_t next_at = k + 1;
       while (next_at < order.size() && r.checks[order[next_at]].expected <= c.expected) ++next_at;
