@@ -83,6 +83,9 @@ TEST_CASE("check: a step that ran is not said to have never reached the tensor")
   // The sliding-window cache: the lesson records it in a loop whose line is a print(...): never named as a step.
   const CliResult swa = check_fixture("swa-cache-oldest");
   CHECK(swa.out.find("The lesson's swa.cache_k, In [8]:") != std::string::npos);
+  // The cache exported last equals an earlier step's; the named mistake gives it at its own point: a ✗.
+  const CliResult last = check_fixture("swa-cache-oldest-last");
+  CHECK(last.out.find("\u2717 swa.cache_k  (1, 3, 2, 2)  differs from In [8]: 12 of 12 values") != std::string::npos);
   // An in-place step a mistake leaves without effect still never reached it (masked_fill's result discarded).
   const CliResult discarded = check_fixture("mask-discarded");
   CHECK(flat(discarded.out).find("that step never reached your attn_scores") != std::string::npos);

@@ -303,7 +303,7 @@ CheckReport check_export(const LearnerExport& ex, const Notebook& tool,
   // Of several, those that also give the most of the later tensors (the differing ones, and the matching ones as they are).
   size_t best = 0;
   std::vector<std::pair<size_t, Diagnosis>> found;
-  std::vector<std::vector<int>> missed;
+  std::vector<std::vector<int>> missed, explained;
   for (const WhatIf& w : what_ifs(r)) {
     const Mistake* m = find_mistake(w.mistake);
     if (!m) continue;
@@ -329,14 +329,32 @@ CheckReport check_export(const LearnerExport& ex, const Notebook& tool,
     best = std::max(best, given);
     found.push_back({given, {m, w.detail, at_point}});
     missed.push_back(not_given);
+    // The later tensors matched as earlier values that this mistake gives at their own points.
+    explained.emplace_back();
+    for (int i : after_matching)
+      if (r.checks[i].elsewhere == E::Earlier && reproduces(r.yours, {i}, w.timeline, what_if_index, pts, 1e-6, true))
+        explained.back().push_back(i);
   }
+  size_t chosen = 0;
   for (size_t k = 0; k < found.size(); ++k) {
     if (found[k].first != best) continue;
     if (std::any_of(r.diagnoses.begin(), r.diagnoses.end(), [&](const Diagnosis& d) { return d.mistake == found[k].second.mistake; }))
       continue;
-    if (r.diagnoses.empty()) r.not_reproduced = missed[k];
+    if (r.diagnoses.empty()) {
+      r.not_reproduced = missed[k];
+      chosen = k;
+    }
     r.diagnoses.push_back(found[k].second);
   }
+  // A later tensor matched as an earlier value of its name that the one named mistake gives at its own
+  // point: a consequence of the mistake (a stale cache), not a value taken there: a difference.
+  if (r.diagnoses.size() == 1)
+    for (int i : explained[chosen]) {
+      TensorCheck& c = r.checks[i];
+      c.verdict = V::Differs;
+      c.elsewhere = E::None;
+      compare(r.yours[i].tensor, r.tool[c.expected].tensor, c);
+    }
   // An earlier value that a known mistake gives at the tensor's own point: the step ran (with the mistake)
   // and gave the same value again; "never reached" would be untrue. Unless the step is an in-place change
   // (masked_fill_): a mistake that leaves it without effect is that step not reaching it.
