@@ -120,7 +120,10 @@ LearnerExport export_for(const TraceDocument& trace, const std::string& source, 
     origins.push_back(e.origin);
   }
   LearnerExport ex = parse_export(doc.dump(), source);
-  for (size_t i = 0; i < ex.tensors.size(); ++i) ex.tensors[i].origin = origins[i];
+  for (size_t i = 0; i < ex.tensors.size(); ++i) {
+    ex.tensors[i].origin = origins[i];
+    ex.tensors[i].snapshot = true;
+  }
   return ex;
 }
 
