@@ -149,8 +149,20 @@ LearnerExport export_for(const TraceDocument& trace, const std::string& source, 
       known[i] = some_value_of(*timeline, ex.tensors[i].name, ex.tensors[i].tensor);
       if (events[i]->scope != "module") call_known[events[i]->call] |= known[i] != 0;
     }
+    // A value of another rank than all the lesson's of its name, when another of the program's has one of
+    // theirs (the unbatched `keys` of an earlier cell beside the module's batched ones).
+    auto lesson_rank = [&](size_t i) {
+      for (const Binding& b : *timeline)
+        if (b.name == ex.tensors[i].name && b.tensor.dim() == ex.tensors[i].tensor.dim()) return true;
+      return false;
+    };
+    std::set<std::string> some_rank;  // names of which the program has a value of a rank the lesson has
+    std::vector<char> rank_ok(events.size(), 0);
     for (size_t i = 0; i < events.size(); ++i)
-      keep[i] = (last_state[i] || known[i]) && (events[i]->scope == "module" || call_known[events[i]->call]);
+      if ((rank_ok[i] = lesson_rank(i))) some_rank.insert(ex.tensors[i].name);
+    for (size_t i = 0; i < events.size(); ++i)
+      keep[i] = (last_state[i] || known[i]) && (events[i]->scope == "module" || call_known[events[i]->call]) &&
+                (rank_ok[i] || !some_rank.count(ex.tensors[i].name));
   }
   LearnerExport kept = ex;
   kept.tensors.clear();
