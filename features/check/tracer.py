@@ -104,7 +104,8 @@ class _Frame:
     __slots__ = ("seen", "line", "function", "scope", "file")
 
     def __init__(self, frame, scope):
-        self.seen = {}
+        # a notebook's cells share their globals: what one cell bound is not new in the next
+        self.seen = _module_seen.setdefault(id(frame.f_globals), {}) if scope == "module" else {}
         self.line = frame.f_lineno
         _calls[0] += 1
         self.function = (frame.f_code.co_name, frame.f_code.co_firstlineno, _calls[0])
@@ -113,6 +114,7 @@ class _Frame:
 
 
 _state = {}  # id(frame) -> _Frame
+_module_seen = {}  # id(globals) -> the names seen at module level
 _calls = [0]  # the calls of the learner's functions so far (each event names its call)
 
 
