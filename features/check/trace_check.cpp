@@ -217,12 +217,19 @@ TraceDocument parse_trace(const std::string& text, const std::string& source, co
   if (status == "no-torch") throw UsageError(error_text("check.err.no-torch", {echo(python, 60), echo(text_of(doc, "message"), 80)}));
   if (status == "bad-notebook") throw UsageError(error_text("check.err.bad-notebook", {source, echo(text_of(doc, "message"), 80)}));
   if (status == "raised") {
-    std::string where;
+    // Its last frames in the learner's code, innermost first: "line 12 of f.py (`...`), called from line 30 ...".
+    ErrorText where;
     if (doc.contains("traceback") && doc["traceback"].is_array())
-      for (const json& line : doc["traceback"])
-        if (line.is_string()) where += (where.empty() ? "" : " <- ") + echo(line.get<std::string>(), 90);
+      for (const json& f : doc["traceback"]) {
+        if (!f.is_object()) continue;
+        const int cell = int_of(f, "cell");
+        const std::string line = std::to_string(int_of(f, "line")), code = echo(text_of(f, "code"), 80);
+        ErrorText here = cell > 0 ? error_text("check.origin.cell", {std::to_string(cell), line, source, code})
+                                  : error_text("check.origin.line", {line, source, code});
+        where = where.empty() ? here : error_text("check.traceback-sep", {here, where});
+      }
     throw UsageError(error_text("check.err.raised", {source, echo(text_of(doc, "message"), 160),
-                                                     where.empty() ? std::string("?") : where}));
+                                                     where.empty() ? ErrorText(source) : where}));
   }
   if (status != "ok") bad_trace(source, "status " + status);
   TraceDocument t;
@@ -288,6 +295,8 @@ CheckReport check_trace(const TraceDocument& trace, const std::string& source, c
                          "check " + source);
       const Notebook nb = lesson.run(opt);
       c.ex = export_for(trace, source, lesson.name, timeline_names(nb), config, c.unlisted, &nb.timeline());
+      if (c.ex.tensors.empty() && !choices.lesson.empty())  // the lesson given: its names, whatever their values
+        c.ex = export_for(trace, source, lesson.name, timeline_names(nb), config, c.unlisted);
       if (c.ex.tensors.empty()) continue;
       const CheckReport r = check_export(c.ex, nb, nullptr);
       for (const TensorCheck& k : r.checks) {
