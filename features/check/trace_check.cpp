@@ -8,6 +8,7 @@
 #include "core/safe_json.h"
 #include "core/safe_text.h"
 #include "core/usage_error.h"
+#include "features/check/python_trace.h"
 #include "features/check/replay.h"
 #include "lessons/cost_model.h"
 #include "lessons/lesson.h"
@@ -238,6 +239,8 @@ TraceDocument parse_trace(const std::string& text, const std::string& source, co
   t.truncated = doc.value("truncated", false) == true;
   t.skipped = int_of(doc, "skipped");
   if (!doc.contains("events") || !doc["events"].is_array()) bad_trace(source, "no \"events\" list");
+  // The program's own name where the learner checks a saved trace; else the path they gave.
+  const std::string origin_file = is_program_path(source) || t.program.empty() ? source : t.program;
   for (const json& e : doc["events"]) {
     if (!e.is_object() || !e.contains("name") || !e["name"].is_string()) bad_trace(source, "an event without a name");
     TraceEvent ev;
@@ -246,7 +249,7 @@ TraceDocument parse_trace(const std::string& text, const std::string& source, co
     if (ev.name.size() > kMaxTensorNameBytes) continue;
     ev.scope = text_of(e, "scope");
     ev.function = text_of(e, "function");
-    ev.origin = {source, int_of(e, "cell"), int_of(e, "line"), text_of(e, "code")};
+    ev.origin = {origin_file, int_of(e, "cell"), int_of(e, "line"), text_of(e, "code")};
     ev.function_key = ev.function + ":" + std::to_string(ev.origin.cell) + ":" + std::to_string(int_of(e, "def_line"));
     ev.call = int_of(e, "call");
     if (e.contains("data") && !e.contains("skipped")) {
