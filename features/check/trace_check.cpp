@@ -370,11 +370,11 @@ CheckReport check_trace(const TraceDocument& trace, const std::string& source, c
       while (k + 1 < starts.size() && starts[k + 1].first <= c.expected) ++k;
       ++per_lesson[k];
     }
-    // More matches than one lesson, and in more than one lesson: the program is about the chapter.
+    // More matches than one lesson, and in three lessons or more: the program is about the chapter.
     // (A difference in such a program is checked against the lesson it is in only when the chapter
     // otherwise matches: the chapter's alignment is not trusted to place a difference on its own.)
     const bool chapter = matched > best->matched &&
-                         std::count_if(per_lesson.begin(), per_lesson.end(), [](int n) { return n >= 3; }) >= 2;
+                         std::count_if(per_lesson.begin(), per_lesson.end(), [](int n) { return n >= 3; }) >= 3;
     int differing = 0;
     for (const TensorCheck& c : r.checks) differing += c.verdict == TensorCheck::Verdict::Differs;
     if (chapter && (r.ok() || differing <= best->differing)) {
