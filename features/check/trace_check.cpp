@@ -1,0 +1,438 @@
+#include "features/check/trace_check.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "core/safe_json.h"
+#include "core/safe_text.h"
+#include "core/usage_error.h"
+#include "features/check/python_trace.h"
+#include "features/check/replay.h"
+#include "lessons/cost_model.h"
+#include "lessons/lesson.h"
+
+namespace attn {
+
+namespace {
+
+using nlohmann::json;
+
+constexpr const char* kTraceSchema = "attn-tutor-trace/1";
+
+[[noreturn]] void bad_trace(const std::string& source, const std::string& what) {
+  throw UsageError(error_text("check.err.trace-bad", {source, echo(what, 80)}));
+}
+
+std::string text_of(const json& j, const char* key) {
+  return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : std::string();
+}
+
+int int_of(const json& j, const char* key) {
+  if (!j.contains(key) || !j[key].is_number_integer()) return 0;
+  const int64_t v = j[key].get<int64_t>();
+  return v < 0 || v > 10000000 ? 0 : static_cast<int>(v);
+}
+
+// The module arguments that are the lesson's settings, by the config key they set.
+std::string config_key_of(const std::string& arg) {
+  static const std::vector<std::pair<std::string, std::string>> names = {
+      {"d_out", "d_out"}, {"num_heads", "num_heads"}, {"n_heads", "num_heads"}, {"dropout", "dropout"},
+      {"context_length", "context_length"}, {"qkv_bias", "qkv_bias"}, {"num_kv_groups", "num_kv_groups"},
+      {"n_kv_groups", "num_kv_groups"}, {"latent_dim", "latent_dim"}, {"window", "window"},
+      {"window_size", "window"}, {"sliding_window_size", "window"}, {"num_hiddens", "num_hiddens"},
+      {"d_model", "d_model"}};
+  for (const auto& [from, to] : names)
+    if (arg == from) return to;
+  return "";
+}
+
+// Whether `lesson` takes the setting `key` (an option's config key, or one every lesson takes).
+bool lesson_takes(const LessonInfo& lesson, const std::string& key) {
+  for (const OptionRow& row : option_table())
+    if (row.config_key() == key) return lesson.takes(row);
+  return false;
+}
+
+// The book's six embeddings, as every lesson's default inputs.
+bool book_inputs(const Tensor& t) {
+  const Tensor book = LessonOptions{}.inputs.embeddings;
+  return tensors_close(t, book, 1e-7);
+}
+
+// The settings the program used, for `lesson`: its modules' arguments (the last construction's), its
+// seed (the first torch.manual_seed that is not one of the book's own 123 and 789), its `inputs`.
+json settings_for(const LessonInfo& lesson, const TraceDocument& trace, const LearnerExport& probe,
+                  const TraceChoices& choices) {
+  json config = json::object();
+  for (const auto& [cls, args] : trace.modules)
+    for (const auto& [arg, value] : args.items()) {
+      const std::string key = config_key_of(arg);
+      if (key.empty() || !lesson_takes(lesson, key) || value.is_null() || value.is_string()) continue;
+      if (key == "dropout" && !value.is_number()) continue;
+      config[key] = value;
+    }
+  if (config.contains("context_length") && config["context_length"].is_number_integer() &&
+      config["context_length"].get<int64_t>() < 2)
+    config.erase("context_length");
+  std::optional<std::string> seed = choices.seed;
+  if (!seed)
+    for (const std::string& s : trace.seeds)
+      if (s != "123" && s != "789") {
+        seed = s;
+        break;
+      }
+  if (seed) config["seed"] = *seed;
+  for (const LearnerTensor& t : probe.tensors)
+    if (t.name == "inputs" && t.tensor.dim() == 2) {
+      if (!book_inputs(t.tensor)) {
+        json rows = json::array();
+        const std::vector<float> v = t.tensor.values();
+        const int64_t cols = t.tensor.shape()[1];
+        for (int64_t r = 0; r < t.tensor.shape()[0]; ++r)
+          rows.push_back(std::vector<float>(v.begin() + r * cols, v.begin() + (r + 1) * cols));
+        config["inputs_data"] = rows;
+      }
+      break;
+    }
+  return config;
+}
+
+// The names `tool`'s timeline has.
+std::set<std::string> timeline_names(const Notebook& tool) {
+  std::set<std::string> names;
+  for (const Binding& b : tool.timeline()) names.insert(b.name);
+  return names;
+}
+
+// Whether `t` equals a value the lesson's timeline gives `name` anywhere.
+bool some_value_of(const std::vector<Binding>& timeline, const std::string& name, const Tensor& t) {
+  for (const Binding& b : timeline)
+    if (b.name == name && tensors_close(t, b.tensor)) return true;
+  return false;
+}
+
+// The program's tensors the lesson has names for, as an export of `lesson`, each with its origin. With the
+// lesson's timeline, two kinds of the program's values are not the lesson's and are left out: the states a
+// tensor passes through before its last one (a loop filling it in place: `attn_scores_2[i] = ...` from
+// torch.empty) unless the lesson has that state too, and the locals of a call none of whose tensors is a
+// value the lesson has (a class or a call the lesson does not step through).
+LearnerExport export_for(const TraceDocument& trace, const std::string& source, const std::string& lesson,
+                         const std::set<std::string>& names, const json& config, int& unlisted,
+                         const std::vector<Binding>* timeline = nullptr, int* furthest = nullptr) {
+  json doc = {{"schema", "attn-tutor/1"}, {"lesson", lesson}, {"config", config}, {"tensors", json::array()}};
+  std::vector<const TraceEvent*> events;
+  unlisted = 0;
+  for (const TraceEvent& e : trace.events) {
+    if (e.entry.is_null() || !names.count(e.name) || events.size() >= kMaxExportTensors) {
+      ++unlisted;
+      continue;
+    }
+    doc["tensors"].push_back(e.entry);
+    events.push_back(&e);
+  }
+  LearnerExport ex = parse_export(doc.dump(), source);
+  std::vector<char> keep(ex.tensors.size(), 1);
+  if (timeline) {
+    // Each object's chain of states: a binding, then the in-place changes of the same name in the same function.
+    std::map<std::string, size_t> latest;  // name, scope, function -> its chain's latest event
+    std::vector<char> last_state(events.size(), 1);
+    for (size_t i = 0; i < events.size(); ++i) {
+      const std::string key = events[i]->name + "\n" + events[i]->scope + "\n" + events[i]->function_key;
+      const auto it = latest.find(key);
+      if (events[i]->kind == "in_place" && it != latest.end()) last_state[it->second] = 0;
+      latest[key] = i;
+    }
+    std::map<int, bool> call_known;  // a call of a function whose locals the lesson has
+    std::vector<char> known(events.size(), 0);
+    for (size_t i = 0; i < events.size(); ++i) {
+      known[i] = some_value_of(*timeline, ex.tensors[i].name, ex.tensors[i].tensor);
+      if (events[i]->scope != "module") call_known[events[i]->call] |= known[i] != 0;
+    }
+    // A value of another shape than all the lesson's of its name, when another of the program's has one of
+    // theirs (the unbatched `keys` of an earlier cell beside the module's batched ones, a cached step's).
+    auto lesson_rank = [&](size_t i) {
+      for (const Binding& b : *timeline)
+        if (b.name == ex.tensors[i].name && b.tensor.shape() == ex.tensors[i].tensor.shape()) return true;
+      return false;
+    };
+    std::set<std::string> some_rank;  // names of which the program has a value of a shape the lesson has
+    std::vector<char> rank_ok(events.size(), 0);
+    for (size_t i = 0; i < events.size(); ++i)
+      if ((rank_ok[i] = lesson_rank(i))) some_rank.insert(ex.tensors[i].name);
+    for (size_t i = 0; i < events.size(); ++i)
+      keep[i] = (last_state[i] || known[i]) && (events[i]->scope == "module" || call_known[events[i]->call]) &&
+                (rank_ok[i] || !some_rank.count(ex.tensors[i].name));
+  }
+  LearnerExport kept = ex;
+  kept.tensors.clear();
+  size_t from = 0;  // where the program is in the lesson's timeline, going forward
+  for (size_t i = 0; i < ex.tensors.size(); ++i) {
+    if (!keep[i]) {
+      ++unlisted;
+      continue;
+    }
+    kept.tensors.push_back(ex.tensors[i]);
+    kept.tensors.back().origin = events[i]->origin;
+    if (furthest && events[i]->scope == "module") *furthest = static_cast<int>(events[i] - trace.events.data());
+    kept.tensors.back().snapshot = true;
+    // A value the lesson's name takes at or after the program's place: that cell is where it is (the
+    // program's order, not a search back from its end, places it). Never an earlier one: a mistake can
+    // give an earlier value (masked_fill's result discarded leaves the unmasked scores).
+    if (!timeline) continue;
+    for (size_t j = from; j < timeline->size(); ++j)
+      if ((*timeline)[j].name == ex.tensors[i].name && tensors_close(ex.tensors[i].tensor, (*timeline)[j].tensor)) {
+        kept.tensors.back().cell = (*timeline)[j].cell;
+        from = j;
+        break;
+      }
+  }
+  return kept;
+}
+
+// "d_out 4, num_heads 2, seed 5" (or the book's settings).
+std::string settings_text(const json& config) {
+  std::string out;
+  for (const auto& [key, value] : config.items()) {
+    if (key == "inputs_data") {
+      out += std::string(out.empty() ? "" : ", ") + "inputs " + std::to_string(value.size()) + "x" +
+             std::to_string(value.empty() ? 0 : value[0].size());
+      continue;
+    }
+    out += (out.empty() ? "" : ", ") + key + " " + (value.is_string() ? value.get<std::string>() : value.dump());
+  }
+  return out;
+}
+
+struct Candidate {
+  const LessonInfo* lesson = nullptr;
+  LearnerExport ex;
+  int matched = 0, differing = 0, unlisted = 0;
+  int furthest = -1;  // the program's last module-level tensor the lesson places (an index into the trace's events)
+};
+
+}  // namespace
+
+bool is_trace_document(const std::string& text) {
+  const json doc = json::parse(text, nullptr, false);
+  return doc.is_object() && doc.contains("schema") && doc["schema"] == kTraceSchema;
+}
+
+TraceDocument parse_trace(const std::string& text, const std::string& source, const std::string& python) {
+  JsonRules rules;
+  rules.source = "check " + source;
+  rules.fix = error_text("check.err.json-fix");
+  rules.nonfinite_fix = error_text("check.err.nonfinite-fix");
+  rules.depth_fix = error_text("check.err.depth-fix");
+  const json doc = parse_json_safely(text, rules);
+  if (!doc.is_object() || doc.value("schema", json()) != kTraceSchema) bad_trace(source, "no \"schema\": \"attn-tutor-trace/1\"");
+  const std::string status = text_of(doc, "status");
+  if (status == "no-torch") throw UsageError(error_text("check.err.no-torch", {echo(python, 60), echo(text_of(doc, "message"), 80)}));
+  if (status == "bad-notebook") throw UsageError(error_text("check.err.bad-notebook", {source, echo(text_of(doc, "message"), 80)}));
+  if (status == "raised") {
+    // Its last frames in the learner's code, innermost first: "line 12 of f.py (`...`), called from line 30 ...".
+    ErrorText where;
+    if (doc.contains("traceback") && doc["traceback"].is_array())
+      for (const json& f : doc["traceback"]) {
+        if (!f.is_object()) continue;
+        const int cell = int_of(f, "cell");
+        const std::string line = std::to_string(int_of(f, "line")), code = echo(text_of(f, "code"), 80);
+        ErrorText here = cell > 0 ? error_text("check.origin.cell", {std::to_string(cell), line, source, code})
+                                  : error_text("check.origin.line", {line, source, code});
+        where = where.empty() ? here : error_text("check.traceback-sep", {here, where});
+      }
+    throw UsageError(error_text("check.err.raised", {source, echo(text_of(doc, "message"), 160),
+                                                     where.empty() ? ErrorText(source) : where}));
+  }
+  if (status != "ok") bad_trace(source, "status " + status);
+  TraceDocument t;
+  t.program = text_of(doc, "program");
+  t.notebook = text_of(doc, "kind") == "notebook";
+  t.truncated = doc.value("truncated", false) == true;
+  t.skipped = int_of(doc, "skipped");
+  if (!doc.contains("events") || !doc["events"].is_array()) bad_trace(source, "no \"events\" list");
+  // The program's own name where the learner checks a saved trace; else the path they gave.
+  const std::string origin_file = is_program_path(source) || t.program.empty() ? source : t.program;
+  for (const json& e : doc["events"]) {
+    if (!e.is_object() || !e.contains("name") || !e["name"].is_string()) bad_trace(source, "an event without a name");
+    TraceEvent ev;
+    ev.kind = text_of(e, "kind");
+    ev.name = text_of(e, "name");
+    if (ev.name.size() > kMaxTensorNameBytes) continue;
+    ev.scope = text_of(e, "scope");
+    ev.function = text_of(e, "function");
+    ev.origin = {origin_file, int_of(e, "cell"), int_of(e, "line"), text_of(e, "code")};
+    ev.function_key = ev.function + ":" + std::to_string(ev.origin.cell) + ":" + std::to_string(int_of(e, "def_line"));
+    ev.call = int_of(e, "call");
+    if (e.contains("data") && !e.contains("skipped")) {
+      ev.entry = {{"name", ev.name}, {"data", e["data"]}};
+      if (e.contains("shape")) ev.entry["shape"] = e["shape"];
+      if (e.contains("dtype")) ev.entry["dtype"] = e["dtype"];
+    }
+    t.events.push_back(std::move(ev));
+  }
+  if (doc.contains("seeds") && doc["seeds"].is_array())
+    for (const json& s : doc["seeds"])
+      if (s.is_object() && s.contains("seed"))
+        t.seeds.push_back(s["seed"].is_string() ? s["seed"].get<std::string>() : s["seed"].dump());
+  if (doc.contains("modules") && doc["modules"].is_array())
+    for (const json& m : doc["modules"])
+      if (m.is_object() && m.contains("args") && m["args"].is_object()) t.modules.push_back({text_of(m, "class"), m["args"]});
+  return t;
+}
+
+CheckReport check_trace(const TraceDocument& trace, const std::string& source, const TraceChoices& choices) {
+  std::set<std::string> bound;
+  for (const TraceEvent& e : trace.events) bound.insert(e.name);
+  if (!choices.lesson.empty() && !find_lesson(choices.lesson)) {
+    std::string names;
+    for (const LessonInfo& l : lessons()) names += (names.empty() ? "" : ", ") + l.name;
+    throw UsageError(error_text("check.err.trace-lesson", {echo(choices.lesson), names}));
+  }
+  // Each candidate lesson run once with the settings the program used for it; the one whose replay
+  // matches the most of the program's tensors is the lesson (fewer differences, then the registry's order).
+  std::vector<Candidate> candidates;
+  std::optional<UsageError> given_failed;
+  for (const LessonInfo& lesson : lessons()) {
+    if (!choices.lesson.empty() && lesson.name != choices.lesson) continue;
+    bool any = false;
+    for (const std::string& n : lesson.exports) any = any || bound.count(n);
+    if (!any && choices.lesson.empty()) continue;
+    try {
+      int unused = 0;
+      LearnerExport probe;  // the program's `inputs`, when it binds one
+      if (bound.count("inputs")) probe = export_for(trace, source, lesson.name, {"inputs"}, json::object(), unused);
+      Candidate c{&lesson, {}, 0, 0, 0};
+      const json config = settings_for(lesson, trace, probe, choices);
+      LearnerExport settings{source, lesson.name, config, {}, {}};
+      const LessonOptions opt = replay_options(settings);
+      require_affordable(lesson.name, opt, false, "config.", 1.0 + static_cast<double>(mistake_rerun_count(lesson.name, opt)),
+                         "check " + source);
+      const Notebook nb = lesson.run(opt);
+      c.ex = export_for(trace, source, lesson.name, timeline_names(nb), config, c.unlisted, &nb.timeline(), &c.furthest);
+      if (c.ex.tensors.empty() && !choices.lesson.empty())  // the lesson given: its names, whatever their values
+        c.ex = export_for(trace, source, lesson.name, timeline_names(nb), config, c.unlisted);
+      if (c.ex.tensors.empty()) continue;
+      const CheckReport r = check_export(c.ex, nb, nullptr);
+      for (const TensorCheck& k : r.checks) {
+        c.matched += k.verdict == TensorCheck::Verdict::Match;
+        c.differing += k.verdict == TensorCheck::Verdict::Differs;
+      }
+      candidates.push_back(std::move(c));
+    } catch (const UsageError& e) {
+      if (!choices.lesson.empty()) throw;
+    }
+  }
+  if (candidates.empty()) {
+    std::string names;
+    for (const std::string& n : bound) {
+      if (names.size() > 200) {
+        names += ", ...";
+        break;
+      }
+      names += (names.empty() ? "" : ", ") + echo(n);
+    }
+    throw UsageError(error_text(choices.lesson.empty() ? "check.err.trace-no-lesson" : "check.err.trace-no-names",
+                                {source, names.empty() ? std::string("-") : names, choices.lesson}));
+  }
+  const Candidate* best = &candidates.front();
+  for (const Candidate& c : candidates)
+    if (c.matched > best->matched || (c.matched == best->matched && c.differing < best->differing)) best = &c;
+  // Of the lessons that place at least a third as many, the one that reaches furthest into the program's
+  // module-level results: a lesson that leaves out the program's last result (its shape none of the
+  // lesson's) does not explain the program (the wrapper's merged heads after CausalAttention's cells).
+  const int most = best->matched;
+  for (const Candidate& c : candidates)
+    if (3 * c.matched >= most && c.furthest > best->furthest) best = &c;
+  std::vector<Prose> notes;
+  // A program that covers the chapter (a whole ch03 notebook): the chapter's lessons one after the other, as
+  // `all` runs them, when that matches more of its tensors; a difference is then checked (and diagnosed)
+  // against the lesson it is in.
+  int chapter_lessons = 0;
+  for (const Candidate& c : candidates) chapter_lessons += c.lesson->in_chapter();
+  Candidate in_lesson;
+  if (choices.lesson.empty() && chapter_lessons >= 2) {
+    json config = json::object();  // the seed and the inputs; each lesson its own defaults, as in `all`
+    for (const char* key : {"seed", "inputs_data"})
+      if (best->ex.config.contains(key)) config[key] = best->ex.config[key];
+    const LessonOptions opt = replay_options(LearnerExport{source, "all", config, {}, {}});
+    Notebook all("all", {}, opt.config_json(), opt.inputs.tokens);
+    std::vector<std::pair<int, const LessonInfo*>> starts;  // where each lesson's timeline starts
+    std::vector<int> base_cell;                             // and the cell after which its cells come
+    for (const LessonInfo& l : lessons())
+      if (l.in_chapter()) {
+        starts.push_back({static_cast<int>(all.timeline().size()), &l});
+        all.append(l.run(opt));
+        base_cell.push_back(all.appended_after().back());
+      }
+    int unlisted = 0;
+    const LearnerExport ex = export_for(trace, source, "all", timeline_names(all), config, unlisted, &all.timeline());
+    const CheckReport r = ex.tensors.empty() ? CheckReport{} : check_export(ex, all, nullptr);
+    int matched = 0;
+    std::vector<int> per_lesson(starts.size(), 0);  // the matches in each lesson
+    for (const TensorCheck& c : r.checks) {
+      if (c.verdict != TensorCheck::Verdict::Match) continue;
+      ++matched;
+      size_t k = 0;
+      while (k + 1 < starts.size() && starts[k + 1].first <= c.expected) ++k;
+      ++per_lesson[k];
+    }
+    // More matches than one lesson, and in three lessons or more: the program is about the chapter.
+    // (A difference in such a program is checked against the lesson it is in only when the chapter
+    // otherwise matches: the chapter's alignment is not trusted to place a difference on its own.)
+    const bool chapter = matched > most &&
+                         std::count_if(per_lesson.begin(), per_lesson.end(), [](int n) { return n >= 3; }) >= 3;
+    int differing = 0;
+    for (const TensorCheck& c : r.checks) differing += c.verdict == TensorCheck::Verdict::Differs;
+    if (chapter && (r.ok() || differing <= best->differing)) {
+      if (r.ok()) {
+        CheckReport report = r;
+        report.lesson = "all";
+        report.notes.push_back(text("check.traced.chapter", {std::to_string(starts.size())}));
+        if (unlisted > 0) report.notes.push_back(text("check.traced.unlisted", {std::to_string(unlisted)}));
+        return report;
+      }
+      // The lesson of the first difference, with the program's tensors that fall in it.
+      const int at = r.checks[r.first_divergence].expected;
+      size_t k = 0;
+      while (k + 1 < starts.size() && starts[k + 1].first <= at) ++k;
+      const int from = starts[k].first, to = k + 1 < starts.size() ? starts[k + 1].first : static_cast<int>(r.tool.size());
+      int others_matched = 0, others_differing = 0;
+      in_lesson.lesson = starts[k].second;
+      in_lesson.ex = ex;
+      in_lesson.ex.lesson = in_lesson.lesson->name;
+      in_lesson.ex.tensors.clear();
+      for (size_t i = 0; i < r.checks.size(); ++i) {
+        const TensorCheck& c = r.checks[i];
+        if (c.expected >= from && c.expected < to) {
+          in_lesson.ex.tensors.push_back(r.yours[i]);
+          if (in_lesson.ex.tensors.back().cell) *in_lesson.ex.tensors.back().cell -= base_cell[k];  // its own In [n]
+        }
+        else if (c.expected >= 0) (c.verdict == TensorCheck::Verdict::Match ? others_matched : others_differing) += 1;
+      }
+      in_lesson.unlisted = unlisted;
+      best = &in_lesson;
+      notes.push_back(text("check.traced.chapter-first", {in_lesson.lesson->name, std::to_string(others_matched),
+                                                          std::to_string(others_differing)}));
+    }
+  }
+  // The chosen lesson's full check: with the diagnosis (as check_file does for an export).
+  const LessonOptions opt = replay_options(best->ex);
+  const Notebook nb = best->lesson->run(opt);
+  CheckReport report = check_export(best->ex, nb, [&](const CheckReport& r) {
+    const TensorCheck& c = r.checks[r.first_divergence];
+    const bool shapes_differ = r.yours[r.first_divergence].tensor.shape() != r.tool[c.expected].tensor.shape();
+    return mistake_what_ifs(best->lesson->name, opt, shapes_differ);
+  });
+  const std::string settings = settings_text(best->ex.config);
+  report.notes.push_back(text(choices.lesson.empty() ? "check.traced.inferred" : "check.traced.given",
+                              {best->lesson->name, settings.empty() ? text("check.traced.book-settings") : Prose(settings)}));
+  for (const Prose& n : notes) report.notes.push_back(n);
+  if (best->unlisted > 0) report.notes.push_back(text("check.traced.unlisted", {std::to_string(best->unlisted)}));
+  if (trace.truncated || trace.skipped > 0)
+    report.notes.push_back(text("check.traced.truncated", {std::to_string(trace.skipped)}));
+  return report;
+}
+
+}  // namespace attn
