@@ -14,6 +14,8 @@
 #include "features/check/replay.h"
 #include "lessons/lesson.h"
 #include "lessons/ui_text.h"
+#include "features/check/check.h"
+#include "run_cli.h"
 
 namespace {
 
@@ -163,4 +165,49 @@ TEST_CASE("check: the mistakes after the chapter are offered only where they cha
   o.d_out = 1, o.d_out_given = true;  // head_dim 1: dividing by 1**0.5 changes nothing
   CHECK_FALSE(has(ids("swa", o), "no-scaling"));
   CHECK(ids("mha", attn::LessonOptions()).empty());  // the chapter's lessons have their own list
+}
+
+namespace {
+
+const std::string kMistakes = std::string(ATTN_TEST_FIXTURE_DIR) + "/mistakes/";
+
+}  // namespace
+
+TEST_CASE("check: the mistakes after the chapter and the shape-changing ones are named exactly") {
+  // Real PyTorch's learner programs (tools/learner_mistakes_bonus.py): the first difference, the one
+  // diagnosis and what was rerun. The ids' own fixtures are also in test_check.cpp's loop over every mistake.
+  const struct {
+    const char* file;
+    const char* first;   // the first differing tensor
+    const char* id;      // the diagnosis
+    const char* detail;  // in what exactly was rerun
+  } cases[] = {
+      {"gqa-repeat", "keys", "gqa-repeat", "keys_base.repeat(1, 2, 1, 1) and values alike: query head h reads group h % 2"},
+      {"gqa-wrong-group", "keys", "gqa-wrong-group", "h // num_kv_groups = h // 4 instead of h // group_size = h // 1"},
+      {"mla-values-from-uk", "values_all", "mla-values-from-uk", "values_all = self.W_UK(latent_total)"},
+      {"no-scaling-gqa", "attn_weights", "no-scaling", "not divided by head_dim**0.5 (head_dim = 2)"},
+      {"view-no-transpose-merge", "context_vecs", "view-no-transpose", "the heads merged with"},
+      {"view-no-transpose-gqa", "queries", "view-no-transpose", "(key/value groups alike)"},
+      {"view-no-transpose-mla", "attn_weights", "view-no-transpose", "(key/value groups alike)"},
+      {"view-no-transpose-kv-cache", "attn_weights", "view-no-transpose", "(key/value groups alike)"},
+      {"view-no-transpose-swa", "attn_weights", "view-no-transpose", "(key/value groups alike)"},
+      {"causal-norm-whole", "masked_simple_norm", "causal-norm-whole", "masked_simple / masked_simple.sum()"},
+      {"causal-norm-whole-sums", "row_sums", "causal-norm-whole", "row_sums = masked_simple.sum()"},
+      {"wrapper-cat-tokens", "context_vecs", "wrapper-cat-tokens", "dim=1): (b, num_heads * num_tokens, d_out)"},
+  };
+  for (const auto& c : cases) {
+    INFO(c.file);
+    const CliResult r = run_cli(std::string("check '") + kMistakes + c.file + ".json' --color never");
+    CHECK(r.exit_code == 1);
+    CHECK(r.err.empty());
+    CHECK(r.out.find(std::string("First difference: ") + c.first + " (") != std::string::npos);
+    const attn::Mistake* m = attn::find_mistake(c.id);
+    REQUIRE(m != nullptr);
+    CHECK(r.out.find("\nDiagnosis: " + m->title(attn::Lang::En) + "\n") != std::string::npos);
+    for (const attn::Mistake& other : attn::known_mistakes())  // one diagnosis, and no settings
+      if (other.id != m->id) CHECK(r.out.find(": " + other.title(attn::Lang::En) + "\n") == std::string::npos);
+    std::string flat = r.out;  // wrapped lines joined
+    for (size_t at = flat.find("\n  "); at != std::string::npos; at = flat.find("\n  ", at)) flat.replace(at, 3, " ");
+    CHECK(flat.find(c.detail) != std::string::npos);
+  }
 }
