@@ -193,6 +193,7 @@ TEST_CASE("check: the mistakes after the chapter and the shape-changing ones are
       {"view-no-transpose-swa", "attn_weights", "view-no-transpose", "(key/value groups alike)"},
       {"causal-norm-whole", "masked_simple_norm", "causal-norm-whole", "masked_simple / masked_simple.sum()"},
       {"causal-norm-whole-sums", "row_sums", "causal-norm-whole", "row_sums = masked_simple.sum()"},
+      {"causal-norm-whole-weights", "attn_weights", "causal-norm-whole", "then attn_weights / attn_weights.sum()"},
       {"wrapper-cat-tokens", "context_vecs", "wrapper-cat-tokens", "dim=1): (b, num_heads * num_tokens, d_out)"},
   };
   for (const auto& c : cases) {

@@ -241,6 +241,18 @@ def causal_norm_whole_sums():
                            "masked_simple_norm": masked_simple / row_sums}, {}
 
 
+def causal_norm_whole_weights():
+    """§3.5.1's simple mask as the -inf path's attn_weights, renormalised by the whole matrix's sum."""
+    attn_scores, attn_weights, mask_simple, masked_simple = simple_mask_setup()
+    inputs = torch.tensor(tb.BOOK_ROWS)
+    torch.manual_seed(789)
+    values = SelfAttention_v2(3, 2).W_value(inputs)
+    attn_weights = attn_weights * mask_simple
+    attn_weights = attn_weights / attn_weights.sum()  # the mistake: not each row's sum
+    return "causal-mask", {"attn_scores": attn_scores, "mask_simple": mask_simple, "attn_weights": attn_weights,
+                           "context_vec": attn_weights @ values}, {}
+
+
 def wrapper_cat_tokens():
     class MyWrapper(MultiHeadAttentionWrapper):
         def forward(self, x):
@@ -287,4 +299,5 @@ MISTAKES = {  # the mistake's id, or (a second fixture of one) the id and what d
     "view-no-transpose-kv-cache": kv_cache_view,
     "view-no-transpose-swa": swa_view,
     "causal-norm-whole-sums": causal_norm_whole_sums,
+    "causal-norm-whole-weights": causal_norm_whole_weights,
 }
