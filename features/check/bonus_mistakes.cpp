@@ -3,7 +3,6 @@
 // the chapter's mistakes that change shapes.
 #include "features/check/bonus_mistakes.h"
 
-#include "lessons/common/bonus_cells.h"
 #include "lessons/lesson_text.h"
 
 namespace attn {
@@ -27,8 +26,11 @@ struct Add {
 std::vector<BonusMistakeRerun> bonus_mistake_reruns(const std::string& lesson, const LessonOptions& opt) {
   std::vector<BonusMistakeRerun> out;
   if (lesson != "kv-cache" && lesson != "gqa" && lesson != "mla" && lesson != "swa") return out;
-  const LessonOptions sized = bonus_options(opt, lesson);  // the lesson's own d_out and heads where not given
-  const int64_t heads = *sized.num_heads, head_dim = sized.d_out / heads, tokens = opt.num_tokens();
+  // the lesson's own d_out and heads where not given; none when the lesson refuses them (it cannot run)
+  const int64_t heads = opt.heads_or(lesson_default_count(lesson, "--num-heads"));
+  const int64_t d_out = opt.d_out_or(lesson_default_count(lesson, "--d-out"));
+  if (heads <= 0 || d_out % heads != 0) return out;
+  const int64_t head_dim = d_out / heads, tokens = opt.num_tokens();
   const Add add{opt, out};
   Variant v;
   // softmax(scores) not divided by head_dim**0.5: the same numbers when head_dim is 1
