@@ -164,7 +164,7 @@ class LearnerKVCache(tbn.MultiHeadAttention):
 
 
 def kv_cache_view():
-    return run_with("kv-cache", "MultiHeadAttention", LearnerKVCache, {}, [("attn_weights", 0), "full", "out", "rest"])
+    return run_with("kv-cache", "MultiHeadAttention", LearnerKVCache, {}, [("attn_weights", 0), "full", "cache_k", "out", "rest"])
 
 
 class LearnerSWA(tbn.MultiHeadAttentionWithSWA):

@@ -103,16 +103,21 @@ Tensor KVCacheMultiHeadAttention::forward(const Tensor& x, bool use_cache, Gener
   const bool no_transpose = variant.split_without_transpose;
   BonusAttentionTrace t = project_new_tokens(x, mha.W_query, mha.W_key, mha.W_value, mha.num_heads, mha.head_dim, no_transpose);
   t.ptr_before = ptr_current_pos;
-  Tensor keys = t.keys_new, values = t.values_new;
+  // The book's cache is (b, K, H, hd), transposed after; a learner without transpose keeps (b, H, K, hd),
+  // grown along dim=2.
+  auto heads_first = [&](const Tensor& k) { return no_transpose ? k : transpose(k, 1, 2); };
+  Tensor keys = no_transpose ? transpose(t.keys_new, 1, 2) : t.keys_new;
+  Tensor values = no_transpose ? transpose(t.values_new, 1, 2) : t.values_new;
   if (use_cache) {
-    cache_k = cache_k ? cat({*cache_k, t.keys_new}, 1) : t.keys_new;
-    cache_v = cache_v ? cat({*cache_v, t.values_new}, 1) : t.values_new;
+    const int64_t tokens_dim = no_transpose ? 2 : 1;
+    cache_k = cache_k ? cat({*cache_k, keys}, tokens_dim) : keys;
+    cache_v = cache_v ? cat({*cache_v, values}, tokens_dim) : values;
     keys = *cache_k;
     values = *cache_v;
   }
-  t.keys = transpose(keys, 1, 2);
+  t.keys = heads_first(keys);
   t.queries = transpose(split_heads(t.queries_proj, mha.num_heads, mha.head_dim, no_transpose), 1, 2);
-  t.values = transpose(values, 1, 2);
+  t.values = heads_first(values);
   Tensor mask_bool;
   if (use_cache) {
     mask_bool = mask_rows(mha.mask, ptr_current_pos, num_tokens, t.keys.size(2));
