@@ -202,7 +202,7 @@ class LearnerSWA(tbn.MultiHeadAttentionWithSWA):
 
 
 def swa_view():
-    return run_with("swa", "MultiHeadAttentionWithSWA", LearnerSWA, {}, ["mask_bool", "attn_weights", "full", "out"])
+    return run_with("swa", "MultiHeadAttentionWithSWA", LearnerSWA, {}, ["mask_bool", "attn_weights", "full", "out", "swa.cache_k"])
 
 
 # ---- two more of the chapter's ------------------------------------------------------------------------

@@ -150,7 +150,13 @@ Tensor SlidingWindowAttention::forward(const Tensor& x, bool use_cache, Generato
   t.ptr_before = ptr_current_pos;
   Tensor keys = t.keys_new, values = t.values_new;
   int64_t q_start = 0, k_start = 0;
+  // A learner without transpose keeps the cache as (b, H, K, hd): the steps below run on (b, K, H, hd).
+  auto swap_cache_layout = [&] {
+    if (no_transpose && cache_k) cache_k = transpose(*cache_k, 1, 2);
+    if (no_transpose && cache_v) cache_v = transpose(*cache_v, 1, 2);
+  };
   if (use_cache) {
+    swap_cache_layout();
     const int64_t old_len = cache_k ? cache_k->size(1) : 0;
     const Tensor combined_k = cache_k ? cat({*cache_k, t.keys_new}, 1) : t.keys_new;
     const Tensor combined_v = cache_v ? cat({*cache_v, t.values_new}, 1) : t.values_new;
@@ -170,6 +176,7 @@ Tensor SlidingWindowAttention::forward(const Tensor& x, bool use_cache, Generato
     }
     k_start = ptr_current_pos - old_len + (all - keys.size(1));
     q_start = ptr_current_pos;
+    swap_cache_layout();
   }
   t.keys = transpose(keys, 1, 2);
   t.queries = transpose(split_heads(t.queries_proj, num_heads, head_dim, no_transpose), 1, 2);
