@@ -203,8 +203,6 @@ std::vector<Rerun> mistake_reruns(const std::string& lesson, const LessonOptions
   const double rate = dropout_rate(lesson, opt.dropout);
   if (shapes_differ) {
     settings(r, lesson, opt);
-    r.list.erase(std::remove_if(r.list.begin(), r.list.end(), [&](const Rerun& x) { return !settings_exist(lesson, x.opt); }),
-                 r.list.end());
   } else if (lesson == "softmax") {
     weight_mistakes(r, 2, false, false);
   } else if (lesson == "trainable") {
@@ -270,15 +268,18 @@ std::vector<Rerun> mistake_reruns(const std::string& lesson, const LessonOptions
     }
     linear_orders(r, 4, "d2l");
   }
-  // Issue 23, h2: the lessons after the chapter, and the chapter's mistakes that may change shapes
-  for (BonusMistakeRerun& m : chapter_mistake_reruns(lesson, opt)) r.options(m.mistake, m.detail, std::move(m.opt));
-  if (!shapes_differ)
-    for (BonusMistakeRerun& m : bonus_mistake_reruns(lesson, opt)) r.options(m.mistake, m.detail, std::move(m.opt));
   if (!shapes_differ && rate > 0.0 && opt.bernoulli == BernoulliPath::Default) {
     LessonOptions o = opt;
     o.bernoulli = BernoulliPath::Mkl;
     r.options("mkl-dropout", text("check.detail.mkl"), o);
   }
+
+  // Issue 23, h2: the lessons after the chapter and the chapter's mistakes that may change shapes, whatever
+  // the shapes; and no rerun with settings the lesson refuses (its heads not dividing its width).
+  for (BonusMistakeRerun& m : chapter_mistake_reruns(lesson, opt)) r.options(m.mistake, m.detail, std::move(m.opt));
+  for (BonusMistakeRerun& m : bonus_mistake_reruns(lesson, opt)) r.options(m.mistake, m.detail, std::move(m.opt));
+  r.list.erase(std::remove_if(r.list.begin(), r.list.end(), [&](const Rerun& x) { return !settings_exist(lesson, x.opt); }),
+               r.list.end());
   return std::move(r.list);
 }
 
