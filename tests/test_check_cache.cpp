@@ -1,4 +1,4 @@
-// attn-tutor check, issue 23: the KV cache and sliding-window mistakes of the lessons after the chapter, the
+// attn-tutor check: the KV cache and sliding-window mistakes of the lessons after the chapter, the
 // settings diagnosis (every shape first, the bonus lessons' own settings), an earlier value with nothing after
 // it, and reason lines that are true of the learner's values. Fixtures by real PyTorch:
 // tools/learner_mistakes_cache.py.

@@ -28,6 +28,7 @@ import gen_course_fixtures as course  # noqa: E402
 import gen_d2l_fixtures as d2l  # noqa: E402
 import learner_mistakes  # noqa: E402
 import learner_mistakes_cache  # noqa: E402  (after the chapter: the KV cache, sliding windows, settings)
+import learner_mistakes_bonus  # noqa: E402  (after the chapter: grouped-query, latent, split heads; two of the chapter)
 import torch_book as tb  # noqa: E402
 from export_pytorch import export  # noqa: E402
 from torch_book import CausalAttention, MultiHeadAttention, MultiHeadAttentionWrapper, SelfAttention_v2  # noqa: E402
@@ -262,6 +263,7 @@ MISTAKES = {
     "mkl-dropout": mkl_dropout,
     "stale-scores": stale_scores,
     **learner_mistakes.MISTAKES,
+    **learner_mistakes_bonus.MISTAKES,
 }
 
 

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Learners' programs for the lessons after the chapter (kv-cache, swa, gqa, mla) with the KV cache and
-sliding-window mistakes of issue 23, and the exports that forget a lesson's own setting, for `attn-tutor
+sliding-window mistakes, and the exports that forget a lesson's own setting, for `attn-tutor
 check` (tests/fixtures/mistakes/<id>.json). Real PyTorch 1.13. The modules are the bonus classes of
 tools/torch_bonus.py (rasbt/LLMs-from-scratch ch04/03-06) with one line changed where a mistake says so,
 run as the lessons run them, and exported with tools/export_pytorch.py as a learner would: the tensors

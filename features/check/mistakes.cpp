@@ -38,6 +38,12 @@ const std::vector<Mistake>& known_mistakes() {
       {"swa-cache-oldest", "self.cache_k = self.cache_k[:, :self.sliding_window_size]"},
       {"kv-mask-row0", "mask_bool = self.mask.bool()[:num_tokens_Q, :num_tokens_K]  # with use_cache=True"},
       {"no-reset-cache", "prompt = mha(x[:, :3, :], use_cache=True)  # a new prompt, no mha.reset_cache() before it"},
+      // After the chapter (features/check/bonus_mistakes.cpp), and two more of the chapter's
+      {"gqa-repeat", "keys = keys.repeat(1, self.group_size, 1, 1)  # in GroupedQueryAttention"},
+      {"gqa-wrong-group", "keys_h = keys[:, h // self.num_kv_groups]  # a loop over the query heads h"},
+      {"mla-values-from-uk", "values_all = self.W_UK(latent_total)"},
+      {"causal-norm-whole", "masked_simple_norm = masked_simple / masked_simple.sum()"},
+      {"wrapper-cat-tokens", "return torch.cat([head(x) for head in self.heads], dim=1)"},
   };
   return all;
 }
