@@ -35,6 +35,7 @@
 #include "notebook/notebook_text.h"
 #include "notebook/text_width.h"
 #include "features/check/replay.h"
+#include "features/check/traced_check.h"
 #include "fast/cpu_features.h"
 #include "fast/kernels.h"
 #include "fast/parallel.h"
@@ -92,10 +93,12 @@ int run_verify(const std::string& only_lesson, const std::string* html, Lang lan
 
 // check FILE: the learner's exported tensors against the lesson replayed with the same settings;
 // --html OUT the same report as an HTML document too ('-': instead of the text), written all or nothing.
-int run_check(const std::string& path, const std::string& color, const std::string* html, Lang lang) {
+// FILE.py / FILE.ipynb: the learner's program run with --python under the tracer (features/check/traced_check.h).
+int run_check(const std::string& path, const std::string& color, const std::string* html, Lang lang,
+              const TracedCheckOptions& traced) {
   if (html && html->empty()) throw UsageError(empty_path_message("--html", true));
   if (html && *html != "-") check_distinct_files({{"--html", *html}}, {{"check", path}});  // before the replay
-  const CheckReport report = check_file(path);
+  const CheckReport report = check_any(path, traced);
   const int code = report.ok() ? 0 : 1;
   if (!html) {
     std::cout << render_report(report, use_color(color), lang);
@@ -236,6 +239,14 @@ int main(int argc, char** argv) {
   std::string check_html_path;
   CLI::Option* check_html_option =
       check->add_option("--html", check_html_path, tr("app.check.html"))->type_name("FILE|-");
+  TracedCheckOptions traced;
+  check->add_option("--python", traced.run.python, tr("app.check.python"))->type_name("PATH");
+  check->add_option("--timeout", traced.run.timeout_seconds, tr("app.check.timeout"))
+      ->type_name("SECONDS")
+      ->check(CLI::Range(1.0, 3600.0));
+  check->add_option("--lesson", traced.choices.lesson, tr("app.check.lesson"))->type_name("NAME");
+  std::string check_seed;
+  CLI::Option* check_seed_option = check->add_option("--seed", check_seed, tr("app.check.seed"))->type_name("N");
 
   CLI::App* bench = app.add_subcommand(
       "bench", tr("app.bench"));
@@ -281,8 +292,13 @@ int main(int argc, char** argv) {
       std::cout << (lessons_cli.json ? lessons_json(app, lang) : lesson_list());
       return 0;
     }
-    if (check->parsed())
-      return run_check(check_path, check_color, check_html_option->count() > 0 ? &check_html_path : nullptr, lang);
+    if (check->parsed()) {
+      if (check_seed_option->count() > 0) traced.choices.seed = check_seed;
+      traced.given = check->get_option("--python")->count() + check->get_option("--timeout")->count() +
+                     check->get_option("--lesson")->count() + check_seed_option->count() > 0;
+      return run_check(check_path, check_color, check_html_option->count() > 0 ? &check_html_path : nullptr, lang,
+                       traced);
+    }
     if (bench->parsed()) {
       if (bench->get_option("--json")->count() > 0 && bench_cli.json.empty())
         throw UsageError(empty_path_message("--json", true));

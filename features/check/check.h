@@ -71,6 +71,7 @@ struct CheckReport {
   int first_divergence = -1;         // the differing tensor first in compute order (index into checks)
   std::vector<Diagnosis> diagnoses;  // the known mistakes that give it (more than one: several fit)
   std::vector<int> not_reproduced;   // later differing tensors the first diagnosis does not give
+  std::vector<Prose> notes;          // under the header: what a traced program's check inferred (trace_check.h)
   bool ok() const { return first_divergence < 0; }
 };
 

@@ -19,10 +19,20 @@ constexpr std::size_t kMaxTensorNameBytes = 200;
 constexpr std::size_t kMaxExportTokens = 16;  // the lessons take 2-16 tokens
 // each token: kMaxTokenChars characters, as --tokens and --inputs take (core/inputs.h)
 
+// Where a traced program (check FILE.py / FILE.ipynb) bound a tensor: its file, the notebook's code cell
+// (0 in a script), the line (in the cell) and that line's code.
+struct TensorOrigin {
+  std::string file;
+  int cell = 0;
+  int line = 0;
+  std::string code;
+};
+
 struct LearnerTensor {
   std::string name;
   Tensor tensor;  // float32 values; bool as 0/1; "inf", "-inf", "nan" read back as such
   std::optional<int> cell;  // "cell": the lesson's In [n] whose value this is (else the point its order implies)
+  std::optional<TensorOrigin> origin;  // a traced program's tensor: where the learner's code bound it
 };
 
 struct LearnerExport {

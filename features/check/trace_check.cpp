@@ -1,0 +1,278 @@
+#include "features/check/trace_check.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "core/safe_json.h"
+#include "core/safe_text.h"
+#include "core/usage_error.h"
+#include "features/check/replay.h"
+#include "lessons/cost_model.h"
+#include "lessons/lesson.h"
+
+namespace attn {
+
+namespace {
+
+using nlohmann::json;
+
+constexpr const char* kTraceSchema = "attn-tutor-trace/1";
+
+[[noreturn]] void bad_trace(const std::string& source, const std::string& what) {
+  throw UsageError(error_text("check.err.trace-bad", {source, echo(what, 80)}));
+}
+
+std::string text_of(const json& j, const char* key) {
+  return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : std::string();
+}
+
+int int_of(const json& j, const char* key) {
+  if (!j.contains(key) || !j[key].is_number_integer()) return 0;
+  const int64_t v = j[key].get<int64_t>();
+  return v < 0 || v > 10000000 ? 0 : static_cast<int>(v);
+}
+
+// The module arguments that are the lesson's settings, by the config key they set.
+std::string config_key_of(const std::string& arg) {
+  static const std::vector<std::pair<std::string, std::string>> names = {
+      {"d_out", "d_out"}, {"num_heads", "num_heads"}, {"n_heads", "num_heads"}, {"dropout", "dropout"},
+      {"context_length", "context_length"}, {"qkv_bias", "qkv_bias"}, {"num_kv_groups", "num_kv_groups"},
+      {"n_kv_groups", "num_kv_groups"}, {"latent_dim", "latent_dim"}, {"window", "window"},
+      {"window_size", "window"}, {"sliding_window_size", "window"}, {"num_hiddens", "num_hiddens"},
+      {"d_model", "d_model"}};
+  for (const auto& [from, to] : names)
+    if (arg == from) return to;
+  return "";
+}
+
+// Whether `lesson` takes the setting `key` (an option's config key, or one every lesson takes).
+bool lesson_takes(const LessonInfo& lesson, const std::string& key) {
+  for (const OptionRow& row : option_table())
+    if (row.config_key() == key) return lesson.takes(row);
+  return false;
+}
+
+// The book's six embeddings, as every lesson's default inputs.
+bool book_inputs(const Tensor& t) {
+  const Tensor book = LessonOptions{}.inputs.embeddings;
+  return tensors_close(t, book, 1e-7);
+}
+
+// The settings the program used, for `lesson`: its modules' arguments (the last construction's), its
+// seed (the first torch.manual_seed that is not one of the book's own 123 and 789), its `inputs`.
+json settings_for(const LessonInfo& lesson, const TraceDocument& trace, const LearnerExport& probe,
+                  const TraceChoices& choices) {
+  json config = json::object();
+  for (const auto& [cls, args] : trace.modules)
+    for (const auto& [arg, value] : args.items()) {
+      const std::string key = config_key_of(arg);
+      if (key.empty() || !lesson_takes(lesson, key) || value.is_null() || value.is_string()) continue;
+      if (key == "dropout" && !value.is_number()) continue;
+      config[key] = value;
+    }
+  if (config.contains("context_length") && config["context_length"].is_number_integer() &&
+      config["context_length"].get<int64_t>() < 2)
+    config.erase("context_length");
+  std::optional<std::string> seed = choices.seed;
+  if (!seed)
+    for (const std::string& s : trace.seeds)
+      if (s != "123" && s != "789") {
+        seed = s;
+        break;
+      }
+  if (seed) config["seed"] = *seed;
+  for (const LearnerTensor& t : probe.tensors)
+    if (t.name == "inputs" && t.tensor.dim() == 2) {
+      if (!book_inputs(t.tensor)) {
+        json rows = json::array();
+        const std::vector<float> v = t.tensor.values();
+        const int64_t cols = t.tensor.shape()[1];
+        for (int64_t r = 0; r < t.tensor.shape()[0]; ++r)
+          rows.push_back(std::vector<float>(v.begin() + r * cols, v.begin() + (r + 1) * cols));
+        config["inputs_data"] = rows;
+      }
+      break;
+    }
+  return config;
+}
+
+// The names `tool`'s timeline has.
+std::set<std::string> timeline_names(const Notebook& tool) {
+  std::set<std::string> names;
+  for (const Binding& b : tool.timeline()) names.insert(b.name);
+  return names;
+}
+
+// The program's tensors the lesson has names for, as an export of `lesson`, each with its origin.
+LearnerExport export_for(const TraceDocument& trace, const std::string& source, const std::string& lesson,
+                         const std::set<std::string>& names, const json& config, int& unlisted) {
+  json doc = {{"schema", "attn-tutor/1"}, {"lesson", lesson}, {"config", config}, {"tensors", json::array()}};
+  std::vector<TensorOrigin> origins;
+  unlisted = 0;
+  for (const TraceEvent& e : trace.events) {
+    if (e.entry.is_null() || !names.count(e.name)) {
+      ++unlisted;
+      continue;
+    }
+    if (origins.size() >= kMaxExportTensors) break;
+    doc["tensors"].push_back(e.entry);
+    origins.push_back(e.origin);
+  }
+  LearnerExport ex = parse_export(doc.dump(), source);
+  for (size_t i = 0; i < ex.tensors.size(); ++i) ex.tensors[i].origin = origins[i];
+  return ex;
+}
+
+// "d_out 4, num_heads 2, seed 5" (or the book's settings).
+std::string settings_text(const json& config) {
+  std::string out;
+  for (const auto& [key, value] : config.items()) {
+    if (key == "inputs_data") {
+      out += std::string(out.empty() ? "" : ", ") + "inputs " + std::to_string(value.size()) + "x" +
+             std::to_string(value.empty() ? 0 : value[0].size());
+      continue;
+    }
+    out += (out.empty() ? "" : ", ") + key + " " + (value.is_string() ? value.get<std::string>() : value.dump());
+  }
+  return out;
+}
+
+struct Candidate {
+  const LessonInfo* lesson = nullptr;
+  LearnerExport ex;
+  int matched = 0, differing = 0, unlisted = 0;
+};
+
+}  // namespace
+
+bool is_trace_document(const std::string& text) {
+  const json doc = json::parse(text, nullptr, false);
+  return doc.is_object() && doc.contains("schema") && doc["schema"] == kTraceSchema;
+}
+
+TraceDocument parse_trace(const std::string& text, const std::string& source, const std::string& python) {
+  JsonRules rules;
+  rules.source = "check " + source;
+  rules.fix = error_text("check.err.json-fix");
+  rules.nonfinite_fix = error_text("check.err.nonfinite-fix");
+  rules.depth_fix = error_text("check.err.depth-fix");
+  const json doc = parse_json_safely(text, rules);
+  if (!doc.is_object() || doc.value("schema", json()) != kTraceSchema) bad_trace(source, "no \"schema\": \"attn-tutor-trace/1\"");
+  const std::string status = text_of(doc, "status");
+  if (status == "no-torch") throw UsageError(error_text("check.err.no-torch", {echo(python, 60), echo(text_of(doc, "message"), 80)}));
+  if (status == "bad-notebook") throw UsageError(error_text("check.err.bad-notebook", {source, echo(text_of(doc, "message"), 80)}));
+  if (status == "raised") {
+    std::string where;
+    if (doc.contains("traceback") && doc["traceback"].is_array())
+      for (const json& line : doc["traceback"])
+        if (line.is_string()) where += (where.empty() ? "" : " <- ") + echo(line.get<std::string>(), 90);
+    throw UsageError(error_text("check.err.raised", {source, echo(text_of(doc, "message"), 160),
+                                                     where.empty() ? std::string("?") : where}));
+  }
+  if (status != "ok") bad_trace(source, "status " + status);
+  TraceDocument t;
+  t.program = text_of(doc, "program");
+  t.notebook = text_of(doc, "kind") == "notebook";
+  t.truncated = doc.value("truncated", false) == true;
+  t.skipped = int_of(doc, "skipped");
+  if (!doc.contains("events") || !doc["events"].is_array()) bad_trace(source, "no \"events\" list");
+  for (const json& e : doc["events"]) {
+    if (!e.is_object() || !e.contains("name") || !e["name"].is_string()) bad_trace(source, "an event without a name");
+    TraceEvent ev;
+    ev.kind = text_of(e, "kind");
+    ev.name = text_of(e, "name");
+    if (ev.name.size() > kMaxTensorNameBytes) continue;
+    ev.scope = text_of(e, "scope");
+    ev.function = text_of(e, "function");
+    ev.origin = {source, int_of(e, "cell"), int_of(e, "line"), text_of(e, "code")};
+    if (e.contains("data") && !e.contains("skipped")) {
+      ev.entry = {{"name", ev.name}, {"data", e["data"]}};
+      if (e.contains("shape")) ev.entry["shape"] = e["shape"];
+      if (e.contains("dtype")) ev.entry["dtype"] = e["dtype"];
+    }
+    t.events.push_back(std::move(ev));
+  }
+  if (doc.contains("seeds") && doc["seeds"].is_array())
+    for (const json& s : doc["seeds"])
+      if (s.is_object() && s.contains("seed"))
+        t.seeds.push_back(s["seed"].is_string() ? s["seed"].get<std::string>() : s["seed"].dump());
+  if (doc.contains("modules") && doc["modules"].is_array())
+    for (const json& m : doc["modules"])
+      if (m.is_object() && m.contains("args") && m["args"].is_object()) t.modules.push_back({text_of(m, "class"), m["args"]});
+  return t;
+}
+
+CheckReport check_trace(const TraceDocument& trace, const std::string& source, const TraceChoices& choices) {
+  std::set<std::string> bound;
+  for (const TraceEvent& e : trace.events) bound.insert(e.name);
+  if (!choices.lesson.empty() && !find_lesson(choices.lesson)) {
+    std::string names;
+    for (const LessonInfo& l : lessons()) names += (names.empty() ? "" : ", ") + l.name;
+    throw UsageError(error_text("check.err.trace-lesson", {echo(choices.lesson), names}));
+  }
+  // Each candidate lesson run once with the settings the program used for it; the one whose replay
+  // matches the most of the program's tensors is the lesson (fewer differences, then the registry's order).
+  std::vector<Candidate> candidates;
+  std::optional<UsageError> given_failed;
+  for (const LessonInfo& lesson : lessons()) {
+    if (!choices.lesson.empty() && lesson.name != choices.lesson) continue;
+    bool any = false;
+    for (const std::string& n : lesson.exports) any = any || bound.count(n);
+    if (!any && choices.lesson.empty()) continue;
+    try {
+      int unused = 0;
+      LearnerExport probe;  // the program's `inputs`, when it binds one
+      if (bound.count("inputs")) probe = export_for(trace, source, lesson.name, {"inputs"}, json::object(), unused);
+      Candidate c{&lesson, {}, 0, 0, 0};
+      const json config = settings_for(lesson, trace, probe, choices);
+      LearnerExport settings{source, lesson.name, config, {}, {}};
+      const LessonOptions opt = replay_options(settings);
+      require_affordable(lesson.name, opt, false, "config.", 1.0 + static_cast<double>(mistake_rerun_count(lesson.name, opt)),
+                         "check " + source);
+      const Notebook nb = lesson.run(opt);
+      c.ex = export_for(trace, source, lesson.name, timeline_names(nb), config, c.unlisted);
+      if (c.ex.tensors.empty()) continue;
+      const CheckReport r = check_export(c.ex, nb, nullptr);
+      for (const TensorCheck& k : r.checks) {
+        c.matched += k.verdict == TensorCheck::Verdict::Match;
+        c.differing += k.verdict == TensorCheck::Verdict::Differs;
+      }
+      candidates.push_back(std::move(c));
+    } catch (const UsageError& e) {
+      if (!choices.lesson.empty()) throw;
+    }
+  }
+  if (candidates.empty()) {
+    std::string names;
+    for (const std::string& n : bound) {
+      if (names.size() > 200) {
+        names += ", ...";
+        break;
+      }
+      names += (names.empty() ? "" : ", ") + echo(n);
+    }
+    throw UsageError(error_text(choices.lesson.empty() ? "check.err.trace-no-lesson" : "check.err.trace-no-names",
+                                {source, names.empty() ? std::string("-") : names, choices.lesson}));
+  }
+  const Candidate* best = &candidates.front();
+  for (const Candidate& c : candidates)
+    if (c.matched > best->matched || (c.matched == best->matched && c.differing < best->differing)) best = &c;
+  // The chosen lesson's full check: with the diagnosis (as check_file does for an export).
+  const LessonOptions opt = replay_options(best->ex);
+  const Notebook nb = best->lesson->run(opt);
+  CheckReport report = check_export(best->ex, nb, [&](const CheckReport& r) {
+    const TensorCheck& c = r.checks[r.first_divergence];
+    const bool shapes_differ = r.yours[r.first_divergence].tensor.shape() != r.tool[c.expected].tensor.shape();
+    return mistake_what_ifs(best->lesson->name, opt, shapes_differ);
+  });
+  const std::string settings = settings_text(best->ex.config);
+  report.notes.push_back(text(choices.lesson.empty() ? "check.traced.inferred" : "check.traced.given",
+                              {best->lesson->name, settings.empty() ? text("check.traced.book-settings") : Prose(settings)}));
+  if (best->unlisted > 0) report.notes.push_back(text("check.traced.unlisted", {std::to_string(best->unlisted)}));
+  if (trace.truncated || trace.skipped > 0)
+    report.notes.push_back(text("check.traced.truncated", {std::to_string(trace.skipped)}));
+  return report;
+}
+
+}  // namespace attn

@@ -1,0 +1,53 @@
+#pragma once
+// `attn-tutor check my_attention.py` / `check ch03.ipynb`: the learner's own program run under the tracer
+// (features/check/tracer.py, run by python_trace.cpp), its "attn-tutor-trace/1" document (docs/trace-json.md)
+// turned into a check: the lesson and its settings inferred from what the program did, each tensor with
+// the place in the learner's code it was bound.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "features/check/check.h"
+
+namespace attn {
+
+// A trace event: one tensor bound to a name (or changed in place) at a line of the learner's code.
+struct TraceEvent {
+  std::string kind;  // "bind" or "in_place"
+  std::string name, scope, function;
+  TensorOrigin origin;
+  nlohmann::json entry;  // {"name", "shape", "dtype", "data"} as an "attn-tutor/1" tensor; null when skipped
+};
+
+struct TraceDocument {
+  std::string program;  // the learner's file name
+  bool notebook = false;
+  std::vector<TraceEvent> events;  // in the order the program bound them
+  std::vector<std::string> seeds;  // each torch.manual_seed(n)'s n as decimal text, in order
+  std::vector<std::pair<std::string, nlohmann::json>> modules;  // each nn.Module construction: class, {arg: value}
+  bool truncated = false;
+  int skipped = 0;
+};
+
+// True when `text` is a JSON object whose "schema" is "attn-tutor-trace/1" (so `check` takes a saved trace).
+bool is_trace_document(const std::string& text);
+
+// Reads the tracer's document. Throws UsageError naming `source` for a document that is not one, and for
+// the tracer's own verdicts: no torch (`python` is the --python value), a notebook that is not one, a
+// program that raised (its last lines).
+TraceDocument parse_trace(const std::string& text, const std::string& source, const std::string& python = "python3");
+
+// What the command line says instead of inferring.
+struct TraceChoices {
+  std::string lesson;               // --lesson ("" : inferred)
+  std::optional<std::string> seed;  // --seed
+};
+
+// The lesson (given, or the one whose replay matches the most of the program's named tensors) replayed
+// with the settings the program used (its modules' arguments, its torch.manual_seed, its `inputs`), and
+// checked like an export; each tensor keeps its origin, the report's notes say what was inferred.
+CheckReport check_trace(const TraceDocument& trace, const std::string& source, const TraceChoices& choices);
+
+}  // namespace attn

@@ -1,0 +1,279 @@
+# attn-tutor's tracer (docs/trace-json.md): runs a learner's .py or .ipynb with sys.settrace and writes
+# every torch.Tensor bound to a name, in order, with its file/cell and line, as "attn-tutor-trace/1".
+# Embedded in the binary and given to the learner's Python with -c: argv[1] the program, argv[2] the trace.
+# Standard library and torch only.
+import json
+import math
+import os
+import sys
+import traceback
+
+SCHEMA = "attn-tutor-trace/1"
+MAX_EVENTS = 20000          # tensor events recorded at most (then "truncated")
+MAX_ELEMENTS = 65536        # a tensor with more values is recorded by its shape only ("skipped")
+MAX_VALUES = 1000000        # values recorded in all (then "truncated")
+MAX_SCALARS = 64            # module arguments kept per construction
+
+_prog, _out = sys.argv[1], sys.argv[2]
+_doc = {"schema": SCHEMA, "program": os.path.basename(_prog), "kind": "notebook" if _prog.endswith(".ipynb") else "script",
+        "status": "ok", "python": sys.version.split()[0], "events": [], "seeds": [], "modules": [],
+        "truncated": False, "skipped": 0}
+
+
+def _write():
+    tmp = _out + ".part"
+    with open(tmp, "w", encoding="utf-8") as f:
+        json.dump(_doc, f, ensure_ascii=True, allow_nan=False)
+    os.replace(tmp, _out)
+
+
+def _finish(status, message=None, lines=None):
+    _doc["status"] = status
+    if message is not None:
+        _doc["message"] = message
+    if lines is not None:
+        _doc["traceback"] = lines
+    _write()
+    sys.stdout.flush()
+    os._exit(0)
+
+
+try:
+    import torch
+except BaseException as e:  # noqa: B902 -- any failure to import torch means the same thing here
+    _finish("no-torch", "%s: %s" % (type(e).__name__, e))
+
+_TENSOR = torch.Tensor
+_sources = {}   # code filename -> (cell number or None, [source lines])
+_order = [0]    # the next event's sequence number
+_values = [0]
+
+
+def _seq():
+    _order[0] += 1
+    return _order[0]
+
+
+def _plain(v):
+    if isinstance(v, float):
+        if math.isnan(v):
+            return "nan"
+        if math.isinf(v):
+            return "inf" if v > 0 else "-inf"
+        return v
+    if isinstance(v, list):
+        return [_plain(x) for x in v]
+    return v
+
+
+def _where(code_file, line):
+    cell, lines = _sources.get(code_file, (None, []))
+    text = lines[line - 1].strip() if 0 < line <= len(lines) else ""
+    w = {"line": line, "code": text[:200]}
+    if cell is not None:
+        w["cell"] = cell
+    return w
+
+
+def _record(kind, name, scope, function, code_file, line, t):
+    if len(_doc["events"]) >= MAX_EVENTS:
+        _doc["truncated"] = True
+        return
+    ev = {"seq": _seq(), "kind": kind, "name": name, "scope": scope, "function": function}
+    ev.update(_where(code_file, line))
+    try:
+        ev["shape"] = list(t.shape)
+        ev["dtype"] = str(t.dtype).replace("torch.", "")
+        n = t.numel()
+        if t.is_complex() or n > MAX_ELEMENTS or _values[0] + n > MAX_VALUES:
+            ev["skipped"] = "too large" if n > MAX_ELEMENTS else "complex" if t.is_complex() else "budget"
+            _doc["skipped"] += 1
+            if _values[0] + n > MAX_VALUES:
+                _doc["truncated"] = True
+        else:
+            _values[0] += n
+            ev["data"] = _plain(t.detach().cpu().tolist())
+    except Exception as e:  # a tensor subclass that cannot be read: its name and place only
+        ev["skipped"] = "unreadable: %s" % type(e).__name__
+        _doc["skipped"] += 1
+    _doc["events"].append(ev)
+
+
+class _Frame:
+    __slots__ = ("seen", "line", "function", "scope", "file")
+
+    def __init__(self, frame, scope):
+        self.seen = {}
+        self.line = frame.f_lineno
+        self.function = frame.f_code.co_name
+        self.scope = scope
+        self.file = frame.f_code.co_filename
+
+
+_state = {}  # id(frame) -> _Frame
+
+
+def _scan(frame, st):
+    """The names of `frame` (and self's attributes) whose tensor is new or changed since the last look."""
+    items = []
+    for k, v in list(frame.f_locals.items()):
+        if isinstance(v, _TENSOR):
+            items.append((k, v))
+        elif st.scope == "module" and isinstance(v, _MODULE) and isinstance(k, str):
+            old = st.seen.get(k)
+            if old is None or old[0] != id(v):  # a module bound to a name: its weights as NAME.PATH, once
+                st.seen[k] = (id(v), 0, v)
+                try:
+                    params = list(v.named_parameters())[:64]
+                except Exception:
+                    params = []
+                for pname, p in params:
+                    _record("bind", "%s.%s" % (k, pname), "module", st.function, st.file, st.line, p)
+    me = frame.f_locals.get("self") if st.scope == "local" else None
+    if me is not None:
+        d = getattr(me, "__dict__", None)
+        if isinstance(d, dict):
+            pools = [d] + [d[p] for p in ("_parameters", "_buffers") if isinstance(d.get(p), dict)]
+            for pool in pools:
+                for k, v in list(pool.items()):
+                    if isinstance(v, _TENSOR) and isinstance(k, str):
+                        items.append(("self." + k, v))
+    for k, v in items:
+        version = getattr(v, "_version", 0)
+        old = st.seen.get(k)
+        if old is None or old[0] != id(v):
+            st.seen[k] = (id(v), version, v)
+            _record("bind", k, "self" if k.startswith("self.") else st.scope, st.function, st.file, st.line, v)
+        elif old[1] != version:
+            st.seen[k] = (id(v), version, v)
+            _record("in_place", k, "self" if k.startswith("self.") else st.scope, st.function, st.file, st.line, v)
+
+
+def _local(frame, event, arg):
+    st = _state.get(id(frame))
+    if st is None:
+        return _local
+    if event in ("line", "return"):
+        _scan(frame, st)
+        st.line = frame.f_lineno
+        if event == "return":
+            _state.pop(id(frame), None)
+    return _local
+
+
+_MODULE = torch.nn.Module
+
+
+def _global(frame, event, arg):
+    if event != "call" or frame.f_code.co_filename not in _sources:
+        return None
+    scope = "module" if frame.f_globals is frame.f_locals else "local"
+    _state[id(frame)] = _Frame(frame, scope)
+    code = frame.f_code
+    me = frame.f_locals.get("self")
+    if code.co_name == "__init__" and isinstance(me, _MODULE) and len(_doc["modules"]) < 1000:
+        args = {}
+        for p in code.co_varnames[1:code.co_argcount + code.co_kwonlyargcount][:MAX_SCALARS]:
+            v = frame.f_locals.get(p)
+            if isinstance(v, bool) or v is None or isinstance(v, (int, str)) or isinstance(v, float):
+                args[p] = v if not isinstance(v, float) or math.isfinite(v) else str(v)
+                if isinstance(v, str):
+                    args[p] = v[:200]
+        m = {"seq": _seq(), "class": type(me).__name__, "args": args}
+        back = frame.f_back
+        while back is not None and back.f_code.co_filename not in _sources:
+            back = back.f_back
+        m.update(_where(back.f_code.co_filename, back.f_lineno) if back is not None else {"line": 0, "code": ""})
+        _doc["modules"].append(m)
+    return _local
+
+
+_seed = torch.manual_seed
+
+
+def _manual_seed(seed, *a, **k):
+    f = sys._getframe(1)
+    if f.f_code.co_filename in _sources and len(_doc["seeds"]) < 10000:
+        s = {"seq": _seq(), "seed": int(seed) if isinstance(seed, int) else str(seed)}
+        s.update(_where(f.f_code.co_filename, f.f_lineno))
+        _doc["seeds"].append(s)
+    return _seed(seed, *a, **k)
+
+
+def _programs():
+    """[(code filename, cell number or None, source)] of the program: a script's code, a notebook's code cells."""
+    with open(_prog, "rb") as f:
+        raw = f.read()
+    text = raw.decode("utf-8", errors="replace")
+    if not _prog.endswith(".ipynb"):
+        return [(os.path.abspath(_prog), None, text)]
+    try:
+        nb = json.loads(text)
+    except ValueError as e:
+        _finish("bad-notebook", "not JSON: %s" % e)
+    cells = nb.get("cells") if isinstance(nb, dict) else None
+    if not isinstance(cells, list):
+        _finish("bad-notebook", "no \"cells\" list (nbformat 4)")
+    out = []
+    number = 0
+    for c in cells:
+        if not isinstance(c, dict):
+            _finish("bad-notebook", "a cell that is not an object")
+        if c.get("cell_type") != "code":
+            continue
+        number += 1
+        src = c.get("source", "")
+        if isinstance(src, list) and all(isinstance(s, str) for s in src):
+            src = "".join(src)
+        if not isinstance(src, str):
+            _finish("bad-notebook", "code cell %d: \"source\" is not text" % number)
+        if src.lstrip().startswith("%%"):
+            continue  # a cell magic: not Python
+        lines = [("" if ln.lstrip().startswith(("!", "%")) else ln) for ln in src.split("\n")]
+        out.append(("%s#cell%d" % (os.path.abspath(_prog), number), number, "\n".join(lines)))
+    return out
+
+
+def _learner_lines(tb):
+    """The traceback's last lines, the learner's frames only, in the learner's terms."""
+    lines = []
+    for fs in traceback.extract_tb(tb):
+        if fs.filename in _sources:
+            cell, src = _sources[fs.filename]
+            where = ("cell %d, line %d" % (cell, fs.lineno)) if cell is not None else ("line %d" % fs.lineno)
+            code = src[fs.lineno - 1].strip() if 0 < fs.lineno <= len(src) else ""
+            lines.append("%s: %s" % (where, code[:200]))
+    return lines[-4:]
+
+
+def _main():
+    programs = _programs()
+    for filename, cell, source in programs:
+        _sources[filename] = (cell, source.split("\n"))
+    compiled = []
+    for filename, cell, source in programs:
+        try:
+            compiled.append(compile(source, filename, "exec"))
+        except SyntaxError as e:
+            where = ("cell %d, line %s" % (cell, e.lineno)) if cell is not None else ("line %s" % e.lineno)
+            _finish("raised", "SyntaxError: %s" % e.msg, ["%s: %s" % (where, (e.text or "").strip()[:200])])
+    main = {"__name__": "__main__", "__builtins__": __builtins__, "__file__": os.path.abspath(_prog)}
+    sys.argv = [_prog]
+    sys.path.insert(0, os.path.dirname(os.path.abspath(_prog)))
+    torch.manual_seed = _manual_seed
+    sys.settrace(_global)
+    try:
+        for code in compiled:
+            exec(code, main)
+    except SystemExit as e:
+        sys.settrace(None)
+        if e.code not in (None, 0):
+            _finish("raised", "SystemExit: %s" % e.code, [])
+    except BaseException as e:  # noqa: B902 -- KeyboardInterrupt too: the run ended there
+        sys.settrace(None)
+        _finish("raised", ("%s: %s" % (type(e).__name__, e))[:500], _learner_lines(e.__traceback__))
+    sys.settrace(None)
+    _finish("ok")
+
+
+_main()
