@@ -175,13 +175,15 @@ std::vector<int> learner_points(const std::vector<LearnerTensor>& yours, const s
     if (y.cell)  // the learner says where: the value the name has in that cell (else just before it)
       for (int k = 0; k < 8 && at < 0; ++k) at = latest(k % 4 < 2, k < 4 ? 2 : 1, k % 2 == 0, true);
     if (at < 0) {  // else the binding its place in the file implies; an exported reference sees in-place changes
-      for (int k = 0; k < 4 && at < 0; ++k) at = latest(k < 2, 0, k % 2 == 0, false);
-      if (at >= 0) at = last[at];
+      // (a traced copy is the value at its place: any state of its name)
+      for (int k = 0; k < 4 && at < 0; ++k) at = latest(k < 2, 0, k % 2 == 0, y.snapshot);
+      if (at >= 0 && !y.snapshot) at = last[at];
     }
     if (at < 0) continue;
     points[f] = at;
-    if (owner[at] <= bound) {
-      bound = owner[at];
+    const int object = y.snapshot ? at : owner[at];
+    if (object <= bound) {
+      bound = object;
       bound_name = y.name;  // two exports of one name: the earlier is an earlier value
     }
   }

@@ -73,7 +73,9 @@ std::string tensor_item(const CheckReport& r, size_t i, Lang lang) {
   const std::string mark_class = v == V::Match ? "mark-ok" : v == V::Differs ? "mark-bad" : "mark-unknown";
   return "<li class=\"" + kind + "\"><span class=\"" + mark_class + "\">" + esc(line.substr(0, space)) +
          "</span> <span class=\"name\">" + esc(shown_name(r.yours[i].name)) + "</span> <span class=\"shape\">" +
-         esc(shape_of(r.yours[i].tensor)) + "</span> " + esc(line.substr(space + 1)) + "</li>\n";
+         esc(shape_of(r.yours[i].tensor)) + "</span> " + esc(line.substr(space + 1)) +
+         (r.yours[i].origin ? "<br><span class=\"origin\">" + esc(origin_text(r.yours[i], lang)) + "</span>" : "") +
+         "</li>\n";
 }
 
 std::string tensor_list(const CheckReport& r, Lang lang) {
@@ -117,6 +119,8 @@ std::string difference_section(const CheckReport& r, Lang lang) {
   const std::string name = shown_name(y.name);
   std::string out = "<section class=\"difference\">\n<h2>" + esc(ui("check.first-difference", lang, {name})) +
                     "<small>" + esc(ui("check.first-in-order", lang)) + "</small></h2>\n";
+  if (y.origin)
+    out += "<p class=\"origin\">" + esc(ui("check.origin.differs", lang, {origin_text(y, lang), in_cell(t.cell)})) + "</p>\n";
   const bool printed = t.code.rfind("print(", 0) == 0 || t.code.find('\n') != std::string::npos;
   out += "<p class=\"lesson-value\">" +
          esc(printed ? ui("check.lesson-value", lang, {name, in_cell(t.cell)})
@@ -192,7 +196,9 @@ std::string check_html(const CheckReport& r, Lang lang) {
   }
   const std::string header = ui(r.yours.size() == 1 ? "check.header.one" : "check.header.many", lang,
                                 {echo(r.source, kSourceColumns), r.lesson, std::to_string(r.yours.size())});
-  std::string body = "<main class=\"check\">\n<h1>" + esc(header) + "</h1>\n" + tensor_list(r, lang);
+  std::string body = "<main class=\"check\">\n<h1>" + esc(header) + "</h1>\n";
+  for (const Prose& note : r.notes) body += "<p class=\"note\">" + esc(ui(note.key, lang, note.args)) + "</p>\n";
+  body += tensor_list(r, lang);
   if (r.ok()) {
     body += "<div class=\"verdict match\">\n<p>" +
             esc(ui("check.all-match", lang, {std::to_string(matched)}) +

@@ -171,6 +171,14 @@ std::string indented(const std::string& text, const std::string& indent) {
   return out;
 }
 
+std::string origin_text(const LearnerTensor& y, Lang lang) {
+  if (!y.origin) return "";
+  const TensorOrigin& o = *y.origin;
+  const std::string file = echo(o.file, kSourceColumns), code = echo(o.code, 80);
+  return o.cell > 0 ? ui("check.origin.cell", lang, {std::to_string(o.cell), std::to_string(o.line), file, code})
+                    : ui("check.origin.line", lang, {std::to_string(o.line), file, code});
+}
+
 // One tensor's line of the list.
 std::string tensor_line(const CheckReport& r, size_t i, const Style& st, const std::string& head, Lang lang) {
   using V = TensorCheck::Verdict;
@@ -220,6 +228,7 @@ std::string render_report(const CheckReport& r, bool color, Lang lang) {
   const Style st{color};
   std::string out = ui(r.yours.size() == 1 ? "check.header.one" : "check.header.many", lang,
                        {echo(r.source, kSourceColumns), r.lesson, std::to_string(r.yours.size())}) + "\n";
+  for (const Prose& note : r.notes) out += "  " + ui(note.key, lang, note.args) + "\n";
   // The tensors that get a line: the first difference, then the file's first ones, in the file's order.
   const std::vector<char> listed = listed_tensors(r);
   size_t lines = 0;
@@ -250,6 +259,7 @@ std::string render_report(const CheckReport& r, bool color, Lang lang) {
     const std::string head = names[i] + std::string(width - columns(names[i]), ' ') + "  " + shape +
                              std::string(shape_width - shape.size(), ' ') + "  ";
     out += "  " + tensor_line(r, i, st, head, lang) + "\n";
+    if (r.yours[i].origin) out += "      " + origin_text(r.yours[i], lang) + "\n";
     line_end.push_back(out.size());
   }
   // The others in one line, where the first of them is (before the first difference when that comes later).
@@ -272,6 +282,7 @@ std::string render_report(const CheckReport& r, bool color, Lang lang) {
   const Binding& t = r.tool[c.expected];
   const std::string name = shown_name(y.name);
   out += "\n" + st.paint("1", ui("check.first-difference", lang, {name})) + ui("check.first-in-order", lang) + "\n";
+  if (y.origin) out += ui("check.origin.differs", lang, {origin_text(y, lang), in_cell(t.cell)}) + "\n";
   const bool printed = t.code.rfind("print(", 0) == 0 || t.code.find('\n') != std::string::npos;
   out += (printed ? ui("check.lesson-value", lang, {name, in_cell(t.cell)})
                   : ui("check.lesson-value-after", lang, {name, code_text(t.code), in_cell(t.cell)})) + "\n";

@@ -44,6 +44,9 @@ std::string in_cell(int cell);
 // The sentence naming the tensors that differ although the diagnosis reproduces the first difference:
 // at most kMaxTensorLines names, then how many more.
 std::string later_differ(const CheckReport& r, Lang lang);
+// Where a traced program bound the tensor: "line 42 of my_attention.py (`attn_scores = ...`)", or "cell 5,
+// line 3 of ch03.ipynb (...)"; "" for an export's tensor. The learner's file name and code through echo().
+std::string origin_text(const LearnerTensor& y, Lang lang);
 // One tensor's line of the list: its mark (✓ ✗ ?), `head`, then what the check found.
 std::string tensor_line(const CheckReport& r, size_t i, const Style& st, const std::string& head, Lang lang);
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <set>
 
 #include "core/safe_json.h"
@@ -104,24 +105,65 @@ std::set<std::string> timeline_names(const Notebook& tool) {
   return names;
 }
 
-// The program's tensors the lesson has names for, as an export of `lesson`, each with its origin.
+// Whether `t` equals a value the lesson's timeline gives `name` anywhere.
+bool some_value_of(const std::vector<Binding>& timeline, const std::string& name, const Tensor& t) {
+  for (const Binding& b : timeline)
+    if (b.name == name && tensors_close(t, b.tensor)) return true;
+  return false;
+}
+
+// The program's tensors the lesson has names for, as an export of `lesson`, each with its origin. With the
+// lesson's timeline, two kinds of the program's values are not the lesson's and are left out: the states a
+// tensor passes through before its last one (a loop filling it in place: `attn_scores_2[i] = ...` from
+// torch.empty) unless the lesson has that state too, and the locals of a call none of whose tensors is a
+// value the lesson has (a class or a call the lesson does not step through).
 LearnerExport export_for(const TraceDocument& trace, const std::string& source, const std::string& lesson,
-                         const std::set<std::string>& names, const json& config, int& unlisted) {
+                         const std::set<std::string>& names, const json& config, int& unlisted,
+                         const std::vector<Binding>* timeline = nullptr) {
   json doc = {{"schema", "attn-tutor/1"}, {"lesson", lesson}, {"config", config}, {"tensors", json::array()}};
-  std::vector<TensorOrigin> origins;
+  std::vector<const TraceEvent*> events;
   unlisted = 0;
   for (const TraceEvent& e : trace.events) {
-    if (e.entry.is_null() || !names.count(e.name)) {
+    if (e.entry.is_null() || !names.count(e.name) || events.size() >= kMaxExportTensors) {
       ++unlisted;
       continue;
     }
-    if (origins.size() >= kMaxExportTensors) break;
     doc["tensors"].push_back(e.entry);
-    origins.push_back(e.origin);
+    events.push_back(&e);
   }
   LearnerExport ex = parse_export(doc.dump(), source);
-  for (size_t i = 0; i < ex.tensors.size(); ++i) ex.tensors[i].origin = origins[i];
-  return ex;
+  std::vector<char> keep(ex.tensors.size(), 1);
+  if (timeline) {
+    // Each object's chain of states: a binding, then the in-place changes of the same name in the same function.
+    std::map<std::string, size_t> latest;  // name, scope, function -> its chain's latest event
+    std::vector<char> last_state(events.size(), 1);
+    for (size_t i = 0; i < events.size(); ++i) {
+      const std::string key = events[i]->name + "\n" + events[i]->scope + "\n" + events[i]->function_key;
+      const auto it = latest.find(key);
+      if (events[i]->kind == "in_place" && it != latest.end()) last_state[it->second] = 0;
+      latest[key] = i;
+    }
+    std::map<int, bool> call_known;  // a call of a function whose locals the lesson has
+    std::vector<char> known(events.size(), 0);
+    for (size_t i = 0; i < events.size(); ++i) {
+      known[i] = some_value_of(*timeline, ex.tensors[i].name, ex.tensors[i].tensor);
+      if (events[i]->scope != "module") call_known[events[i]->call] |= known[i] != 0;
+    }
+    for (size_t i = 0; i < events.size(); ++i)
+      keep[i] = (last_state[i] || known[i]) && (events[i]->scope == "module" || call_known[events[i]->call]);
+  }
+  LearnerExport kept = ex;
+  kept.tensors.clear();
+  for (size_t i = 0; i < ex.tensors.size(); ++i) {
+    if (!keep[i]) {
+      ++unlisted;
+      continue;
+    }
+    kept.tensors.push_back(ex.tensors[i]);
+    kept.tensors.back().origin = events[i]->origin;
+    kept.tensors.back().snapshot = true;
+  }
+  return kept;
 }
 
 // "d_out 4, num_heads 2, seed 5" (or the book's settings).
@@ -186,6 +228,8 @@ TraceDocument parse_trace(const std::string& text, const std::string& source, co
     ev.scope = text_of(e, "scope");
     ev.function = text_of(e, "function");
     ev.origin = {source, int_of(e, "cell"), int_of(e, "line"), text_of(e, "code")};
+    ev.function_key = ev.function + ":" + std::to_string(ev.origin.cell) + ":" + std::to_string(int_of(e, "def_line"));
+    ev.call = int_of(e, "call");
     if (e.contains("data") && !e.contains("skipped")) {
       ev.entry = {{"name", ev.name}, {"data", e["data"]}};
       if (e.contains("shape")) ev.entry["shape"] = e["shape"];
@@ -231,7 +275,7 @@ CheckReport check_trace(const TraceDocument& trace, const std::string& source, c
       require_affordable(lesson.name, opt, false, "config.", 1.0 + static_cast<double>(mistake_rerun_count(lesson.name, opt)),
                          "check " + source);
       const Notebook nb = lesson.run(opt);
-      c.ex = export_for(trace, source, lesson.name, timeline_names(nb), config, c.unlisted);
+      c.ex = export_for(trace, source, lesson.name, timeline_names(nb), config, c.unlisted, &nb.timeline());
       if (c.ex.tensors.empty()) continue;
       const CheckReport r = check_export(c.ex, nb, nullptr);
       for (const TensorCheck& k : r.checks) {

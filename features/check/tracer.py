@@ -79,7 +79,8 @@ def _record(kind, name, scope, function, code_file, line, t):
     if len(_doc["events"]) >= MAX_EVENTS:
         _doc["truncated"] = True
         return
-    ev = {"seq": _seq(), "kind": kind, "name": name, "scope": scope, "function": function}
+    ev = {"seq": _seq(), "kind": kind, "name": name, "scope": scope, "function": function[0], "def_line": function[1],
+          "call": function[2]}
     ev.update(_where(code_file, line))
     try:
         ev["shape"] = list(t.shape)
@@ -105,12 +106,14 @@ class _Frame:
     def __init__(self, frame, scope):
         self.seen = {}
         self.line = frame.f_lineno
-        self.function = frame.f_code.co_name
+        _calls[0] += 1
+        self.function = (frame.f_code.co_name, frame.f_code.co_firstlineno, _calls[0])
         self.scope = scope
         self.file = frame.f_code.co_filename
 
 
 _state = {}  # id(frame) -> _Frame
+_calls = [0]  # the calls of the learner's functions so far (each event names its call)
 
 
 def _scan(frame, st):
@@ -168,8 +171,14 @@ def _global(frame, event, arg):
     if event != "call" or frame.f_code.co_filename not in _sources:
         return None
     scope = "module" if frame.f_globals is frame.f_locals else "local"
-    _state[id(frame)] = _Frame(frame, scope)
+    st = _state[id(frame)] = _Frame(frame, scope)
     code = frame.f_code
+    # The arguments are the caller's values (recorded there when named): not new here unless changed.
+    nargs = code.co_argcount + code.co_kwonlyargcount + bool(code.co_flags & 4) + bool(code.co_flags & 8)
+    for p in code.co_varnames[:nargs] if scope == "local" else ():
+        v = frame.f_locals.get(p)
+        if isinstance(v, _TENSOR):
+            st.seen[p] = (id(v), getattr(v, "_version", 0), v)
     me = frame.f_locals.get("self")
     if code.co_name == "__init__" and isinstance(me, _MODULE) and len(_doc["modules"]) < 1000:
         args = {}
