@@ -106,6 +106,11 @@ def parse(out, titles):
     """What a check report says: the first differing tensor, its cell, the mistakes named, the reasons."""
     v = {"first": None, "cell": None, "mistakes": [], "stale": [], "print_blamed": [], "no_known": False}
     lines = out.split("\n")
+    v["lesson"] = None
+    for line in lines[:3]:
+        m = re.match(r"attn-tutor check .*: lesson (\S+?),? \d+ tensors?$", line)
+        if m:
+            v["lesson"] = m.group(1)
     for line in lines:
         m = re.match(r"First difference: (.+?)(?: \(the first|$| \(line| in | at )", line)
         if m and v["first"] is None:
@@ -164,6 +169,8 @@ def judge(name, entry, way, rc, out, err, v):
         problems.append("stderr: " + err.strip().split("\n")[-1][:100])
     if rc == 2:
         problems.append("error: " + (err.strip().split("\n")[0][:160] if err.strip() else "(no message)"))
+    if rc in (0, 1) and v["lesson"] != entry["lesson"]:
+        problems.append(f"lesson {v['lesson']}, expected {entry['lesson']}")
     if rc == 1 and e["exit"] == 1:
         if "first" in e and v["first"] != e["first"]:
             problems.append(f"first {v['first']}, expected {e['first']}")
