@@ -39,7 +39,7 @@ struct TraceFolder {
       buf.assign(templ.begin(), templ.end());
       buf.push_back('\0');
       if (!::mkdtemp(buf.data()))
-        throw UsageError(error_text("check.err.trace-folder", {echo(templ, 60), std::strerror(errno)}));
+        throw UsageError(error_text("check.err.trace-folder", {echo(templ, 60), errno_text(errno)}));
     }
     dir = buf.data();
     trace = dir + "/trace.json";
@@ -79,10 +79,10 @@ std::string trace_program(const std::string& path, const PythonRun& run) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || ::access(path.c_str(), R_OK) != 0)
     throw UsageError(error_text("check.err.program-missing",
-                                {echo(path, 60), S_ISDIR(st.st_mode) ? std::string("a folder") : std::string(std::strerror(errno))}));
+                                {echo(path, 60), errno_text(S_ISDIR(st.st_mode) ? EISDIR : errno)}));
   char resolved[PATH_MAX];
   if (!::realpath(path.c_str(), resolved))
-    throw UsageError(error_text("check.err.program-missing", {echo(path, 60), std::string(std::strerror(errno))}));
+    throw UsageError(error_text("check.err.program-missing", {echo(path, 60), errno_text(errno)}));
   const std::string program = resolved;
   const std::string dir = program.substr(0, program.rfind('/') == 0 ? 1 : program.rfind('/'));
   if (find_program(run.python).empty()) throw UsageError(error_text("check.err.python-not-found", {echo(run.python, 60)}));
@@ -99,7 +99,7 @@ std::string trace_program(const std::string& path, const PythonRun& run) {
     case Outcome::NotFound:
       throw UsageError(error_text("check.err.python-not-found", {echo(run.python, 60)}));
     case Outcome::CannotStart:
-      throw UsageError(error_text("check.err.python-cannot-start", {echo(run.python, 60), std::string(std::strerror(r.error))}));
+      throw UsageError(error_text("check.err.python-cannot-start", {echo(run.python, 60), errno_text(r.error)}));
     case Outcome::TimedOut:
       throw UsageError(error_text("check.err.timeout", {echo(path, 60), seconds_text(run.timeout_seconds)}));
     case Outcome::Flooded:
@@ -113,8 +113,7 @@ std::string trace_program(const std::string& path, const PythonRun& run) {
   if (file.problem == BoundedRead::kTooLarge)
     throw UsageError(error_text("check.err.trace-large", {echo(path, 60), std::to_string(kMaxTraceBytes / kMiB)}));
   if (file.problem != BoundedRead::kNone) {
-    const std::string how = r.outcome == Outcome::Exited ? "exit status " + std::to_string(r.code)
-                                                         : "signal " + std::to_string(r.code);
+    const ErrorText how = error_text(r.outcome == Outcome::Exited ? "check.exit-status" : "check.killed-by", {std::to_string(r.code)});
     const std::string said = last_line(r.err);
     throw UsageError(error_text("check.err.no-trace", {echo(run.python, 60), how, said.empty() ? std::string("-") : echo(said, 160)}));
   }

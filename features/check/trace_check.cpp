@@ -8,6 +8,7 @@
 #include "core/safe_json.h"
 #include "core/safe_text.h"
 #include "core/usage_error.h"
+#include "features/check/python_trace.h"
 #include "features/check/replay.h"
 #include "lessons/cost_model.h"
 #include "lessons/lesson.h"
@@ -149,8 +150,20 @@ LearnerExport export_for(const TraceDocument& trace, const std::string& source, 
       known[i] = some_value_of(*timeline, ex.tensors[i].name, ex.tensors[i].tensor);
       if (events[i]->scope != "module") call_known[events[i]->call] |= known[i] != 0;
     }
+    // A value of another rank than all the lesson's of its name, when another of the program's has one of
+    // theirs (the unbatched `keys` of an earlier cell beside the module's batched ones).
+    auto lesson_rank = [&](size_t i) {
+      for (const Binding& b : *timeline)
+        if (b.name == ex.tensors[i].name && b.tensor.dim() == ex.tensors[i].tensor.dim()) return true;
+      return false;
+    };
+    std::set<std::string> some_rank;  // names of which the program has a value of a rank the lesson has
+    std::vector<char> rank_ok(events.size(), 0);
     for (size_t i = 0; i < events.size(); ++i)
-      keep[i] = (last_state[i] || known[i]) && (events[i]->scope == "module" || call_known[events[i]->call]);
+      if ((rank_ok[i] = lesson_rank(i))) some_rank.insert(ex.tensors[i].name);
+    for (size_t i = 0; i < events.size(); ++i)
+      keep[i] = (last_state[i] || known[i]) && (events[i]->scope == "module" || call_known[events[i]->call]) &&
+                (rank_ok[i] || !some_rank.count(ex.tensors[i].name));
   }
   LearnerExport kept = ex;
   kept.tensors.clear();
@@ -205,12 +218,19 @@ TraceDocument parse_trace(const std::string& text, const std::string& source, co
   if (status == "no-torch") throw UsageError(error_text("check.err.no-torch", {echo(python, 60), echo(text_of(doc, "message"), 80)}));
   if (status == "bad-notebook") throw UsageError(error_text("check.err.bad-notebook", {source, echo(text_of(doc, "message"), 80)}));
   if (status == "raised") {
-    std::string where;
+    // Its last frames in the learner's code, innermost first: "line 12 of f.py (`...`), called from line 30 ...".
+    ErrorText where;
     if (doc.contains("traceback") && doc["traceback"].is_array())
-      for (const json& line : doc["traceback"])
-        if (line.is_string()) where += (where.empty() ? "" : " <- ") + echo(line.get<std::string>(), 90);
+      for (const json& f : doc["traceback"]) {
+        if (!f.is_object()) continue;
+        const int cell = int_of(f, "cell");
+        const std::string line = std::to_string(int_of(f, "line")), code = echo(text_of(f, "code"), 80);
+        ErrorText here = cell > 0 ? error_text("check.origin.cell", {std::to_string(cell), line, source, code})
+                                  : error_text("check.origin.line", {line, source, code});
+        where = where.empty() ? here : error_text("check.traceback-sep", {here, where});
+      }
     throw UsageError(error_text("check.err.raised", {source, echo(text_of(doc, "message"), 160),
-                                                     where.empty() ? std::string("?") : where}));
+                                                     where.empty() ? ErrorText(source) : where}));
   }
   if (status != "ok") bad_trace(source, "status " + status);
   TraceDocument t;
@@ -219,6 +239,8 @@ TraceDocument parse_trace(const std::string& text, const std::string& source, co
   t.truncated = doc.value("truncated", false) == true;
   t.skipped = int_of(doc, "skipped");
   if (!doc.contains("events") || !doc["events"].is_array()) bad_trace(source, "no \"events\" list");
+  // The program's own name where the learner checks a saved trace; else the path they gave.
+  const std::string origin_file = is_program_path(source) || t.program.empty() ? source : t.program;
   for (const json& e : doc["events"]) {
     if (!e.is_object() || !e.contains("name") || !e["name"].is_string()) bad_trace(source, "an event without a name");
     TraceEvent ev;
@@ -227,7 +249,7 @@ TraceDocument parse_trace(const std::string& text, const std::string& source, co
     if (ev.name.size() > kMaxTensorNameBytes) continue;
     ev.scope = text_of(e, "scope");
     ev.function = text_of(e, "function");
-    ev.origin = {source, int_of(e, "cell"), int_of(e, "line"), text_of(e, "code")};
+    ev.origin = {origin_file, int_of(e, "cell"), int_of(e, "line"), text_of(e, "code")};
     ev.function_key = ev.function + ":" + std::to_string(ev.origin.cell) + ":" + std::to_string(int_of(e, "def_line"));
     ev.call = int_of(e, "call");
     if (e.contains("data") && !e.contains("skipped")) {
@@ -276,6 +298,8 @@ CheckReport check_trace(const TraceDocument& trace, const std::string& source, c
                          "check " + source);
       const Notebook nb = lesson.run(opt);
       c.ex = export_for(trace, source, lesson.name, timeline_names(nb), config, c.unlisted, &nb.timeline());
+      if (c.ex.tensors.empty() && !choices.lesson.empty())  // the lesson given: its names, whatever their values
+        c.ex = export_for(trace, source, lesson.name, timeline_names(nb), config, c.unlisted);
       if (c.ex.tensors.empty()) continue;
       const CheckReport r = check_export(c.ex, nb, nullptr);
       for (const TensorCheck& k : r.checks) {

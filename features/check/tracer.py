@@ -104,7 +104,8 @@ class _Frame:
     __slots__ = ("seen", "line", "function", "scope", "file")
 
     def __init__(self, frame, scope):
-        self.seen = {}
+        # a notebook's cells share their globals: what one cell bound is not new in the next
+        self.seen = _module_seen.setdefault(id(frame.f_globals), {}) if scope == "module" else {}
         self.line = frame.f_lineno
         _calls[0] += 1
         self.function = (frame.f_code.co_name, frame.f_code.co_firstlineno, _calls[0])
@@ -113,6 +114,8 @@ class _Frame:
 
 
 _state = {}  # id(frame) -> _Frame
+_module_seen = {}  # id(globals) -> the names seen at module level
+_self_seen = {}  # id(self) -> (self, its attributes seen)
 _calls = [0]  # the calls of the learner's functions so far (each event names its call)
 
 
@@ -141,14 +144,17 @@ def _scan(frame, st):
                 for k, v in list(pool.items()):
                     if isinstance(v, _TENSOR) and isinstance(k, str):
                         items.append(("self." + k, v))
+    # self's attributes are the object's, seen across its methods' calls; the rest are this frame's names
+    mine = _self_seen.setdefault(id(me), (me, {}))[1] if me is not None else None
     for k, v in items:
+        seen = mine if k.startswith("self.") else st.seen
         version = getattr(v, "_version", 0)
-        old = st.seen.get(k)
+        old = seen.get(k)
         if old is None or old[0] != id(v):
-            st.seen[k] = (id(v), version, v)
+            seen[k] = (id(v), version, v)
             _record("bind", k, "self" if k.startswith("self.") else st.scope, st.function, st.file, st.line, v)
         elif old[1] != version:
-            st.seen[k] = (id(v), version, v)
+            seen[k] = (id(v), version, v)
             _record("in_place", k, "self" if k.startswith("self.") else st.scope, st.function, st.file, st.line, v)
 
 
@@ -248,11 +254,8 @@ def _learner_lines(tb):
     lines = []
     for fs in traceback.extract_tb(tb):
         if fs.filename in _sources:
-            cell, src = _sources[fs.filename]
-            where = ("cell %d, line %d" % (cell, fs.lineno)) if cell is not None else ("line %d" % fs.lineno)
-            code = src[fs.lineno - 1].strip() if 0 < fs.lineno <= len(src) else ""
-            lines.append("%s: %s" % (where, code[:200]))
-    return lines[-4:]
+            lines.append(_where(fs.filename, fs.lineno))
+    return lines[-3:]
 
 
 def _main():
@@ -264,8 +267,10 @@ def _main():
         try:
             compiled.append(compile(source, filename, "exec"))
         except SyntaxError as e:
-            where = ("cell %d, line %s" % (cell, e.lineno)) if cell is not None else ("line %s" % e.lineno)
-            _finish("raised", "SyntaxError: %s" % e.msg, ["%s: %s" % (where, (e.text or "").strip()[:200])])
+            w = {"line": e.lineno or 0, "code": (e.text or "").strip()[:200]}
+            if cell is not None:
+                w["cell"] = cell
+            _finish("raised", "SyntaxError: %s" % e.msg, [w])
     main = {"__name__": "__main__", "__builtins__": __builtins__, "__file__": os.path.abspath(_prog)}
     sys.argv = [_prog]
     sys.path.insert(0, os.path.dirname(os.path.abspath(_prog)))

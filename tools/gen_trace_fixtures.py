@@ -1,0 +1,76 @@
+"""Traces of learner programs, made with real torch, for `attn-tutor check`'s tests (tests/test_check_program.cpp).
+
+    /usr/bin/python3 tools/gen_trace_fixtures.py
+
+Runs each program of tests/fixtures/traces/programs/ (a .py, and the notebook made from it: one code cell per
+"# %%" block) under check's tracer (features/check/tracer.py, the one the binary embeds) with this Python, and
+writes its "attn-tutor-trace/1" document (docs/trace-json.md) to tests/fixtures/traces/NAME.json (the notebook's
+NAME-ipynb.json). CI has no torch: the tests check these documents with `attn-tutor check TRACE.json`.
+Needs torch.
+"""
+import json
+import os
+import subprocess
+import sys
+
+import torch  # noqa: F401 -- the traces need real torch
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TRACER = os.path.join(ROOT, "features", "check", "tracer.py")
+PROGRAMS = os.path.join(ROOT, "tests", "fixtures", "traces", "programs")
+OUT = os.path.join(ROOT, "tests", "fixtures", "traces")
+
+
+def notebook_of(py_path, nb_path):
+    """The program as a notebook: a markdown cell, then a code cell per "# %%" block (the marker line dropped)."""
+    with open(py_path, encoding="utf-8") as f:
+        lines = f.read().split("\n")
+    blocks, block = [], []
+    for ln in lines:
+        if ln.startswith("# %%"):
+            blocks.append(block)
+            block = []
+        else:
+            block.append(ln)
+    blocks.append(block)
+    cells = [{"cell_type": "markdown", "metadata": {}, "source": ["# " + os.path.basename(py_path)]}]
+    for b in blocks:
+        body = "\n".join(b).strip("\n")
+        if body:
+            src = body.split("\n")
+            cells.append({"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [],
+                          "source": [ln + "\n" for ln in src[:-1]] + [src[-1]]})
+    with open(nb_path, "w", encoding="utf-8") as f:
+        json.dump({"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": cells}, f, indent=1)
+        f.write("\n")
+
+
+def trace(program, out):
+    subprocess.run([sys.executable, TRACER, program, out], cwd=os.path.dirname(program), check=True,
+                   stdout=subprocess.DEVNULL)
+    with open(out, encoding="utf-8") as f:
+        doc = json.load(f)
+    if doc["status"] != "ok":
+        sys.exit("%s: %s %s" % (program, doc["status"], doc.get("message")))
+    doc["python"] = "3"  # the fixture does not depend on the Python that made it
+    with open(out, "w", encoding="utf-8") as f:
+        json.dump(doc, f, separators=(",", ":"))
+        f.write("\n")
+    print("wrote", os.path.relpath(out, ROOT), len(doc["events"]), "events")
+
+
+def main():
+    for name in sorted(os.listdir(PROGRAMS)):
+        if not name.endswith(".py"):
+            continue
+        stem = name[:-3]
+        py = os.path.join(PROGRAMS, name)
+        trace(py, os.path.join(OUT, stem + ".json"))
+        if stem.startswith(("causal", "trainable")):
+            nb = os.path.join(PROGRAMS, stem + ".ipynb")
+            notebook_of(py, nb)
+            trace(nb, os.path.join(OUT, stem + "-ipynb.json"))
+
+
+if __name__ == "__main__":
+    main()
