@@ -245,8 +245,14 @@ def main():
                     f.write(code)
                 cmd = [tutor, "check", name + ".py", "--python", args.python, "--color", "never", "--lang", "en"]
             else:
+                nb = notebook(code)
+                try:  # where nbformat is installed, the notebook is checked against its schema
+                    import nbformat
+                    nbformat.validate(nbformat.from_dict(nb))
+                except ImportError:
+                    pass
                 with open(os.path.join(tmp, name + ".ipynb"), "w", encoding="utf-8") as f:
-                    json.dump(notebook(code), f, indent=1)
+                    json.dump(nb, f, indent=1)
                 cmd = [tutor, "check", name + ".ipynb", "--python", args.python, "--color", "never",
                        "--lang", "en"]
             rc, out, err = run(cmd, tmp, env)
