@@ -41,6 +41,7 @@
 #include "fast/parallel.h"
 #include "node_process.h"
 #include "step_mode.h"
+#include "strict_integer.h"
 #include "terminal.h"
 #include "core/usage_error.h"
 #include "features/verify/verify.h"
@@ -241,9 +242,11 @@ int main(int argc, char** argv) {
       check->add_option("--html", check_html_path, tr("app.check.html"))->type_name("FILE|-");
   TracedCheckOptions traced;
   check->add_option("--python", traced.run.python, tr("app.check.python"))->type_name("PATH");
-  check->add_option("--timeout", traced.run.timeout_seconds, tr("app.check.timeout"))
-      ->type_name("SECONDS")
-      ->check(CLI::Range(1.0, 3600.0));
+  int check_timeout = 60;
+  check->add_option("--timeout", check_timeout, tr("app.check.timeout"))
+      ->transform(strict_integer_check(1, 3600))
+      ->check(CLI::Range(1, 3600))
+      ->type_name("SECONDS");  // after the range, which would add its own text to it
   check->add_option("--lesson", traced.choices.lesson, tr("app.check.lesson"))->type_name("NAME");
   std::string check_seed;
   CLI::Option* check_seed_option = check->add_option("--seed", check_seed, tr("app.check.seed"))->type_name("N");
@@ -294,6 +297,7 @@ int main(int argc, char** argv) {
     }
     if (check->parsed()) {
       if (check_seed_option->count() > 0) traced.choices.seed = check_seed;
+      traced.run.timeout_seconds = check_timeout;
       traced.given = check->get_option("--python")->count() + check->get_option("--timeout")->count() +
                      check->get_option("--lesson")->count() + check_seed_option->count() > 0;
       return run_check(check_path, check_color, check_html_option->count() > 0 ? &check_html_path : nullptr, lang,

@@ -28,7 +28,10 @@ _attn_tutor() {
   elif [[ ${COMP_WORDS[1]} == lessons ]]; then
     COMPREPLY=($(compgen -W "--json --lang --help" -- "$cur"))
   elif [[ ${COMP_WORDS[1]} == check ]]; then
-    if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--color --lang --html --help" -- "$cur")); else COMPREPLY=($(compgen -f -- "$cur")); fi
+    if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--color --lang --html --python --timeout --lesson --seed --help" -- "$cur"))
+    elif [[ $prev == --lesson ]]; then COMPREPLY=($(compgen -W "${lessons%% all *}" -- "$cur"))
+    elif [[ $prev == --python ]]; then COMPREPLY=($(compgen -c -- "$cur"))
+    else COMPREPLY=($(compgen -f -- "$cur")); fi
   elif [[ ${COMP_WORDS[1]} == verify ]]; then
     COMPREPLY=($(compgen -W "$lessons --lang --html --help" -- "$cur"))
   else

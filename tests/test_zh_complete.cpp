@@ -180,6 +180,16 @@ std::vector<std::string> bad_command_lines(const std::string& dir) {
   auto entry = [&](const std::string& name, const std::string& e) {
     return export_with(name, "\"lesson\": \"mha\", \"tensors\": [" + e + "]");
   };
+  const std::string trace_fixtures = std::string(ATTN_TEST_FIXTURE_DIR) + "/traces";
+  const std::string pythons = std::string(ATTN_TEST_FIXTURE_DIR) + "/trace/pythons";
+  auto program_line = [&](const std::string&, const std::string& program, const std::string& options) {
+    const std::string path = program[0] == '/' ? program : trace_fixtures + "/programs/" + program;
+    return "check '" + path + "' " + options;
+  };
+  const std::string not_executable = write_file(dir, "python-garbage", "\x01\x02 not a program\n");
+  chmod(not_executable.c_str(), 0755);  // executable, but not a program the system can start
+  const std::string foo_trace =
+      "{\"schema\": \"attn-tutor-trace/1\", \"status\": \"ok\", \"events\": [{\"name\": \"foo\", \"data\": [1.0]}]}";
   std::vector<std::string> out = {
       // --inputs files: JSON syntax, shape, values, reads
       inputs("ends.json", "[[1, 2], [3, 4]"), inputs("empty.json", ""), inputs("comma.json", "[[1, 2], [3, 4],]"),
@@ -235,6 +245,19 @@ std::vector<std::string> bad_command_lines(const std::string& dir) {
       entry("c-cellrange.json", "{\"name\": \"context_vecs\", \"data\": [1], \"cell\": 999}"),
       config("c-float.json", "\"d_out\": 4.0"), config("c-ntokens.json", "\"num_tokens\": 7"),
       config("c-key.json", "\"d_ouy\": 4"), config("c-untaken.json", "\"num_kv_groups\": 2"),
+      // check FILE.py / FILE.ipynb: the learner's program under the tracer (features/check/python_trace.cpp)
+      program_line(dir, "/no/such.py", ""), program_line(dir, "mha-correct.py", "--python no-such-python-xyz"),
+      program_line(dir, "mha-correct.py", "--python '" + not_executable + "'"),
+      program_line(dir, "mha-correct.py", "--python '" + pythons + "/notorch.sh'"),
+      program_line(dir, "mha-correct.py", "--python '" + pythons + "/raise.sh'"),
+      program_line(dir, "mha-correct.py", "--python '" + pythons + "/loop.sh' --timeout 1"),
+      program_line(dir, "mha-correct.py", "--python '" + pythons + "/flood.sh'"),
+      "check '" + trace_fixtures + "/programs/cells.ipynb' --python '" + pythons + "/faketorch.sh'",
+      "check " + file("nb.ipynb", "[1]") + " --python '" + pythons + "/faketorch.sh'",
+      "check " + file("t-bad.json", "{\"schema\": \"attn-tutor-trace/1\", \"status\": \"ok\"}"),
+      program_line(dir, "../mha-correct.json", "--lesson nope"), program_line(dir, "../mha-correct.json", "--seed 05"),
+      "check " + file("t-foo.json", foo_trace), "check " + file("t-foo2.json", foo_trace) + " --lesson causal-mask",
+      "check '" + std::string(ATTN_TEST_FIXTURE_DIR) + "/mistakes/correct-mha.json' --lesson mha",
       // kv-memory sizes
       "kv-memory --dtype foo", "kv-memory --emb-dim 0", "kv-memory --num-kv-groups 5", "kv-memory --window 8 --swa-ratio x",
       "kv-memory --context-length 1073741824 --batch-size 1048576 --num-layers 65536",

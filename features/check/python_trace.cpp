@@ -19,12 +19,13 @@ namespace attn {
 
 namespace {
 
-// A trace of the largest program the tracer records (its caps: features/check/tracer.py) is under this.
-constexpr std::size_t kMaxTraceBytes = 64 * kMiB;
-
 bool ends_with(const std::string& s, const std::string& tail) {
   return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
 }
+
+#if !defined(__EMSCRIPTEN__)
+// A trace of the largest program the tracer records (its caps: features/check/tracer.py) is under this.
+constexpr std::size_t kMaxTraceBytes = 64 * kMiB;
 
 // The private folder the trace is written to, removed with what is in it whatever ends the run.
 struct TraceFolder {
@@ -66,6 +67,7 @@ std::string seconds_text(double s) {
   std::snprintf(buf, sizeof buf, "%g", s);
   return buf;
 }
+#endif
 
 }  // namespace
 

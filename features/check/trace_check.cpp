@@ -150,14 +150,14 @@ LearnerExport export_for(const TraceDocument& trace, const std::string& source, 
       known[i] = some_value_of(*timeline, ex.tensors[i].name, ex.tensors[i].tensor);
       if (events[i]->scope != "module") call_known[events[i]->call] |= known[i] != 0;
     }
-    // A value of another rank than all the lesson's of its name, when another of the program's has one of
-    // theirs (the unbatched `keys` of an earlier cell beside the module's batched ones).
+    // A value of another shape than all the lesson's of its name, when another of the program's has one of
+    // theirs (the unbatched `keys` of an earlier cell beside the module's batched ones, a cached step's).
     auto lesson_rank = [&](size_t i) {
       for (const Binding& b : *timeline)
-        if (b.name == ex.tensors[i].name && b.tensor.dim() == ex.tensors[i].tensor.dim()) return true;
+        if (b.name == ex.tensors[i].name && b.tensor.shape() == ex.tensors[i].tensor.shape()) return true;
       return false;
     };
-    std::set<std::string> some_rank;  // names of which the program has a value of a rank the lesson has
+    std::set<std::string> some_rank;  // names of which the program has a value of a shape the lesson has
     std::vector<char> rank_ok(events.size(), 0);
     for (size_t i = 0; i < events.size(); ++i)
       if ((rank_ok[i] = lesson_rank(i))) some_rank.insert(ex.tensors[i].name);
@@ -167,6 +167,7 @@ LearnerExport export_for(const TraceDocument& trace, const std::string& source, 
   }
   LearnerExport kept = ex;
   kept.tensors.clear();
+  size_t from = 0;  // where the program is in the lesson's timeline, going forward
   for (size_t i = 0; i < ex.tensors.size(); ++i) {
     if (!keep[i]) {
       ++unlisted;
@@ -175,6 +176,16 @@ LearnerExport export_for(const TraceDocument& trace, const std::string& source, 
     kept.tensors.push_back(ex.tensors[i]);
     kept.tensors.back().origin = events[i]->origin;
     kept.tensors.back().snapshot = true;
+    // A value the lesson's name takes at or after the program's place: that cell is where it is (the
+    // program's order, not a search back from its end, places it). Never an earlier one: a mistake can
+    // give an earlier value (masked_fill's result discarded leaves the unmasked scores).
+    if (!timeline) continue;
+    for (size_t j = from; j < timeline->size(); ++j)
+      if ((*timeline)[j].name == ex.tensors[i].name && tensors_close(ex.tensors[i].tensor, (*timeline)[j].tensor)) {
+        kept.tensors.back().cell = (*timeline)[j].cell;
+        from = j;
+        break;
+      }
   }
   return kept;
 }
@@ -326,6 +337,78 @@ CheckReport check_trace(const TraceDocument& trace, const std::string& source, c
   const Candidate* best = &candidates.front();
   for (const Candidate& c : candidates)
     if (c.matched > best->matched || (c.matched == best->matched && c.differing < best->differing)) best = &c;
+  std::vector<Prose> notes;
+  // A program that covers the chapter (a whole ch03 notebook): the chapter's lessons one after the other, as
+  // `all` runs them, when that matches more of its tensors; a difference is then checked (and diagnosed)
+  // against the lesson it is in.
+  int chapter_lessons = 0;
+  for (const Candidate& c : candidates) chapter_lessons += c.lesson->in_chapter();
+  Candidate in_lesson;
+  if (choices.lesson.empty() && chapter_lessons >= 2) {
+    json config = json::object();  // the seed and the inputs; each lesson its own defaults, as in `all`
+    for (const char* key : {"seed", "inputs_data"})
+      if (best->ex.config.contains(key)) config[key] = best->ex.config[key];
+    const LessonOptions opt = replay_options(LearnerExport{source, "all", config, {}, {}});
+    Notebook all("all", {}, opt.config_json(), opt.inputs.tokens);
+    std::vector<std::pair<int, const LessonInfo*>> starts;  // where each lesson's timeline starts
+    std::vector<int> base_cell;                             // and the cell after which its cells come
+    for (const LessonInfo& l : lessons())
+      if (l.in_chapter()) {
+        starts.push_back({static_cast<int>(all.timeline().size()), &l});
+        all.append(l.run(opt));
+        base_cell.push_back(all.appended_after().back());
+      }
+    int unlisted = 0;
+    const LearnerExport ex = export_for(trace, source, "all", timeline_names(all), config, unlisted, &all.timeline());
+    const CheckReport r = ex.tensors.empty() ? CheckReport{} : check_export(ex, all, nullptr);
+    int matched = 0;
+    std::vector<int> per_lesson(starts.size(), 0);  // the matches in each lesson
+    for (const TensorCheck& c : r.checks) {
+      if (c.verdict != TensorCheck::Verdict::Match) continue;
+      ++matched;
+      size_t k = 0;
+      while (k + 1 < starts.size() && starts[k + 1].first <= c.expected) ++k;
+      ++per_lesson[k];
+    }
+    // More matches than one lesson, and in more than one lesson: the program is about the chapter.
+    // (A difference in such a program is checked against the lesson it is in only when the chapter
+    // otherwise matches: the chapter's alignment is not trusted to place a difference on its own.)
+    const bool chapter = matched > best->matched &&
+                         std::count_if(per_lesson.begin(), per_lesson.end(), [](int n) { return n >= 3; }) >= 2;
+    int differing = 0;
+    for (const TensorCheck& c : r.checks) differing += c.verdict == TensorCheck::Verdict::Differs;
+    if (chapter && (r.ok() || differing <= best->differing)) {
+      if (r.ok()) {
+        CheckReport report = r;
+        report.lesson = "all";
+        report.notes.push_back(text("check.traced.chapter", {std::to_string(starts.size())}));
+        if (unlisted > 0) report.notes.push_back(text("check.traced.unlisted", {std::to_string(unlisted)}));
+        return report;
+      }
+      // The lesson of the first difference, with the program's tensors that fall in it.
+      const int at = r.checks[r.first_divergence].expected;
+      size_t k = 0;
+      while (k + 1 < starts.size() && starts[k + 1].first <= at) ++k;
+      const int from = starts[k].first, to = k + 1 < starts.size() ? starts[k + 1].first : static_cast<int>(r.tool.size());
+      int others_matched = 0, others_differing = 0;
+      in_lesson.lesson = starts[k].second;
+      in_lesson.ex = ex;
+      in_lesson.ex.lesson = in_lesson.lesson->name;
+      in_lesson.ex.tensors.clear();
+      for (size_t i = 0; i < r.checks.size(); ++i) {
+        const TensorCheck& c = r.checks[i];
+        if (c.expected >= from && c.expected < to) {
+          in_lesson.ex.tensors.push_back(r.yours[i]);
+          if (in_lesson.ex.tensors.back().cell) *in_lesson.ex.tensors.back().cell -= base_cell[k];  // its own In [n]
+        }
+        else if (c.expected >= 0) (c.verdict == TensorCheck::Verdict::Match ? others_matched : others_differing) += 1;
+      }
+      in_lesson.unlisted = unlisted;
+      best = &in_lesson;
+      notes.push_back(text("check.traced.chapter-first", {in_lesson.lesson->name, std::to_string(others_matched),
+                                                          std::to_string(others_differing)}));
+    }
+  }
   // The chosen lesson's full check: with the diagnosis (as check_file does for an export).
   const LessonOptions opt = replay_options(best->ex);
   const Notebook nb = best->lesson->run(opt);
@@ -337,6 +420,7 @@ CheckReport check_trace(const TraceDocument& trace, const std::string& source, c
   const std::string settings = settings_text(best->ex.config);
   report.notes.push_back(text(choices.lesson.empty() ? "check.traced.inferred" : "check.traced.given",
                               {best->lesson->name, settings.empty() ? text("check.traced.book-settings") : Prose(settings)}));
+  for (const Prose& n : notes) report.notes.push_back(n);
   if (best->unlisted > 0) report.notes.push_back(text("check.traced.unlisted", {std::to_string(best->unlisted)}));
   if (trace.truncated || trace.skipped > 0)
     report.notes.push_back(text("check.traced.truncated", {std::to_string(trace.skipped)}));

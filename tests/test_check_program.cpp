@@ -1,0 +1,286 @@
+// `attn-tutor check FILE.py / FILE.ipynb`: the runner (features/check/process_run.h) with fake interpreters,
+// the tracer (features/check/tracer.py) on a fake torch (tests/fixtures/trace/fake_torch), and `check` on
+// traces real torch made (tests/fixtures/traces, tools/gen_trace_fixtures.py). No test needs torch.
+#include <dirent.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <string>
+
+#include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
+
+#include "features/check/process_run.h"
+#include "features/check/python_trace.h"
+#include "hostile_run.h"
+#include "run_cli.h"
+
+using namespace attn;
+
+namespace {
+
+const std::string kTrace = std::string(ATTN_TEST_FIXTURE_DIR) + "/trace";
+const std::string kTraces = std::string(ATTN_TEST_FIXTURE_DIR) + "/traces";
+std::string python(const std::string& name) { return kTrace + "/pythons/" + name; }
+
+// The names in `dir` (none: the trace's private folder was removed).
+int entries(const std::string& dir) {
+  int n = 0;
+  if (DIR* d = opendir(dir.c_str())) {
+    while (const dirent* e = readdir(d)) n += std::string(e->d_name) != "." && std::string(e->d_name) != "..";
+    closedir(d);
+  }
+  return n;
+}
+
+// The tracer run by python3 on the fake torch: its trace document.
+nlohmann::json fake_trace(const std::string& program) {
+  const std::string dir = temp_dir();
+  const std::string tracer = write_file(dir, "tracer.py", embedded_tracer());
+  const std::string out = dir + "/trace.json";
+  const std::string cmd = "cd '" + dir + "' && PYTHONPATH='" + kTrace + "/fake_torch' python3 '" + tracer + "' '" + program +
+                          "' '" + out + "' >/dev/null 2>&1";
+  REQUIRE(std::system(cmd.c_str()) == 0);
+  return nlohmann::json::parse(read_text_file(out));
+}
+
+}  // namespace
+
+TEST_CASE("check program: the runner captures exit status, output and folder, without a shell") {
+  ProcessSpec spec;
+  spec.argv = {"/bin/sh", "-c", "pwd; echo to-stderr >&2; cat; exit 3"};  // cat: stdin is /dev/null
+  spec.dir = "/";
+  ProcessResult r = run_process(spec);
+  CHECK(r.outcome == ProcessResult::Outcome::Exited);
+  CHECK(r.code == 3);
+  CHECK(r.out == "/\n");
+  CHECK(r.err == "to-stderr\n");
+  spec.argv = {"sh", "-c", "echo \"$1\"", "sh", "a b; $(touch no) 'c'"};  // found in PATH, arguments as they are
+  r = run_process(spec);
+  CHECK(r.out == "a b; $(touch no) 'c'\n");
+  spec.argv = {"no-such-python-anywhere-xyz"};
+  CHECK(run_process(spec).outcome == ProcessResult::Outcome::NotFound);
+  spec.argv = {"/etc/passwd"};  // not executable
+  CHECK(run_process(spec).outcome == ProcessResult::Outcome::NotFound);
+}
+
+TEST_CASE("check program: the runner kills a program past its time and its whole process group") {
+  ProcessSpec spec;
+  const std::string dir = temp_dir();
+  spec.argv = {"/bin/sh", "-c", "sleep 300 & echo $! > '" + dir + "/child'; wait"};
+  spec.timeout_seconds = 1;
+  const ProcessResult r = run_process(spec);
+  CHECK(r.outcome == ProcessResult::Outcome::TimedOut);
+  const std::string child = read_text_file(dir + "/child");
+  REQUIRE(!child.empty());
+  const pid_t pid = std::atoi(child.c_str());
+  // The grandchild is gone (or a zombie waiting for its reaper), never still sleeping.
+  for (int i = 0; i < 100 && kill(pid, 0) == 0; ++i) {
+    const std::string stat = read_text_file("/proc/" + std::to_string(pid) + "/stat");
+    if (stat.find(") Z") != std::string::npos || stat.empty()) break;
+    usleep(20000);
+  }
+  const std::string stat = read_text_file("/proc/" + std::to_string(pid) + "/stat");
+  CHECK((kill(pid, 0) != 0 || stat.empty() || stat.find(") Z") != std::string::npos));
+}
+
+TEST_CASE("check program: the runner cuts a flood and keeps only a bounded part of the output") {
+  ProcessSpec spec;
+  spec.argv = {"yes", "flood"};
+  spec.flood_bytes = 4 << 20;
+  spec.keep_bytes = 1000;
+  ProcessResult r = run_process(spec);
+  CHECK(r.outcome == ProcessResult::Outcome::Flooded);
+  CHECK(r.out.size() == 1000);
+  CHECK(r.out_cut);
+  spec.argv = {"/bin/sh", "-c", "yes err | head -c 300000 >&2; echo the-end >&2"};  // stderr: its end is kept
+  r = run_process(spec);
+  CHECK(r.outcome == ProcessResult::Outcome::Exited);
+  CHECK(r.err.size() <= 1000);
+  CHECK(r.err.find("the-end") != std::string::npos);
+}
+
+TEST_CASE("check program: a loop, a flood, a crash, no torch, no python: one line, exit 2, no trace left") {
+  const std::string tmp = temp_dir();
+  const std::string prog = "'" + kTraces + "/programs/mha-correct.py'";
+  struct Case {
+    std::string python, extra, mentions;
+  };
+  for (const Case& c : std::vector<Case>{{"loop.sh", " --timeout 1", "--timeout"},
+                                         {"flood.sh", "", "16 MiB"},
+                                         {"raise.sh", "", "RuntimeError: boom \\e[31mred\\e[0m"},
+                                         {"notorch.sh", "", "cannot import torch"},
+                                         {"no-such-python-xyz", "", "--python no-such-python-xyz: not found"}}) {
+    CAPTURE(c.python);
+    const std::string py = c.python.find('/') == std::string::npos && c.python.find(".sh") != std::string::npos ? python(c.python) : c.python;
+    const CliResult r = run_cli_env("TMPDIR='" + tmp + "'", "check " + prog + " --python '" + py + "'" + c.extra);
+    CAPTURE(r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(r.out.empty());
+    CHECK(count_lines(r.err) == 1);
+    CHECK(r.err.find(c.mentions) != std::string::npos);
+    CHECK(r.err.find('\033') == std::string::npos);
+    CHECK(r.err.find("printed by the program") == std::string::npos);
+    CHECK(entries(tmp) == 0);
+  }
+  // In Chinese too.
+  const CliResult zh = run_cli("check " + prog + " --python '" + python("loop.sh") + "' --timeout 1 --lang zh");
+  CHECK(zh.exit_code == 2);
+  CHECK(zh.err.find("秒") != std::string::npos);
+}
+
+TEST_CASE("check program: SIGTERM while the program runs removes the trace folder and the program") {
+  const std::string tmp = temp_dir();
+  const std::string dir = temp_dir();
+  const std::string script = "cd '" + dir + "' || exit 1\nLOOP_PID_FILE='" + dir + "/loop' TMPDIR='" + tmp + "' '" + ATTN_TUTOR_EXE +
+                             "' check '" + kTraces + "/programs/mha-correct.py' --python '" + python("loop.sh") +
+                             "' --timeout 60 >/dev/null 2>&1 &\npid=$!; sleep 1; ls '" + tmp +
+                             "' > before; kill -TERM $pid; wait $pid; echo $? > code";
+  REQUIRE(std::system(("sh '" + write_file(dir, "run.sh", script + "\n") + "'").c_str()) >= 0);
+  CHECK(read_text_file(dir + "/before").find("attn-tutor-trace-") != std::string::npos);  // it was there
+  CHECK(read_text_file(dir + "/code") == "143\n");  // ended by the signal, as it would have
+  CHECK(entries(tmp) == 0);
+  // The program (its process group) was killed too: gone, or a zombie waiting for its reaper.
+  const pid_t loop = std::atoi(read_text_file(dir + "/loop").c_str());
+  REQUIRE(loop > 0);
+  std::string stat;
+  for (int i = 0; i < 100; ++i) {
+    stat = read_text_file("/proc/" + std::to_string(loop) + "/stat");
+    if (stat.empty() || stat.find(") Z") != std::string::npos) break;
+    usleep(20000);
+  }
+  CHECK((stat.empty() || stat.find(") Z") != std::string::npos));
+}
+
+TEST_CASE("check program: the tracer records names, scopes, lines, in-place changes, seeds and modules in order") {
+  const nlohmann::json t = fake_trace(kTrace + "/programs/order.py");
+  CHECK(t["schema"] == "attn-tutor-trace/1");
+  CHECK(t["status"] == "ok");
+  CHECK(t["kind"] == "script");
+  std::vector<std::string> got;
+  for (const auto& e : t["events"])
+    got.push_back(e["kind"].get<std::string>() + " " + e["name"].get<std::string>() + " " + e["scope"].get<std::string>() +
+                  " " + std::to_string(e["line"].get<int>()));
+  const std::vector<std::string> want = {"bind inputs module 5",     "bind self.W self 11",   "bind self.mask self 12",
+                                         "bind self.factor self 13", "bind layer.W module 21", "bind keys local 16",
+                                         "in_place keys local 17",   "bind out module 22",    "in_place out module 23"};
+  CHECK(got == want);
+  CHECK(t["events"][5]["code"] == "keys = x * 2.0");
+  CHECK(t["events"][5]["function"] == "forward");
+  CHECK(t["events"][5]["data"] == nlohmann::json::parse("[[0.86, 0.3, 1.78], [1.1, 1.74, 1.32]]"));
+  CHECK(t["events"][6]["data"][0][0].get<double>() == doctest::Approx(1.86));
+  CHECK(t["events"][8]["data"][0][0].get<double>() == doctest::Approx(11.86));
+  CHECK(t["events"][0]["shape"] == nlohmann::json::parse("[2, 3]"));
+  CHECK(t["events"][0]["dtype"] == "float32");
+  REQUIRE(t["seeds"].size() == 2);
+  CHECK(t["seeds"][0]["seed"] == 123);
+  CHECK(t["seeds"][1]["seed"] == 7);
+  CHECK(t["seeds"][1]["line"] == 24);
+  REQUIRE(t["modules"].size() == 1);
+  CHECK(t["modules"][0]["class"] == "Scale");
+  CHECK(t["modules"][0]["args"] == nlohmann::json::parse(R"({"d_in": 3, "d_out": 4, "dropout": 0.5, "qkv_bias": false})"));
+  CHECK(t["modules"][0]["line"] == 21);
+  // Sequence numbers: one order for events, seeds and modules.
+  CHECK(t["seeds"][0]["seq"].get<int>() < t["events"][0]["seq"].get<int>());
+  CHECK(t["modules"][0]["seq"].get<int>() < t["events"][1]["seq"].get<int>());
+  CHECK(t["events"][8]["seq"].get<int>() < t["seeds"][1]["seq"].get<int>());
+}
+
+TEST_CASE("check program: the tracer runs a notebook's code cells in order, magics skipped, cells numbered") {
+  const nlohmann::json t = fake_trace(kTrace + "/programs/cells.ipynb");
+  CHECK(t["kind"] == "notebook");
+  CHECK(t["status"] == "raised");  // its last cell divides by zero
+  CHECK(t["message"] == "ZeroDivisionError: division by zero");
+  REQUIRE(t["traceback"].size() == 1);
+  CHECK(t["traceback"][0] == nlohmann::json::parse(R"({"cell": 4, "line": 3, "code": "d = 1 / 0"})"));
+  std::vector<std::string> got;
+  for (const auto& e : t["events"])
+    got.push_back(e["kind"].get<std::string>() + " " + e["name"].get<std::string>() + " cell " +
+                  std::to_string(e["cell"].get<int>()) + " line " + std::to_string(e["line"].get<int>()));
+  // `!pip` and `%matplotlib` are blank lines (the lines keep their numbers), the %%bash cell is skipped but counted.
+  CHECK(got == std::vector<std::string>{"bind a cell 1 line 4", "bind b cell 2 line 1", "in_place a cell 2 line 2",
+                                        "bind c cell 4 line 1"});
+}
+
+TEST_CASE("check program: what the notebook's program raised, in the learner's terms") {
+  const CliResult r = run_cli("check '" + kTrace + "/programs/cells.ipynb' --python '" + python("faketorch.sh") + "'");
+  CHECK(r.exit_code == 2);
+  CHECK(count_lines(r.err) == 1);
+  CHECK(r.err.find("`ZeroDivisionError: division by zero` at cell 4, line 3 of") != std::string::npos);
+  const std::string dir = temp_dir();
+  for (const std::string& bad : {std::string("not json"), std::string("{\"cells\": 5}"), std::string("[1, 2]"),
+                                 std::string("{\"cells\": [{\"cell_type\": \"code\", \"source\": 5}]}")}) {
+    const std::string nb = write_file(dir, "bad.ipynb", bad);
+    const CliResult b = run_cli("check '" + nb + "' --python '" + python("faketorch.sh") + "'");
+    CAPTURE(bad);
+    CAPTURE(b.err);
+    CHECK(b.exit_code == 2);
+    CHECK(count_lines(b.err) == 1);
+    CHECK(b.err.find("not a Jupyter notebook") != std::string::npos);
+  }
+}
+
+TEST_CASE("check program: the program's own output stays out of the report") {
+  const CliResult r = run_cli("check '" + kTraces + "/programs/mha-correct.py' --python '" + python("canned.sh") + "'");
+  CHECK(r.exit_code == 0);
+  CHECK(r.out.find("lesson mha inferred from your program") != std::string::npos);
+  CHECK(r.out.find("the program printed this") == std::string::npos);
+  CHECK(r.err.empty());
+}
+
+TEST_CASE("check program: traces of real torch give each program's verdict, in the learner's lines") {
+  struct Case {
+    std::string trace;
+    int code;
+    std::string lesson, mentions;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"mha-correct.json", 0, "mha", "line 43 of mha-correct.py (`attn_weights = torch.softmax("},
+           {"mha-noscale.json", 1, "mha", "Diagnosis: no √d_k scaling"},
+           {"causal-correct.json", 0, "causal-mask", "line 57 of causal-correct.py (`mask = torch.triu("},
+           {"causal-correct-ipynb.json", 0, "causal-mask", "cell 5, line 1 of causal-correct.ipynb (`mask = torch.triu("},
+           {"causal-triu.json", 1, "causal-mask", "Diagnosis: mask with triu missing diagonal=1"},
+           {"causal-triu-ipynb.json", 1, "causal-mask", "yours: cell 5, line 1 of causal-triu.ipynb (`mask = torch.triu("},
+           {"trainable-correct.json", 0, "trainable", "settings: the book's"},
+           {"trainable-correct-ipynb.json", 0, "trainable", "cell 7, line 2 of trainable-correct.ipynb (`attn_weights_2 = "}}) {
+    CAPTURE(c.trace);
+    const CliResult r = run_cli("check '" + kTraces + "/" + c.trace + "' --color never");
+    CAPTURE(r.out);
+    CAPTURE(r.err);
+    CHECK(r.exit_code == c.code);
+    CHECK(r.out.find("lesson " + c.lesson + " inferred from your program") != std::string::npos);
+    CHECK(r.out.find(c.mentions) != std::string::npos);
+    const CliResult zh = run_cli("check '" + kTraces + "/" + c.trace + "' --color never --lang zh");
+    CHECK(zh.exit_code == c.code);
+    CHECK(zh.out.find("根据你的程序推断为课程 " + c.lesson) != std::string::npos);
+    const CliResult html = run_cli("check '" + kTraces + "/" + c.trace + "' --html -");
+    CHECK(html.exit_code == c.code);
+    CHECK(html.out.find("<span class=\"origin\">") != std::string::npos);
+  }
+  // --lesson and --seed say instead: another seed, another verdict.
+  CHECK(run_cli("check '" + kTraces + "/mha-correct.json' --lesson mha").exit_code == 0);
+  const CliResult seeded = run_cli("check '" + kTraces + "/mha-correct.json' --seed 5");
+  CHECK(seeded.exit_code == 1);
+  CHECK(seeded.out.find("seed 5") != std::string::npos);
+}
+
+TEST_CASE("check program: bad options and bad traces are refused with one line") {
+  const std::string dir = temp_dir();
+  const std::string fixture = std::string(ATTN_TEST_FIXTURE_DIR) + "/mistakes/correct-mha.json";
+  expect_usage_error("check '" + kTraces + "/mha-correct.json' --lesson nope", "--lesson nope: no such lesson");
+  expect_usage_error("check '" + kTraces + "/mha-correct.json' --seed 05", "--seed 05");
+  expect_usage_error("check '" + kTraces + "/mha-correct.json' --timeout 0", "--timeout");
+  expect_usage_error("check '" + fixture + "' --lesson mha", "an export says its lesson");
+  expect_usage_error("check '" + dir + "/none.py'", "cannot read the program");
+  const std::string nonames = write_file(dir, "t.json", R"({"schema": "attn-tutor-trace/1", "status": "ok",
+      "events": [{"name": "foo\u001b[31m", "kind": "bind", "data": [1.0], "line": 1}]})");
+  expect_usage_error("check '" + nonames + "'", "binds no tensor a lesson has (it binds foo\\e[31m)");
+  const std::string raised = write_file(dir, "r.json", R"({"schema": "attn-tutor-trace/1", "status": "raised",
+      "message": "ValueError: \u001b]0;title\u0007", "traceback": [{"line": 3, "code": "x = f()\u001b[2J"}]})");
+  expect_usage_error("check '" + raised + "'", "`ValueError: \\e]0;title\\x07` at line 3 of");
+  expect_usage_error("check '" + write_file(dir, "n.json", R"({"schema": "attn-tutor-trace/1", "status": "ok"})") + "'",
+                     "not a trace of attn-tutor's tracer");
+}
