@@ -27,6 +27,7 @@ import torch_mkl as mkl  # noqa: E402  (the MKL model)
 import gen_course_fixtures as course  # noqa: E402
 import gen_d2l_fixtures as d2l  # noqa: E402
 import learner_mistakes  # noqa: E402
+import learner_mistakes_bonus  # noqa: E402  (issue 23: after the chapter, and two more)
 import torch_book as tb  # noqa: E402
 from export_pytorch import export  # noqa: E402
 from torch_book import CausalAttention, MultiHeadAttention, MultiHeadAttentionWrapper, SelfAttention_v2  # noqa: E402
@@ -261,6 +262,7 @@ MISTAKES = {
     "mkl-dropout": mkl_dropout,
     "stale-scores": stale_scores,
     **learner_mistakes.MISTAKES,
+    **learner_mistakes_bonus.MISTAKES,
 }
 
 

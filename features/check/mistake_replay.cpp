@@ -2,10 +2,14 @@
 // modules and cells with one step varied (lib/nn/variant.h), or with the options a mistake amounts to.
 #include <algorithm>
 #include <numeric>
+#include <stdexcept>
 
+#include "features/check/bonus_mistakes.h"
 #include "features/check/replay.h"
 #include "lessons/common/causal_setup.h"
+#include "lessons/course-mha/course_settings.h"
 #include "lessons/lesson_text.h"
+#include "lessons/ui_text.h"
 
 namespace attn {
 
@@ -128,6 +132,22 @@ void settings(Reruns& r, const std::string& lesson, const LessonOptions& opt) {
       }
       r.options("export-settings", text("check.detail.settings", {config, lesson + flags}), o);
     }
+}
+
+// Whether the lesson can run with settings `o` at all: its heads divide its width (mha's d_out, the
+// course's d_model, d2l's num_hiddens), as the classes' asserts (or their shapes) require. Settings that
+// cannot exist are no rerun.
+bool settings_exist(const std::string& lesson, const LessonOptions& o) {
+  if (lesson == "mha") return o.d_out % o.heads_or(lesson_default_count("mha", "--num-heads")) == 0;
+  if (lesson == "course-mha") {
+    const bool post = o.preset == "post";
+    const int64_t d_model = post ? o.d_model.value_or(course::kDModel) : o.d_in();
+    return d_model % o.heads_or(post ? course::kNumHeads : course::small_num_heads(d_model)) == 0;
+  }
+  if (lesson == "d2l-mha")
+    return o.num_hiddens.value_or(lesson_default_count("d2l-mha", "--num-hiddens")) %
+               o.heads_or(lesson_default_count("d2l-mha", "--num-heads")) == 0;
+  return true;
 }
 
 void wrapper_mistakes(Reruns& r, const LessonOptions& opt) {
@@ -253,6 +273,13 @@ std::vector<Rerun> mistake_reruns(const std::string& lesson, const LessonOptions
     o.bernoulli = BernoulliPath::Mkl;
     r.options("mkl-dropout", text("check.detail.mkl"), o);
   }
+
+  // Issue 23, h2: the lessons after the chapter and the chapter's mistakes that may change shapes, whatever
+  // the shapes; and no rerun with settings the lesson refuses (its heads not dividing its width).
+  for (BonusMistakeRerun& m : chapter_mistake_reruns(lesson, opt)) r.options(m.mistake, m.detail, std::move(m.opt));
+  for (BonusMistakeRerun& m : bonus_mistake_reruns(lesson, opt)) r.options(m.mistake, m.detail, std::move(m.opt));
+  r.list.erase(std::remove_if(r.list.begin(), r.list.end(), [&](const Rerun& x) { return !settings_exist(lesson, x.opt); }),
+               r.list.end());
   return std::move(r.list);
 }
 
@@ -264,15 +291,20 @@ int64_t mistake_rerun_count(const std::string& lesson, const LessonOptions& opt)
 }
 
 std::vector<WhatIf> mistake_what_ifs(const std::string& lesson, const LessonOptions& opt, bool shapes_differ,
-                                     int64_t* runs) {
+                                     int64_t* runs, std::vector<RerunFailure>* failures) {
   std::vector<WhatIf> out;
   const LessonInfo* info = find_lesson(lesson);
   for (const Rerun& rerun : mistake_reruns(lesson, opt, shapes_differ)) {
     if (runs) ++*runs;
     try {
       out.push_back({rerun.mistake, rerun.detail, info->run(rerun.opt).timeline()});
-    } catch (const std::exception&) {
-      // a mistake the lesson's code cannot run with (e.g. shapes PyTorch would reject): not a diagnosis
+    } catch (const std::exception& e) {
+      // Every rerun generated is one the lesson can run: one that throws is a bug, reported, never skipped.
+      const std::string error = e.what();
+      if (!failures)
+        throw std::logic_error("check: the " + lesson + " lesson rerun with mistake " + rerun.mistake + " (" +
+                               ui(rerun.detail.key, Lang::En, rerun.detail.args) + ") failed: " + error);
+      failures->push_back({rerun.mistake, rerun.detail, error});
     }
   }
   return out;

@@ -33,6 +33,12 @@ const std::vector<Mistake>& known_mistakes() {
       {"mkl-dropout", "torch.nn.Dropout(0.5)(x) on an Intel CPU with PyTorch <= 2.6"},
       {"stale-scores", "attn_socres = query @ key.transpose(1, 2)  # then attn_scores.masked_fill_(...)"},
       {"export-settings", "export(tensors, \"mha\", path)  # but MultiHeadAttention(d_in, 4, ...)"},
+      // Issue 23, h2: after the chapter (features/check/bonus_mistakes.cpp), and two more of the chapter's
+      {"gqa-repeat", "keys = keys.repeat(1, self.group_size, 1, 1)  # in GroupedQueryAttention"},
+      {"gqa-wrong-group", "keys_h = keys[:, h // self.num_kv_groups]  # a loop over the query heads h"},
+      {"mla-values-from-uk", "values_all = self.W_UK(latent_total)"},
+      {"causal-norm-whole", "masked_simple_norm = masked_simple / masked_simple.sum()"},
+      {"wrapper-cat-tokens", "return torch.cat([head(x) for head in self.heads], dim=1)"},
   };
   return all;
 }

@@ -14,11 +14,21 @@ namespace attn {
 // values of the tool's own "config". Throws UsageError naming the key and the values it takes.
 LessonOptions replay_options(const LearnerExport& ex);
 
+// A rerun that threw: a bug, since every rerun generated is one the lesson can run (a mistake that cannot
+// apply to the settings is not generated). tests/test_check_variants.cpp runs them all.
+struct RerunFailure {
+  std::string mistake;
+  Prose detail;
+  std::string error;  // what the lesson threw
+};
+
 // The lesson rerun with each known mistake that applies to it (mistake_replay.cpp); with `shapes_differ`
 // (the learner's first differing tensor has another shape), with the settings that could explain it instead.
-// `runs`, when given, counts the lesson's runs it started (those a mistake makes fail included).
+// `runs`, when given, counts the lesson's runs it started (those that failed included). A rerun that
+// throws is never skipped in silence: it goes to `failures` when given, else this throws std::logic_error
+// naming the mistake and the lesson's error.
 std::vector<WhatIf> mistake_what_ifs(const std::string& lesson, const LessonOptions& opt, bool shapes_differ = false,
-                                     int64_t* runs = nullptr);
+                                     int64_t* runs = nullptr, std::vector<RerunFailure>* failures = nullptr);
 
 // How many times mistake_what_ifs reruns the lesson at most (with or without `shapes_differ`),
 // counted from the same list, for the cost model before anything runs.

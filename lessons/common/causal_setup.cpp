@@ -56,6 +56,7 @@ CausalWeights causal_weights(const LessonOptions& opt, Notebook* nb, bool verbos
   w.masked = masked_fill(w.attn_scores, to_bool(w.mask), -std::numeric_limits<float>::infinity());
   if (v.mask == Variant::Mask::AfterSoftmax) w.attn_weights = masked_fill(w.attn_weights_unmasked, to_bool(w.mask), 0.0f);
   else w.attn_weights = weights(v.mask == Variant::Mask::Discarded ? w.attn_scores : w.masked);
+  if (v.mask == Variant::Mask::AfterSoftmax && v.norm_whole_sum) w.attn_weights = div(w.attn_weights, sum(w.attn_weights));
   if (!nb) return w;
 
   const std::string seed = fmt_seed(opt, 789), d_in = std::to_string(opt.d_in()), d_out = std::to_string(opt.d_out);

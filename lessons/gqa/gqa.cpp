@@ -45,6 +45,7 @@ Notebook gqa_lesson(const LessonOptions& given) {
   Generator gen;
   gen.manual_seed(opt.seed_or(123));
   GroupedQueryAttention gqa = GroupedQueryAttention::init(gen, opt.d_in(), opt.d_out, 0.0, h, g, opt.qkv_bias);
+  gqa.variant = opt.variant;  // `check`'s reruns: the learner's class, with its mistake
   class_cell(nb, opt, gqa);
   BonusAttentionTrace t;
   const Tensor full = gqa.forward(x, false, gen, BernoulliPath::Default, &t);

@@ -165,6 +165,7 @@ Notebook kv_cache_lesson(const LessonOptions& given) {
   gen.manual_seed(opt.seed_or(123));
   KVCacheMultiHeadAttention mha =
       KVCacheMultiHeadAttention::init(gen, opt.d_in(), d_out, context_length, 0.0, h, opt.qkv_bias);
+  mha.variant = opt.variant;
   nb.print("None 0");
   nb.note("module.note", {str(context_length)});
   nb.explain("module.explain", {fmt_seed(opt, 123)});

@@ -193,7 +193,7 @@ Notebook mha_lesson(const LessonOptions& opt) {
            "context_vec = context_vec.view(b, num_tokens, self.d_out)", "print(context_vec)"});
   nb.print(stride_text(t.context_contiguous) + " " + bool_text(t.context_contiguous.is_contiguous()));
   nb.show("context_vec", t.context_merged);
-  const bool viewable = can_view(t.context_transposed, {t.context_transposed.size(0), t.context_transposed.size(1), d_out});
+  const bool viewable = can_view(t.context_transposed, {t.context_transposed.size(0), batch.size(1), d_out});
   const std::string cc_strides = stride_text(t.context_contiguous), merged_shape = shape_text(t.context_merged.shape());
   nb.note("context_vec.note", {cc_strides, b_t, merged_shape});
   nb.explain("context_vec.explain", {str(d_out)});

@@ -35,6 +35,7 @@ Notebook mla_lesson(const LessonOptions& given) {
   gen.manual_seed(opt.seed_or(123));
   MultiHeadLatentAttention mla =
       MultiHeadLatentAttention::init(gen, opt.d_in(), opt.d_out, 0.0, *opt.num_heads, opt.qkv_bias, *opt.latent_dim);
+  mla.variant = opt.variant;  // `check`'s reruns: the learner's class, with its mistake
   class_cell(nb, opt, mla);
   BonusAttentionTrace t;
   const Tensor full = mla.forward(x, false, gen, BernoulliPath::Default, &t);

@@ -41,6 +41,7 @@ Notebook swa_lesson(const LessonOptions& given) {
   Generator gen;
   gen.manual_seed(opt.seed_or(123));
   SlidingWindowAttention swa = SlidingWindowAttention::init(gen, opt.d_in(), opt.d_out, 0.0, *opt.num_heads, opt.qkv_bias, w);
+  swa.variant = opt.variant;  // `check`'s reruns: the learner's class, with its mistake
   nb.print(ws);
   nb.note("class.note", {ws});
   nb.explain("class.explain", {fmt_seed(opt, 123)});
@@ -80,6 +81,7 @@ Notebook swa_lesson(const LessonOptions& given) {
            "print((full - causal(x)).abs().max(dim=-1).values)"});
   gen.manual_seed(opt.seed_or(123));
   SlidingWindowAttention causal = SlidingWindowAttention::init(gen, opt.d_in(), opt.d_out, 0.0, *opt.num_heads, opt.qkv_bias, std::nullopt);
+  causal.variant = opt.variant;
   const Tensor causal_out = causal.forward(x, false, gen, BernoulliPath::Default);
   nb.record("causal", causal_out);
   nb.show("(full - causal).abs().max(dim=-1).values", per_token_diff(full, causal_out));

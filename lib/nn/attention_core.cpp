@@ -10,13 +10,15 @@
 namespace attn {
 
 Tensor attend_heads(const Tensor& queries, const Tensor& keys, const Tensor& values, const Tensor& mask_bool,
-                    double dropout, Generator& gen, BernoulliPath path, const Linear& out_proj, HeadsAttentionTrace& t) {
+                    double dropout, Generator& gen, BernoulliPath path, const Linear& out_proj, HeadsAttentionTrace& t,
+                    const Variant& v) {
   const int64_t b = queries.size(0), num_tokens = queries.size(2);
   // (b, H, Tq, hd) @ (b, H, hd, Tk) -> (b, H, Tq, Tk)
   t.attn_scores = matmul(queries, transpose(keys, 2, 3));
   t.mask_bool = mask_bool;
   t.masked_scores = masked_fill(t.attn_scores, mask_bool, -std::numeric_limits<float>::infinity());
-  t.attn_weights = softmax(div(t.masked_scores, sqrt_d_k(keys.size(-1))), -1);
+  const bool scaled = v.scale != Variant::Scale::None;
+  t.attn_weights = softmax(scaled ? div(t.masked_scores, sqrt_d_k(keys.size(-1))) : t.masked_scores, -1);
   t.dropped_weights = attn::dropout(t.attn_weights, dropout, gen, path);
   // (b, H, Tq, hd) -> (b, Tq, H, hd) -> (b, Tq, H * hd)
   t.context_heads = matmul(t.dropped_weights, values);

@@ -8,6 +8,7 @@
 #include "core/random_ops.h"
 #include "core/tensor.h"
 #include "nn/linear.h"
+#include "nn/variant.h"
 
 namespace attn {
 
@@ -25,9 +26,10 @@ struct HeadsAttentionTrace {
 };
 
 // queries (b, H, Tq, hd), keys and values (b, H, Tk, hd), mask_bool (Tq, Tk) or broadcastable to the
-// scores. Fills `t` and returns t.context_vec.
+// scores. Fills `t` and returns t.context_vec. `v`: a learner's mistake (scale None: no / head_dim**0.5).
 Tensor attend_heads(const Tensor& queries, const Tensor& keys, const Tensor& values, const Tensor& mask_bool,
-                    double dropout, Generator& gen, BernoulliPath path, const Linear& out_proj, HeadsAttentionTrace& t);
+                    double dropout, Generator& gen, BernoulliPath path, const Linear& out_proj, HeadsAttentionTrace& t,
+                    const Variant& v = Variant());
 
 // d_out, num_heads and head_dim = d_out / num_heads of a multi-head module, after the class's assert:
 // std::invalid_argument unless num_heads divides d_out.

@@ -33,6 +33,7 @@ struct KeyValueCache {
 // The chapter's MultiHeadAttention with cache_k/cache_v (b, K, H, hd) and ptr_current_pos (ch04/03_kv-cache).
 struct KVCacheMultiHeadAttention : KeyValueCache {
   MultiHeadAttention mha;  // W_query, W_key, W_value, out_proj and the triu mask buffer, as in chapter 3
+  Variant variant;         // a learner's mistake (mask_from_row0) for `check`; the default is the book's
 
   static KVCacheMultiHeadAttention init(Generator& gen, int64_t d_in, int64_t d_out, int64_t context_length,
                                         double dropout, int64_t num_heads, bool qkv_bias);
@@ -48,6 +49,7 @@ struct GroupedQueryAttention : KeyValueCache {
   int64_t d_out = 0, num_heads = 0, num_kv_groups = 0, head_dim = 0, group_size = 0;
   Linear W_key, W_value, W_query, out_proj;
   double dropout = 0.0;
+  Variant variant;  // a learner's mistake for `check` (no scaling, repeat, the wrong group, split without transpose)
 
   // Throws std::invalid_argument unless num_heads divides d_out and num_kv_groups divides num_heads.
   static GroupedQueryAttention init(Generator& gen, int64_t d_in, int64_t d_out, double dropout, int64_t num_heads,
@@ -55,6 +57,8 @@ struct GroupedQueryAttention : KeyValueCache {
   Tensor forward(const Tensor& x, bool use_cache, Generator& gen, BernoulliPath path,
                  BonusAttentionTrace* trace = nullptr);
   int64_t parameter_count() const;
+  // The groups (b, G, K, hd) as the query heads' keys or values (b, num_heads, K, hd): repeat_interleave.
+  Tensor heads_of_groups(const Tensor& groups) const;
 };
 
 // MultiHeadLatentAttention (ch04/05_mla): W_query, W_DKV (d_in -> latent), W_UK, W_UV (latent -> d_out),
@@ -63,6 +67,7 @@ struct MultiHeadLatentAttention {
   int64_t d_out = 0, num_heads = 0, head_dim = 0, latent_dim = 0;
   Linear W_query, W_DKV, W_UK, W_UV, out_proj;
   double dropout = 0.0;
+  Variant variant;                   // a learner's mistake for `check` (values from W_UK, split without transpose)
   std::optional<Tensor> cache_c_kv;  // (b, K, latent_dim)
   int64_t ptr_current_pos = 0;
 
@@ -83,6 +88,7 @@ struct SlidingWindowAttention : KeyValueCache {
   Linear W_query, W_key, W_value, out_proj;
   double dropout = 0.0;
   std::optional<int64_t> window;
+  Variant variant;  // a learner's mistake (window_off_by_one, cache_keeps_oldest) for `check`; default: the book's
 
   static SlidingWindowAttention init(Generator& gen, int64_t d_in, int64_t d_out, double dropout, int64_t num_heads,
                                      bool qkv_bias, std::optional<int64_t> window);
@@ -96,7 +102,8 @@ Tensor future_mask(const Tensor& q_positions, const Tensor& k_positions);
 // The end every forward shares: attend_heads on t's queries, keys and values under mask_bool (scores to
 // out_proj), the output without autograd provenance, t handed to `trace` (when given); returns the output.
 Tensor finish_forward(BonusAttentionTrace& t, const Tensor& mask_bool, double dropout, Generator& gen,
-                      BernoulliPath path, const Linear& out_proj, BonusAttentionTrace* trace);
+                      BernoulliPath path, const Linear& out_proj, BonusAttentionTrace* trace,
+                      const Variant& v = Variant());
 // Causal positions with a cache: t.q_positions from ptr_current_pos (use_cache) or 0, ptr_current_pos moved
 // on past the new tokens (or back to 0), t.k_positions 0 .. num_keys - 1; returns their future_mask.
 Tensor cached_future_mask(BonusAttentionTrace& t, int64_t& ptr_current_pos, bool use_cache, int64_t num_tokens,

@@ -2,6 +2,8 @@
 // MultiHeadLatentAttention (ch04/05_mla).
 #include <algorithm>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "core/ops_shape.h"
 #include "nn/bonus_attention.h"
@@ -33,9 +35,14 @@ Tensor GroupedQueryAttention::forward(const Tensor& x, bool use_cache, Generator
   t.queries_proj = inference(W_query(x));  // (b, T, num_heads * head_dim)
   t.keys_proj = inference(W_key(x));       // (b, T, num_kv_groups * head_dim)
   t.values_proj = inference(W_value(x));
-  t.queries = transpose(view(t.queries_proj, {b, num_tokens, num_heads, head_dim}), 1, 2);
-  t.keys_new = transpose(view(t.keys_proj, {b, num_tokens, num_kv_groups, head_dim}), 1, 2);
-  t.values_new = transpose(view(t.values_proj, {b, num_tokens, num_kv_groups, head_dim}), 1, 2);
+  // (b, T, n * hd) -> (b, n, T, hd); a learner's view straight to (b, n, T, hd) mixes tokens and heads
+  auto split = [&](const Tensor& p, int64_t n) {
+    return variant.split_without_transpose ? view(p, {b, n, num_tokens, head_dim})
+                                           : transpose(view(p, {b, num_tokens, n, head_dim}), 1, 2);
+  };
+  t.queries = split(t.queries_proj, num_heads);
+  t.keys_new = split(t.keys_proj, num_kv_groups);
+  t.values_new = split(t.values_proj, num_kv_groups);
   if (use_cache) {
     cache_k = cache_k ? cat({*cache_k, t.keys_new}, 2) : t.keys_new;
     cache_v = cache_v ? cat({*cache_v, t.values_new}, 2) : t.values_new;
@@ -47,10 +54,25 @@ Tensor GroupedQueryAttention::forward(const Tensor& x, bool use_cache, Generator
     if (cache_k || cache_v) reset_cache();
   }
   // (b, G, K, hd) -> (b, num_heads, K, hd): group g serves query heads g * group_size ... (g + 1) * group_size - 1
-  t.keys = repeat_interleave(t.keys_base, group_size, 1);
-  t.values = repeat_interleave(t.values_base, group_size, 1);
+  t.keys = heads_of_groups(t.keys_base);
+  t.values = heads_of_groups(t.values_base);
   const Tensor mask_bool = cached_future_mask(t, ptr_current_pos, use_cache, num_tokens, t.keys.size(2));
-  return finish_forward(t, mask_bool, dropout, gen, path, out_proj, trace);
+  return finish_forward(t, mask_bool, dropout, gen, path, out_proj, trace, variant);
+}
+
+Tensor GroupedQueryAttention::heads_of_groups(const Tensor& groups) const {
+  if (!variant.gqa_repeat && !variant.gqa_group_by_count) return repeat_interleave(groups, group_size, 1);
+  // keys_base.repeat(1, group_size, 1, 1): head h reads group h % num_kv_groups; or a loop over the heads
+  // reading group h // num_kv_groups (IndexError past the last group, as PyTorch's indexing raises)
+  std::vector<Tensor> heads;
+  for (int64_t h = 0; h < num_heads; ++h) {
+    const int64_t g = variant.gqa_repeat ? h % num_kv_groups : h / num_kv_groups;
+    if (g >= num_kv_groups)
+      throw std::invalid_argument("index " + std::to_string(g) + " is out of bounds for dimension 1 with size " +
+                                  std::to_string(num_kv_groups));
+    heads.push_back(narrow(groups, 1, g, 1));
+  }
+  return cat(heads, 1);
 }
 
 int64_t GroupedQueryAttention::parameter_count() const {
@@ -86,15 +108,16 @@ Tensor MultiHeadLatentAttention::forward(const Tensor& x, bool use_cache, Genera
   }
   // every cached latent is up-projected again: (b, K, latent_dim) -> (b, K, d_out)
   t.keys_proj = inference(W_UK(t.latent_total));
-  t.values_proj = inference(W_UV(t.latent_total));
+  t.values_proj = inference((variant.mla_values_from_uk ? W_UK : W_UV)(t.latent_total));
   auto to_heads = [&](const Tensor& p) {
+    if (variant.split_without_transpose) return contiguous(view(p, {p.size(0), num_heads, p.size(1), head_dim}));
     return contiguous(transpose(view(p, {p.size(0), p.size(1), num_heads, head_dim}), 1, 2));
   };
   t.queries = to_heads(t.queries_proj);
   t.keys = to_heads(t.keys_proj);
   t.values = to_heads(t.values_proj);
   const Tensor mask_bool = cached_future_mask(t, ptr_current_pos, use_cache, num_tokens, t.keys.size(2));
-  return finish_forward(t, mask_bool, dropout, gen, path, out_proj, trace);
+  return finish_forward(t, mask_bool, dropout, gen, path, out_proj, trace, variant);
 }
 
 void MultiHeadLatentAttention::reset_cache() {

@@ -33,8 +33,8 @@ Tensor cached_future_mask(BonusAttentionTrace& t, int64_t& ptr_current_pos, bool
 }
 
 Tensor finish_forward(BonusAttentionTrace& t, const Tensor& mask_bool, double dropout, Generator& gen,
-                      BernoulliPath path, const Linear& out_proj, BonusAttentionTrace* trace) {
-  attend_heads(t.queries, t.keys, t.values, mask_bool, dropout, gen, path, out_proj, t);
+                      BernoulliPath path, const Linear& out_proj, BonusAttentionTrace* trace, const Variant& v) {
+  attend_heads(t.queries, t.keys, t.values, mask_bool, dropout, gen, path, out_proj, t, v);
   t.context_vec = inference(t.context_vec);
   Tensor out = t.context_vec;
   if (trace) *trace = std::move(t);
@@ -66,21 +66,24 @@ Tensor mask_rows(const Tensor& mask, int64_t start, int64_t rows, int64_t cols) 
   return to_bool(narrow(narrow(mask, 0, std::min(ctx, start), r), 1, 0, c));  // only the rows used, not the whole buffer
 }
 
-// x's (b, T, d_out) projection as (b, T, num_heads, head_dim).
-Tensor split_heads(const Tensor& projected, int64_t num_heads, int64_t head_dim) {
-  return view(projected, {projected.size(0), projected.size(1), num_heads, head_dim});
+// x's (b, T, d_out) projection as (b, T, num_heads, head_dim). A learner's view straight to
+// (b, num_heads, T, head_dim) (`no_transpose`) gives other numbers: those, in this layout.
+Tensor split_heads(const Tensor& projected, int64_t num_heads, int64_t head_dim, bool no_transpose) {
+  const int64_t b = projected.size(0), n = projected.size(1);
+  if (no_transpose) return transpose(view(projected, {b, num_heads, n, head_dim}), 1, 2);
+  return view(projected, {b, n, num_heads, head_dim});
 }
 
 // The start of the chapter-shaped forwards: x's keys, values and queries (in that order), and the new
 // tokens' keys and values as (b, T, H, hd).
 BonusAttentionTrace project_new_tokens(const Tensor& x, const Linear& W_query, const Linear& W_key,
-                                       const Linear& W_value, int64_t num_heads, int64_t head_dim) {
+                                       const Linear& W_value, int64_t num_heads, int64_t head_dim, bool no_transpose) {
   BonusAttentionTrace t;
   t.keys_proj = inference(W_key(x));
   t.values_proj = inference(W_value(x));
   t.queries_proj = inference(W_query(x));
-  t.keys_new = split_heads(t.keys_proj, num_heads, head_dim);
-  t.values_new = split_heads(t.values_proj, num_heads, head_dim);
+  t.keys_new = split_heads(t.keys_proj, num_heads, head_dim, no_transpose);
+  t.values_new = split_heads(t.values_proj, num_heads, head_dim, no_transpose);
   return t;
 }
 
@@ -97,18 +100,24 @@ KVCacheMultiHeadAttention KVCacheMultiHeadAttention::init(Generator& gen, int64_
 Tensor KVCacheMultiHeadAttention::forward(const Tensor& x, bool use_cache, Generator& gen, BernoulliPath path,
                                           BonusAttentionTrace* trace) {
   const int64_t num_tokens = x.size(1);
-  BonusAttentionTrace t = project_new_tokens(x, mha.W_query, mha.W_key, mha.W_value, mha.num_heads, mha.head_dim);
+  const bool no_transpose = variant.split_without_transpose;
+  BonusAttentionTrace t = project_new_tokens(x, mha.W_query, mha.W_key, mha.W_value, mha.num_heads, mha.head_dim, no_transpose);
   t.ptr_before = ptr_current_pos;
-  Tensor keys = t.keys_new, values = t.values_new;
+  // The book's cache is (b, K, H, hd), transposed after; a learner without transpose keeps (b, H, K, hd),
+  // grown along dim=2.
+  auto heads_first = [&](const Tensor& k) { return no_transpose ? k : transpose(k, 1, 2); };
+  Tensor keys = no_transpose ? transpose(t.keys_new, 1, 2) : t.keys_new;
+  Tensor values = no_transpose ? transpose(t.values_new, 1, 2) : t.values_new;
   if (use_cache) {
-    cache_k = cache_k ? cat({*cache_k, t.keys_new}, 1) : t.keys_new;
-    cache_v = cache_v ? cat({*cache_v, t.values_new}, 1) : t.values_new;
+    const int64_t tokens_dim = no_transpose ? 2 : 1;
+    cache_k = cache_k ? cat({*cache_k, keys}, tokens_dim) : keys;
+    cache_v = cache_v ? cat({*cache_v, values}, tokens_dim) : values;
     keys = *cache_k;
     values = *cache_v;
   }
-  t.keys = transpose(keys, 1, 2);
-  t.queries = transpose(split_heads(t.queries_proj, mha.num_heads, mha.head_dim), 1, 2);
-  t.values = transpose(values, 1, 2);
+  t.keys = heads_first(keys);
+  t.queries = transpose(split_heads(t.queries_proj, mha.num_heads, mha.head_dim, no_transpose), 1, 2);
+  t.values = heads_first(values);
   Tensor mask_bool;
   if (use_cache) {
     mask_bool = mask_rows(mha.mask, ptr_current_pos, num_tokens, t.keys.size(2));
@@ -117,7 +126,7 @@ Tensor KVCacheMultiHeadAttention::forward(const Tensor& x, bool use_cache, Gener
     check_fits_context(num_tokens, mha.mask);
     mask_bool = causal_mask_bool(mha.mask, num_tokens);
   }
-  return finish_forward(t, mask_bool, mha.dropout, gen, path, mha.out_proj, trace);
+  return finish_forward(t, mask_bool, mha.dropout, gen, path, mha.out_proj, trace, variant);
 }
 
 SlidingWindowAttention SlidingWindowAttention::init(Generator& gen, int64_t d_in, int64_t d_out, double dropout,
@@ -136,11 +145,18 @@ SlidingWindowAttention SlidingWindowAttention::init(Generator& gen, int64_t d_in
 Tensor SlidingWindowAttention::forward(const Tensor& x, bool use_cache, Generator& gen, BernoulliPath path,
                                        BonusAttentionTrace* trace) {
   const int64_t num_tokens = x.size(1);
-  BonusAttentionTrace t = project_new_tokens(x, W_query, W_key, W_value, num_heads, head_dim);
+  const bool no_transpose = variant.split_without_transpose;
+  BonusAttentionTrace t = project_new_tokens(x, W_query, W_key, W_value, num_heads, head_dim, no_transpose);
   t.ptr_before = ptr_current_pos;
   Tensor keys = t.keys_new, values = t.values_new;
   int64_t q_start = 0, k_start = 0;
+  // A learner without transpose keeps the cache as (b, H, K, hd): the steps below run on (b, K, H, hd).
+  auto swap_cache_layout = [&] {
+    if (no_transpose && cache_k) cache_k = transpose(*cache_k, 1, 2);
+    if (no_transpose && cache_v) cache_v = transpose(*cache_v, 1, 2);
+  };
   if (use_cache) {
+    swap_cache_layout();
     const int64_t old_len = cache_k ? cache_k->size(1) : 0;
     const Tensor combined_k = cache_k ? cat({*cache_k, t.keys_new}, 1) : t.keys_new;
     const Tensor combined_v = cache_v ? cat({*cache_v, t.values_new}, 1) : t.values_new;
@@ -160,9 +176,10 @@ Tensor SlidingWindowAttention::forward(const Tensor& x, bool use_cache, Generato
     }
     k_start = ptr_current_pos - old_len + (all - keys.size(1));
     q_start = ptr_current_pos;
+    swap_cache_layout();
   }
   t.keys = transpose(keys, 1, 2);
-  t.queries = transpose(split_heads(t.queries_proj, num_heads, head_dim), 1, 2);
+  t.queries = transpose(split_heads(t.queries_proj, num_heads, head_dim, no_transpose), 1, 2);
   t.values = transpose(values, 1, 2);
   const int64_t num_keys = t.keys.size(2);
   t.q_positions = arange_positions(q_start, num_tokens);
@@ -178,7 +195,7 @@ Tensor SlidingWindowAttention::forward(const Tensor& x, bool use_cache, Generato
   t.diff = Tensor({num_tokens, num_keys}, std::move(diff), DType::Int64);
   ptr_current_pos = use_cache ? ptr_current_pos + num_tokens : 0;
   return finish_forward(t, Tensor({num_tokens, num_keys}, std::move(masked), DType::Bool), dropout, gen, path,
-                        out_proj, trace);
+                        out_proj, trace, variant);
 }
 
 }  // namespace attn

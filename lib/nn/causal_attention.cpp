@@ -80,7 +80,7 @@ Tensor MultiHeadAttentionWrapper::forward(const Tensor& x, Generator& gen, Berno
     for (int i : v.head_order) in_order.push_back(t.head_outputs.at(static_cast<size_t>(i)));
   else
     in_order = t.head_outputs;
-  t.context_vec = cat(in_order, -1);
+  t.context_vec = cat(in_order, v.cat_tokens ? 1 : -1);  // dim=1: a learner's, along the tokens
   Tensor out = t.context_vec;
   if (trace) *trace = std::move(t);
   return out;

@@ -41,6 +41,15 @@ struct Variant {
   // Lesson cells: the dropout cells' torch.manual_seed before dropout(attn_weights) (1) and before its
   // .sum(dim=-1) (2) left out, as a bit set.
   int missing_dropout_reseeds = 0;
+  // Issue 23, h2: the mistakes of the lessons after the chapter (lib/nn/bonus_*.cpp; split_without_transpose
+  // and scale None apply there too) and two more of the chapter's.
+  bool gqa_repeat = false;          // gqa: keys_base.repeat(1, group_size, 1, 1): the groups tiled, not interleaved
+  bool gqa_group_by_count = false;  // gqa: query head h reads group h // num_kv_groups, not h // group_size
+  bool mla_values_from_uk = false;  // mla: values_all = self.W_UK(latent), not self.W_UV
+  // causal-mask: weights renormalised by the whole matrix's sum, not each row's: masked_simple / masked_simple.sum()
+  // (1), with row_sums = masked_simple.sum() (2); with mask AfterSoftmax, attn_weights / attn_weights.sum() too
+  int norm_whole_sum = 0;
+  bool cat_tokens = false;          // wrapper: torch.cat([head(x) for head in self.heads], dim=1), along the tokens
 };
 
 // The order `n` projections are created in under `v` (0, 1, ..., n-1 for the book).
