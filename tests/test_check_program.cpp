@@ -245,7 +245,10 @@ TEST_CASE("check program: traces of real torch give each program's verdict, in t
            {"causal-triu.json", 1, "causal-mask", "Diagnosis: mask with triu missing diagonal=1"},
            {"causal-triu-ipynb.json", 1, "causal-mask", "yours: cell 5, line 1 of causal-triu.ipynb (`mask = torch.triu("},
            {"trainable-correct.json", 0, "trainable", "settings: the book's"},
-           {"trainable-correct-ipynb.json", 0, "trainable", "cell 7, line 2 of trainable-correct.ipynb (`attn_weights_2 = "}}) {
+           {"trainable-correct-ipynb.json", 0, "trainable", "cell 7, line 2 of trainable-correct.ipynb (`attn_weights_2 = "},
+           // CausalAttention's cells, then the wrapper: the wrapper's lesson, whose merged heads the other leaves out
+           {"wrapper-correct.json", 0, "wrapper", "line 64 of wrapper-correct.py (`context_vecs = mha(batch)`)"},
+           {"wrapper-reversed.json", 1, "wrapper", "line 64 of wrapper-reversed.py (`context_vecs = mha(batch)`)"}}) {
     CAPTURE(c.trace);
     const CliResult r = run_cli("check '" + kTraces + "/" + c.trace + "' --color never");
     CAPTURE(r.out);

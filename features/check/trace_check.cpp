@@ -120,7 +120,7 @@ bool some_value_of(const std::vector<Binding>& timeline, const std::string& name
 // value the lesson has (a class or a call the lesson does not step through).
 LearnerExport export_for(const TraceDocument& trace, const std::string& source, const std::string& lesson,
                          const std::set<std::string>& names, const json& config, int& unlisted,
-                         const std::vector<Binding>* timeline = nullptr) {
+                         const std::vector<Binding>* timeline = nullptr, int* furthest = nullptr) {
   json doc = {{"schema", "attn-tutor/1"}, {"lesson", lesson}, {"config", config}, {"tensors", json::array()}};
   std::vector<const TraceEvent*> events;
   unlisted = 0;
@@ -175,6 +175,7 @@ LearnerExport export_for(const TraceDocument& trace, const std::string& source, 
     }
     kept.tensors.push_back(ex.tensors[i]);
     kept.tensors.back().origin = events[i]->origin;
+    if (furthest && events[i]->scope == "module") *furthest = static_cast<int>(events[i] - trace.events.data());
     kept.tensors.back().snapshot = true;
     // A value the lesson's name takes at or after the program's place: that cell is where it is (the
     // program's order, not a search back from its end, places it). Never an earlier one: a mistake can
@@ -208,6 +209,7 @@ struct Candidate {
   const LessonInfo* lesson = nullptr;
   LearnerExport ex;
   int matched = 0, differing = 0, unlisted = 0;
+  int furthest = -1;  // the program's last module-level tensor the lesson places (an index into the trace's events)
 };
 
 }  // namespace
@@ -308,7 +310,7 @@ CheckReport check_trace(const TraceDocument& trace, const std::string& source, c
       require_affordable(lesson.name, opt, false, "config.", 1.0 + static_cast<double>(mistake_rerun_count(lesson.name, opt)),
                          "check " + source);
       const Notebook nb = lesson.run(opt);
-      c.ex = export_for(trace, source, lesson.name, timeline_names(nb), config, c.unlisted, &nb.timeline());
+      c.ex = export_for(trace, source, lesson.name, timeline_names(nb), config, c.unlisted, &nb.timeline(), &c.furthest);
       if (c.ex.tensors.empty() && !choices.lesson.empty())  // the lesson given: its names, whatever their values
         c.ex = export_for(trace, source, lesson.name, timeline_names(nb), config, c.unlisted);
       if (c.ex.tensors.empty()) continue;
@@ -337,6 +339,12 @@ CheckReport check_trace(const TraceDocument& trace, const std::string& source, c
   const Candidate* best = &candidates.front();
   for (const Candidate& c : candidates)
     if (c.matched > best->matched || (c.matched == best->matched && c.differing < best->differing)) best = &c;
+  // Of the lessons that place at least a third as many, the one that reaches furthest into the program's
+  // module-level results: a lesson that leaves out the program's last result (its shape none of the
+  // lesson's) does not explain the program (the wrapper's merged heads after CausalAttention's cells).
+  const int most = best->matched;
+  for (const Candidate& c : candidates)
+    if (3 * c.matched >= most && c.furthest > best->furthest) best = &c;
   std::vector<Prose> notes;
   // A program that covers the chapter (a whole ch03 notebook): the chapter's lessons one after the other, as
   // `all` runs them, when that matches more of its tensors; a difference is then checked (and diagnosed)
@@ -370,11 +378,11 @@ CheckReport check_trace(const TraceDocument& trace, const std::string& source, c
       while (k + 1 < starts.size() && starts[k + 1].first <= c.expected) ++k;
       ++per_lesson[k];
     }
-    // More matches than one lesson, and in more than one lesson: the program is about the chapter.
+    // More matches than one lesson, and in three lessons or more: the program is about the chapter.
     // (A difference in such a program is checked against the lesson it is in only when the chapter
     // otherwise matches: the chapter's alignment is not trusted to place a difference on its own.)
-    const bool chapter = matched > best->matched &&
-                         std::count_if(per_lesson.begin(), per_lesson.end(), [](int n) { return n >= 3; }) >= 2;
+    const bool chapter = matched > most &&
+                         std::count_if(per_lesson.begin(), per_lesson.end(), [](int n) { return n >= 3; }) >= 3;
     int differing = 0;
     for (const TensorCheck& c : r.checks) differing += c.verdict == TensorCheck::Verdict::Differs;
     if (chapter && (r.ok() || differing <= best->differing)) {

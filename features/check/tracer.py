@@ -272,6 +272,8 @@ def _main():
                 w["cell"] = cell
             _finish("raised", "SyntaxError: %s" % e.msg, [w])
     main = {"__name__": "__main__", "__builtins__": __builtins__, "__file__": os.path.abspath(_prog)}
+    if _prog.endswith(".ipynb"):  # Jupyter's display(), printed as the notebook would show it
+        main["display"] = lambda *objs, **kw: print(*objs)
     sys.argv = [_prog]
     sys.path.insert(0, os.path.dirname(os.path.abspath(_prog)))
     torch.manual_seed = _manual_seed
