@@ -173,9 +173,10 @@ def judge(name, entry, way, rc, out, err, v):
     if rc in (0, 1) and v["lesson"] != entry["lesson"] and not (v["lesson"] == "all" and entry["lesson"] in chapter):
         problems.append(f"lesson {v['lesson']}, expected {entry['lesson']}")
     if rc == 1 and e["exit"] == 1:
-        if "first" in e and v["first"] != e["first"]:
-            problems.append(f"first {v['first']}, expected {e['first']}")
-        if "cell" in e and v["first"] == e.get("first") and v["cell"] is not None and v["cell"] != e["cell"]:
+        firsts = e["first"] if isinstance(e.get("first"), list) else [e.get("first")]
+        if "first" in e and v["first"] not in firsts:
+            problems.append(f"first {v['first']}, expected {' or '.join(firsts)}")
+        if "cell" in e and v["first"] == firsts[0] and v["cell"] is not None and v["cell"] != e["cell"]:
             problems.append(f"cell In [{v['cell']}], expected In [{e['cell']}]")
         if "mistake" in e and e["mistake"] not in v["mistakes"]:
             got = ",".join(v["mistakes"]) or ("none (no known mistake)" if v["no_known"] else "none")
