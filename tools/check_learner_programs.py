@@ -20,6 +20,7 @@ that quotes a print(...) statement as the step a value missed (a print never cha
 listed under "stale" in the manifest). Prints a table; exits 1 on any mismatch, 2 when it cannot run.
 """
 import argparse
+import importlib.util
 import json
 import os
 import re
@@ -32,6 +33,11 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CORPUS = os.path.join(ROOT, "tests", "learners")
 WAYS = ("export", "py", "ipynb")
 BEGIN, END = "# --- export ---", "# --- end export ---"
+
+
+def die(message):
+    print(message, file=sys.stderr)
+    sys.exit(2)
 
 
 def mistake_titles(path):
@@ -55,9 +61,9 @@ def strip_export(source, name):
         b = lines.index(BEGIN)
         e = lines.index(END)
     except ValueError:
-        raise SystemExit(f"{name}: no '{BEGIN}' ... '{END}' block")
+        die(f"{name}: no '{BEGIN}' ... '{END}' block")
     if e < b:
-        raise SystemExit(f"{name}: the export block ends before it begins")
+        die(f"{name}: the export block ends before it begins")
     return "\n".join(lines[:b] + lines[e + 1:]).rstrip() + "\n"
 
 
@@ -202,15 +208,12 @@ def main():
     ways = [w.strip() for w in args.ways.split(",") if w.strip()]
     bad = [w for w in ways if w not in WAYS]
     if bad:
-        sys.exit(f"--ways {args.ways}: unknown way {bad[0]}; use export, py, ipynb")
+        die(f"--ways {args.ways}: unknown way {bad[0]}; use export, py, ipynb")
     tutor = os.path.abspath(args.attn_tutor)
     if not os.access(tutor, os.X_OK):
-        sys.exit(f"--attn-tutor {args.attn_tutor}: not an executable; build it first (cmake --build build)")
-    try:
-        import torch  # noqa: F401  (the programs need it; fail early and clearly)
-    except ImportError:
-        if args.python == sys.executable:
-            sys.exit("this Python has no torch; run the harness with the Python that has it (or pass --python)")
+        die(f"--attn-tutor {args.attn_tutor}: not an executable; build it first (cmake --build build)")
+    if args.python == sys.executable and importlib.util.find_spec("torch") is None:  # the programs need it
+        die("this Python has no torch; run the harness with the Python that has it (or pass --python)")
     with open(os.path.join(CORPUS, "expected.json"), encoding="utf-8") as f:
         manifest = json.load(f)["programs"]
     titles = mistake_titles(os.path.join(ROOT, "features", "check", "mistakes.txt"))
@@ -218,7 +221,7 @@ def main():
     if args.only:
         names = [n for n in names if any(n == o or n.startswith(o) for o in args.only)]
         if not names:
-            sys.exit(f"--only {args.only}: no such program in tests/learners/expected.json")
+            die(f"--only {', '.join(args.only)}: no such program in tests/learners/expected.json")
     env = dict(os.environ, ATTN_TUTOR_TOOLS=os.path.join(ROOT, "tools"), NO_COLOR="1")
 
     rows, failures, reports = [], 0, []
