@@ -9,6 +9,7 @@
 #include "core/safe_text.h"
 #include "core/usage_error.h"
 #include "features/check/python_trace.h"
+#include "features/check/trace_align.h"
 #include "features/check/replay.h"
 #include "lessons/cost_model.h"
 #include "lessons/lesson.h"
@@ -134,6 +135,7 @@ LearnerExport export_for(const TraceDocument& trace, const std::string& source, 
   }
   LearnerExport ex = parse_export(doc.dump(), source);
   std::vector<char> keep(ex.tensors.size(), 1);
+  std::vector<char> known(events.size(), 0);  // a value the lesson's name takes somewhere
   if (timeline) {
     // Each object's chain of states: a binding, then the in-place changes of the same name in the same function.
     std::map<std::string, size_t> latest;  // name, scope, function -> its chain's latest event
@@ -145,7 +147,6 @@ LearnerExport export_for(const TraceDocument& trace, const std::string& source, 
       latest[key] = i;
     }
     std::map<int, bool> call_known;  // a call of a function whose locals the lesson has
-    std::vector<char> known(events.size(), 0);
     for (size_t i = 0; i < events.size(); ++i) {
       known[i] = some_value_of(*timeline, ex.tensors[i].name, ex.tensors[i].tensor);
       if (events[i]->scope != "module") call_known[events[i]->call] |= known[i] != 0;
@@ -165,11 +166,27 @@ LearnerExport export_for(const TraceDocument& trace, const std::string& source, 
       keep[i] = (last_state[i] || known[i]) && (events[i]->scope == "module" || call_known[events[i]->call]) &&
                 (rank_ok[i] || !some_rank.count(ex.tensors[i].name));
   }
+  // Each kept value placed in the lesson's timeline where it equals the lesson's value of its name, the
+  // most of them in the program's order (the longest chain of places going forward: a module's weights
+  // the lesson shows late do not push its forward's steps out); a value off that chain keeps no place
+  // (a mistake can give an earlier value: masked_fill's result discarded leaves the unmasked scores).
+  std::vector<std::optional<int>> cell(events.size());
+  std::map<int, bool> call_placed;  // a call with a local placed so
+  if (timeline) {
+    const std::vector<int> place = chain_places(*timeline, ex.tensors, keep);
+    for (size_t i = 0; i < events.size(); ++i)
+      if (place[i] >= 0) {
+        cell[i] = (*timeline)[place[i]].cell;
+        if (events[i]->scope != "module") call_placed[events[i]->call] = true;
+      }
+  }
   LearnerExport kept = ex;
   kept.tensors.clear();
-  size_t from = 0;  // where the program is in the lesson's timeline, going forward
   for (size_t i = 0; i < ex.tensors.size(); ++i) {
-    if (!keep[i]) {
+    // Left out besides: the locals of a call none of which is placed (a call the lesson does not step
+    // through here: swa's causal comparison, a cached step), and a call's local equal only to an earlier
+    // value of the lesson's (the call recomputes what the lesson showed before: a cached step's keys).
+    if (!keep[i] || (timeline && events[i]->scope != "module" && (!call_placed[events[i]->call] || (!cell[i] && known[i])))) {
       ++unlisted;
       continue;
     }
@@ -177,16 +194,7 @@ LearnerExport export_for(const TraceDocument& trace, const std::string& source, 
     kept.tensors.back().origin = events[i]->origin;
     if (furthest && events[i]->scope == "module") *furthest = static_cast<int>(events[i] - trace.events.data());
     kept.tensors.back().snapshot = true;
-    // A value the lesson's name takes at or after the program's place: that cell is where it is (the
-    // program's order, not a search back from its end, places it). Never an earlier one: a mistake can
-    // give an earlier value (masked_fill's result discarded leaves the unmasked scores).
-    if (!timeline) continue;
-    for (size_t j = from; j < timeline->size(); ++j)
-      if ((*timeline)[j].name == ex.tensors[i].name && tensors_close(ex.tensors[i].tensor, (*timeline)[j].tensor)) {
-        kept.tensors.back().cell = (*timeline)[j].cell;
-        from = j;
-        break;
-      }
+    if (cell[i]) kept.tensors.back().cell = cell[i];
   }
   return kept;
 }

@@ -1,0 +1,17 @@
+#pragma once
+// Where a traced program's values sit in a lesson's timeline (features/check/trace_check.cpp): the
+// program's order kept, the most of its values placed where they equal the lesson's.
+#include <vector>
+
+#include "features/check/learner_export.h"
+#include "notebook/notebook.h"
+
+namespace attn {
+
+// For each of `values` (in the program's order) with `use[i]`, the timeline entry of its name it equals,
+// chosen so that the places go forward with the program's order and as many values as possible have one
+// (of chains equally long, the one placing each value earliest); -1 for a value without a place.
+std::vector<int> chain_places(const std::vector<Binding>& timeline, const std::vector<LearnerTensor>& values,
+                              const std::vector<char>& use);
+
+}  // namespace attn

@@ -1,0 +1,65 @@
+# dropout lesson as the book runs it: nn.Dropout(0.5) on ones and on the weights (re-seeded), then
+# CausalAttention (dropout 0.0) on the batch.
+import torch
+import torch.nn as nn
+
+inputs = torch.tensor([[0.43, 0.15, 0.89], [0.55, 0.87, 0.66], [0.57, 0.85, 0.64],
+                       [0.22, 0.58, 0.33], [0.77, 0.25, 0.10], [0.05, 0.80, 0.55]])
+
+torch.manual_seed(789)
+W_query = nn.Linear(3, 2, bias=False)
+W_key = nn.Linear(3, 2, bias=False)
+W_value = nn.Linear(3, 2, bias=False)
+queries, keys = W_query(inputs), W_key(inputs)
+attn_scores = queries @ keys.T
+mask = torch.triu(torch.ones(6, 6), diagonal=1)
+masked = attn_scores.masked_fill(mask.bool(), -torch.inf)
+attn_weights = torch.softmax(masked / keys.shape[-1]**0.5, dim=1)
+
+torch.manual_seed(123)
+dropout = torch.nn.Dropout(0.5)
+example = torch.ones(6, 6)
+dropped_example = dropout(example)
+torch.manual_seed(123)
+dropped = dropout(attn_weights)
+print(dropped)
+
+batch = torch.stack((inputs, inputs), dim=0)
+
+
+class CausalAttention(nn.Module):
+    def __init__(self, d_in, d_out, context_length, dropout, qkv_bias=False):
+        super().__init__()
+        self.d_out = d_out
+        self.W_query = nn.Linear(d_in, d_out, bias=qkv_bias)
+        self.W_key = nn.Linear(d_in, d_out, bias=qkv_bias)
+        self.W_value = nn.Linear(d_in, d_out, bias=qkv_bias)
+        self.dropout = nn.Dropout(dropout)
+        self.register_buffer('mask', torch.triu(torch.ones(context_length, context_length), diagonal=1))
+
+    def forward(self, x):
+        b, num_tokens, d_in = x.shape
+        keys = self.W_key(x)
+        queries = self.W_query(x)
+        values = self.W_value(x)
+        attn_scores = queries @ keys.transpose(1, 2)
+        attn_scores.masked_fill_(self.mask.bool()[:num_tokens, :num_tokens], -torch.inf)
+        attn_weights = torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=-1)
+        attn_weights = self.dropout(attn_weights)
+        context_vec = attn_weights @ values
+        return context_vec
+
+
+torch.manual_seed(123)
+ca = CausalAttention(3, 2, batch.shape[1], 0.0)
+context_vecs = ca(batch)
+print(context_vecs.shape)
+
+# --- export ---
+import os, sys
+sys.path.insert(0, os.environ.get("ATTN_TUTOR_TOOLS", "tools"))
+from export_pytorch import export
+export([("attn_weights", attn_weights), ("example", example), ("dropout(example)", dropped_example),
+        ("dropout(attn_weights)", dropped), ("batch", batch), ("context_vecs", context_vecs)],
+       "dropout", "export.json")
+# --- end export ---

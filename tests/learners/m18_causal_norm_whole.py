@@ -1,0 +1,30 @@
+# causal-mask: the masked weights divided by the whole matrix's sum instead of each row's.
+import torch
+import torch.nn as nn
+
+inputs = torch.tensor([[0.43, 0.15, 0.89], [0.55, 0.87, 0.66], [0.57, 0.85, 0.64],
+                       [0.22, 0.58, 0.33], [0.77, 0.25, 0.10], [0.05, 0.80, 0.55]])
+
+torch.manual_seed(789)
+W_query = nn.Linear(3, 2, bias=False)
+W_key = nn.Linear(3, 2, bias=False)
+W_value = nn.Linear(3, 2, bias=False)
+
+queries = W_query(inputs)
+keys = W_key(inputs)
+attn_scores = queries @ keys.T
+attn_weights = torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=1)
+context_length = attn_scores.shape[0]
+mask_simple = torch.tril(torch.ones(context_length, context_length))
+masked_simple = attn_weights * mask_simple
+masked_simple_norm = masked_simple / masked_simple.sum()
+print(masked_simple_norm)
+
+# --- export ---
+import os, sys
+sys.path.insert(0, os.environ.get("ATTN_TUTOR_TOOLS", "tools"))
+from export_pytorch import export
+export({"queries": queries, "keys": keys, "attn_scores": attn_scores, "attn_weights": attn_weights,
+        "mask_simple": mask_simple, "masked_simple": masked_simple,
+        "masked_simple_norm": masked_simple_norm}, "causal-mask", "export.json")
+# --- end export ---

@@ -1,0 +1,37 @@
+# gqa with 8 heads in 4 key/value groups: each head's group taken as h // num_kv_groups instead of h // group_size.
+import torch
+import torch.nn as nn
+
+torch.set_grad_enabled(False)
+inputs = torch.tensor([[0.43, 0.15, 0.89], [0.55, 0.87, 0.66], [0.57, 0.85, 0.64],
+                       [0.22, 0.58, 0.33], [0.77, 0.25, 0.10], [0.05, 0.80, 0.55]])
+x = inputs.unsqueeze(0)
+
+d_in, d_out, num_heads, num_kv_groups = 3, 8, 8, 4
+head_dim, group_size = d_out // num_heads, num_heads // num_kv_groups
+torch.manual_seed(123)
+W_key = nn.Linear(d_in, num_kv_groups * head_dim, bias=False)
+W_value = nn.Linear(d_in, num_kv_groups * head_dim, bias=False)
+W_query = nn.Linear(d_in, d_out, bias=False)
+out_proj = nn.Linear(d_out, d_out, bias=False)
+
+b, T, _ = x.shape
+queries = W_query(x).view(b, T, num_heads, head_dim).transpose(1, 2)
+keys_new = W_key(x).view(b, T, num_kv_groups, head_dim).transpose(1, 2)
+values_new = W_value(x).view(b, T, num_kv_groups, head_dim).transpose(1, 2)
+keys = torch.stack([keys_new[:, h // num_kv_groups] for h in range(num_heads)], dim=1)
+values = torch.stack([values_new[:, h // num_kv_groups] for h in range(num_heads)], dim=1)
+attn_scores = queries @ keys.transpose(2, 3)
+mask = torch.arange(T).unsqueeze(-1) < torch.arange(T).unsqueeze(0)
+attn_weights = torch.softmax(attn_scores.masked_fill(mask, -torch.inf) / head_dim**0.5, dim=-1)
+context_vec = (attn_weights @ values).transpose(1, 2).contiguous().view(b, T, d_out)
+full = out_proj(context_vec)
+print(full)
+
+# --- export ---
+import os, sys
+sys.path.insert(0, os.environ.get("ATTN_TUTOR_TOOLS", "tools"))
+from export_pytorch import export
+export({"queries": queries, "keys_new": keys_new, "values_new": values_new, "keys": keys, "values": values,
+        "attn_weights": attn_weights, "full": full}, "gqa", "export.json", d_out=8, num_heads=8, num_kv_groups=4)
+# --- end export ---

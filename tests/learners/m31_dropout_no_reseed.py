@@ -1,0 +1,31 @@
+# dropout lesson 3.5.2: no torch.manual_seed(123) again before dropping the attention weights.
+import torch
+import torch.nn as nn
+
+inputs = torch.tensor([[0.43, 0.15, 0.89], [0.55, 0.87, 0.66], [0.57, 0.85, 0.64],
+                       [0.22, 0.58, 0.33], [0.77, 0.25, 0.10], [0.05, 0.80, 0.55]])
+
+torch.manual_seed(789)
+W_query = nn.Linear(3, 2, bias=False)
+W_key = nn.Linear(3, 2, bias=False)
+W_value = nn.Linear(3, 2, bias=False)
+queries, keys = W_query(inputs), W_key(inputs)
+attn_scores = queries @ keys.T
+mask = torch.triu(torch.ones(6, 6), diagonal=1)
+masked = attn_scores.masked_fill(mask.bool(), -torch.inf)
+attn_weights = torch.softmax(masked / keys.shape[-1]**0.5, dim=1)
+
+torch.manual_seed(123)
+dropout = torch.nn.Dropout(0.5)
+example = torch.ones(6, 6)
+dropped_example = dropout(example)
+dropped = dropout(attn_weights)
+print(dropped)
+
+# --- export ---
+import os, sys
+sys.path.insert(0, os.environ.get("ATTN_TUTOR_TOOLS", "tools"))
+from export_pytorch import export
+export([("attn_weights", attn_weights), ("example", example), ("dropout(example)", dropped_example),
+        ("dropout(attn_weights)", dropped)], "dropout", "export.json")
+# --- end export ---
