@@ -103,6 +103,19 @@ bool reproduces(const std::vector<LearnerTensor>& yours, const std::vector<int>&
   return true;
 }
 
+// The entry of yours[fd]'s name in `tl` equal to it (to 1e-6) nearest before `point`, after the points of
+// the other tensors of that name exported before it; -1 if none.
+int earlier_in_rerun(const std::vector<LearnerTensor>& yours, int fd, const std::vector<Binding>& tl, const NameIndex& index,
+                     const std::vector<int>& points, int point) {
+  int floor = -1;
+  for (size_t j = 0; j < static_cast<size_t>(fd); ++j)
+    if (yours[j].name == yours[fd].name) floor = std::max(floor, points[j]);
+  int at = -1;
+  for (int i : index.of(yours[fd].name))
+    if (i > floor && i < point && tensors_close(yours[fd].tensor, tl[i].tensor, 1e-6)) at = i;
+  return at;
+}
+
 // Entry i's rank among the entries of its name, and the entry of that rank in another timeline.
 int rank_of(const std::vector<Binding>& tl, int i) {
   int k = 0;
@@ -306,6 +319,7 @@ CheckReport check_export(const LearnerExport& ex, const Notebook& tool,
   size_t best = 0;
   std::vector<std::pair<size_t, Diagnosis>> found;
   std::vector<std::vector<int>> missed, explained;
+  std::vector<int> earlier_of;  // per found: the rerun's earlier entry that gives the first difference (-1: none)
   for (const WhatIf& w : what_ifs(r)) {
     const Mistake* m = find_mistake(w.mistake);
     if (!m) continue;
@@ -315,7 +329,14 @@ CheckReport check_export(const LearnerExport& ex, const Notebook& tool,
     // when the mistake leaves the steps as they are: another head's value, a state an in-place change missed).
     const int same_step = nth_of_name(w.timeline, r.yours[fd].name, rank_of(r.tool, r.checks[fd].expected));
     const bool at_point = reproduces(r.yours, {fd}, w.timeline, what_if_index, pts, 1e-6, true);
+    const int point = pts[fd];
     if (!at_point && same_step >= 0) pts[fd] = same_step;
+    // Else an earlier value of its name in the rerun, as a correct program's earlier value is a match: only
+    // when every tensor exported after it is the rerun's as well (nothing later says otherwise).
+    const int earlier = reproduces(r.yours, {fd}, w.timeline, what_if_index, pts, 1e-6, true)
+                            ? -1
+                            : earlier_in_rerun(r.yours, fd, w.timeline, what_if_index, pts, point);
+    if (earlier >= 0) pts[fd] = earlier;
     if (!reproduces(r.yours, {fd}, w.timeline, what_if_index, pts, 1e-6, true) ||
         !reproduces(r.yours, before, w.timeline, what_if_index, pts, 1e-5, false))
       continue;
@@ -326,10 +347,12 @@ CheckReport check_export(const LearnerExport& ex, const Notebook& tool,
     // changes them is not the learner's: a wider window and a window one too wide differ in the cache).
     size_t given = after.size() - not_given.size();
     for (int i : after_matching) given += reproduces(r.yours, {i}, w.timeline, what_if_index, pts, 1e-5, false);
+    if (earlier >= 0 && given != after.size() + after_matching.size()) continue;
     if (std::any_of(found.begin(), found.end(), [&](const auto& f) { return f.second.mistake == m && f.first >= given; }))
       continue;
     best = std::max(best, given);
     found.push_back({given, {m, w.detail, at_point}});
+    earlier_of.push_back(earlier >= 0 ? rank_of(w.timeline, earlier) : -1);
     missed.push_back(not_given);
     // The later tensors matched as earlier values that this mistake gives at their own points.
     explained.emplace_back();
@@ -347,6 +370,19 @@ CheckReport check_export(const LearnerExport& ex, const Notebook& tool,
       chosen = k;
     }
     r.diagnoses.push_back(found[k].second);
+  }
+  // The first difference given by the named mistake at an earlier step of its name: compared with the
+  // lesson's value at that step (the learner exported it there), where the mistake shows.
+  if (!r.diagnoses.empty() && earlier_of[chosen] >= 0) {
+    const int step = nth_of_name(r.tool, r.yours[fd].name, earlier_of[chosen]);
+    TensorCheck& c = r.checks[fd];
+    if (step >= 0 && step < c.expected && !compare(r.yours[fd].tensor, r.tool[step].tensor, c)) {
+      c.expected = step;
+      c.elsewhere = E::None;
+      c.other = -1;
+    } else {
+      compare(r.yours[fd].tensor, r.tool[c.expected].tensor, c);
+    }
   }
   // A later tensor matched as an earlier value of its name that the one named mistake gives at its own
   // point: a consequence of the mistake (a stale cache), not a value taken there: a difference.

@@ -1,0 +1,41 @@
+// attn-tutor check, the export way of the learner programs (tests/learners/): a mistake the rerun gives at an
+// earlier value of a name, several mistakes with the same numbers, reason lines true of the learner's values.
+// Fixtures by real PyTorch: tools/learner_mistakes_bonus.py and tools/learner_mistakes_cache.py.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "features/check/check.h"
+#include "run_cli.h"
+
+namespace {
+
+const std::string kMistakes = std::string(ATTN_TEST_FIXTURE_DIR) + "/mistakes/";
+
+CliResult check_fixture(const std::string& name) {
+  return run_cli("check '" + kMistakes + name + ".json' --color never");
+}
+
+std::string title(const char* id) {
+  const attn::Mistake* m = attn::find_mistake(id);
+  REQUIRE(m != nullptr);
+  return m->title(attn::Lang::En);
+}
+
+}  // namespace
+
+TEST_CASE("check: heads merged by view without transpose, the merged value exported before the output") {
+  // The learner's context_vec is the merged heads (before out_proj), then context_vecs: the mistake's rerun
+  // gives context_vec at its merged step, as a correct program's earlier value is a match; the report
+  // compares it with the lesson's merged value (In [12]), not with the value after out_proj.
+  const CliResult r = check_fixture("view-no-transpose-merged-value");
+  CHECK(r.exit_code == 1);
+  CHECK(r.err.empty());
+  CHECK(r.out.find("First difference: context_vec (") != std::string::npos);
+  CHECK(r.out.find("✗ context_vec   (2, 6, 2)     differs from In [12]") != std::string::npos);
+  CHECK(r.out.find("\nDiagnosis: " + title("view-no-transpose") + "\n") != std::string::npos);
+  CHECK(r.out.find("Possible diagnosis") == std::string::npos);
+  CHECK(r.out.find("still its value before") == std::string::npos);
+  // The correct program's merged value stays a match (tests/fixtures/mistakes/way-context-vec-last.json).
+  CHECK(check_fixture("way-context-vec-last").exit_code == 0);
+}
