@@ -39,3 +39,20 @@ TEST_CASE("check: heads merged by view without transpose, the merged value expor
   // The correct program's merged value stays a match (tests/fixtures/mistakes/way-context-vec-last.json).
   CHECK(check_fixture("way-context-vec-last").exit_code == 0);
 }
+
+TEST_CASE("check: a window one too wide in the mask and the cache alike lists both mistakes that give it") {
+  // diff > W and a cache of the last W + 1 (real PyTorch): the numbers of a window of W + 1 everywhere, which
+  // an export forgetting window=4 gives as well. Nothing in the values tells them apart: both are listed.
+  const CliResult r = check_fixture("swa-window-off-by-one-cache");
+  CHECK(r.exit_code == 1);
+  CHECK(r.out.find("First difference: mask_bool (") != std::string::npos);
+  CHECK(r.out.find("2 known mistakes give exactly your numbers") != std::string::npos);
+  CHECK(r.out.find("\nPossible diagnosis: " + title("swa-window-off-by-one") + "\n") != std::string::npos);
+  CHECK(r.out.find("\nPossible diagnosis: " + title("export-settings") + "\n") != std::string::npos);
+  CHECK(r.out.find("the cache keeping the last 4 tokens alike") != std::string::npos);
+  CHECK(r.out.find("still its value before") == std::string::npos);
+  // With the book's cache (only the mask off by one) the later outputs tell: the one mistake.
+  const CliResult mask_only = check_fixture("swa-window-off-by-one");
+  CHECK(mask_only.out.find("\nDiagnosis: " + title("swa-window-off-by-one") + "\n") != std::string::npos);
+  CHECK(mask_only.out.find("Possible diagnosis") == std::string::npos);
+}

@@ -60,8 +60,9 @@ class KVMultiHeadAttention(tbn.MultiHeadAttention):
 
 
 class SWA(tbn.MultiHeadAttentionWithSWA):
-    """ch04/06's MultiHeadAttentionWithSWA; mistakes "swa-window-off-by-one" (diff > W) and
-    "swa-cache-oldest" (the cache keeps [:, :W])."""
+    """ch04/06's MultiHeadAttentionWithSWA; mistakes "swa-window-off-by-one" (diff > W),
+    "swa-window-off-by-one-cache" (diff > W, and the cache keeping W + 1 alike) and "swa-cache-oldest"
+    (the cache keeps [:, :W])."""
 
     def __init__(self, *args, mistake=None, **kw):
         super().__init__(*args, **kw)
@@ -79,6 +80,8 @@ class SWA(tbn.MultiHeadAttentionWithSWA):
             all_v = values_new if self.cache_v is None else torch.cat([self.cache_v, values_new], dim=1)
             keys, values = all_k, all_v
             if W is not None:
+                if self.mistake == "swa-window-off-by-one-cache":
+                    W = W + 1  # the mistake, in the cache too: [-(W + 1):]
                 keep = min(all_k.shape[1], W + n - 1)
                 keys, values = all_k[:, -keep:], all_v[:, -keep:]
                 keep_cache = min(all_k.shape[1], W)
@@ -94,9 +97,9 @@ class SWA(tbn.MultiHeadAttentionWithSWA):
             keys, values = keys_new, values_new
         keys, queries, values = keys.transpose(1, 2), queries.transpose(1, 2), values.transpose(1, 2)
         n_q, n_k = queries.shape[-2], keys.shape[-2]
-        w = n_k + 1 if W is None else W
+        w = n_k + 1 if W is None else self.sliding_window_size
         diff = torch.arange(q_start, q_start + n_q).unsqueeze(-1) - torch.arange(k_start, k_start + n_k).unsqueeze(0)
-        if self.mistake == "swa-window-off-by-one":
+        if self.mistake in ("swa-window-off-by-one", "swa-window-off-by-one-cache"):
             mask_bool = (diff < 0) | (diff > w)  # the mistake
         else:
             mask_bool = (diff < 0) | (diff >= w)
@@ -142,6 +145,11 @@ def swa_program(mistake=None, window=3, d_out=4, num_heads=2):
 
 def swa_window_off_by_one():
     return "swa", swa_program("swa-window-off-by-one"), {}
+
+
+def swa_window_off_by_one_cache():
+    """diff > W in the mask, and the learner's cache one token longer alike: a window of W + 1 everywhere."""
+    return "swa", swa_program("swa-window-off-by-one-cache"), {}
 
 
 def swa_cache_oldest():
@@ -218,7 +226,7 @@ def way_context_vec_last():
 MISTAKES = {"swa-window-off-by-one": swa_window_off_by_one, "swa-cache-oldest": swa_cache_oldest,
             "kv-mask-row0": kv_mask_row0, "no-reset-cache": no_reset_cache}
 # Further fixtures of these and of export-settings (tests/test_check_cache.cpp names what each must give).
-MORE = {"kv-mask-row0-outs": kv_mask_row0_outs, "swa-cache-oldest-last": swa_cache_oldest_last,
+MORE = {"kv-mask-row0-outs": kv_mask_row0_outs, "swa-window-off-by-one-cache": swa_window_off_by_one_cache, "swa-cache-oldest-last": swa_cache_oldest_last,
         "export-settings-window": forgot_window, "export-settings-kv-groups": forgot_num_kv_groups,
         "export-settings-latent": forgot_latent_dim, "export-settings-weights-first": mha_d_out_weights_first}
 WAYS = {"context-vec-last": way_context_vec_last}
