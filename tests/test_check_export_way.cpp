@@ -56,3 +56,17 @@ TEST_CASE("check: a window one too wide in the mask and the cache alike lists bo
   CHECK(mask_only.out.find("\nDiagnosis: " + title("swa-window-off-by-one") + "\n") != std::string::npos);
   CHECK(mask_only.out.find("Possible diagnosis") == std::string::npos);
 }
+
+TEST_CASE("check: a later step that a named mistake makes repeat its value is no step never reached") {
+  // The KV-cache mask from row 0, each step's mask, weights and output exported (real PyTorch): the mask differs
+  // first; the second step's output equals the first's because every token sees only key 0. That step ran.
+  const CliResult r = check_fixture("kv-mask-row0-steps");
+  CHECK(r.exit_code == 1);
+  CHECK(r.out.find("First difference: mask_bool (") != std::string::npos);
+  CHECK(r.out.find("\nDiagnosis: " + title("kv-mask-row0") + "\n") != std::string::npos);
+  CHECK(r.out.find("\u2717 out           (1, 1, 4)     differs from In [5]: 4 of 4 values") != std::string::npos);
+  CHECK(r.out.find("still its value before") == std::string::npos);
+  CHECK(r.out.find("never reached") == std::string::npos);
+  // A step a mistake leaves without effect in place still never reached it (masked_fill's result discarded).
+  CHECK(check_fixture("mask-discarded").out.find("never reached your attn_scores") != std::string::npos);
+}

@@ -172,6 +172,19 @@ def kv_mask_row0_outs():
     return "kv-cache", got, {}
 
 
+def kv_mask_row0_steps():
+    """Each step's mask, weights and output (the learner's own loop, as tests/learners/ writes it): the mask
+    differs first; the second step's output repeats the first's because of the mistake, not a step never run."""
+    x = book_x()
+    torch.manual_seed(123)
+    mha = KVMultiHeadAttention(3, 4, 6, 0.0, 2, mistake="kv-mask-row0")
+    got = [("full", mha(x))]
+    for i in range(x.shape[1]):
+        out = mha(x[:, i:i + 1, :], use_cache=True)
+        got += [("mask_bool", mha.seen["mask_bool"]), ("attn_weights", mha.seen["attn_weights"]), ("out", out)]
+    return "kv-cache", got, {}
+
+
 def swa_cache_oldest_last():
     """The cache exported after the steps, then the last output (the issue's case)."""
     got = swa_program("swa-cache-oldest")
@@ -226,7 +239,8 @@ def way_context_vec_last():
 MISTAKES = {"swa-window-off-by-one": swa_window_off_by_one, "swa-cache-oldest": swa_cache_oldest,
             "kv-mask-row0": kv_mask_row0, "no-reset-cache": no_reset_cache}
 # Further fixtures of these and of export-settings (tests/test_check_cache.cpp names what each must give).
-MORE = {"kv-mask-row0-outs": kv_mask_row0_outs, "swa-window-off-by-one-cache": swa_window_off_by_one_cache, "swa-cache-oldest-last": swa_cache_oldest_last,
+MORE = {"kv-mask-row0-outs": kv_mask_row0_outs, "swa-window-off-by-one-cache": swa_window_off_by_one_cache,
+        "kv-mask-row0-steps": kv_mask_row0_steps, "swa-cache-oldest-last": swa_cache_oldest_last,
         "export-settings-window": forgot_window, "export-settings-kv-groups": forgot_num_kv_groups,
         "export-settings-latent": forgot_latent_dim, "export-settings-weights-first": mha_d_out_weights_first}
 WAYS = {"context-vec-last": way_context_vec_last}

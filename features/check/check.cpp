@@ -319,6 +319,7 @@ CheckReport check_export(const LearnerExport& ex, const Notebook& tool,
   size_t best = 0;
   std::vector<std::pair<size_t, Diagnosis>> found;
   std::vector<std::vector<int>> missed, explained;
+  std::vector<std::vector<int>> ran;  // per found: the later tensors said "stale" that it gives at their own points
   std::vector<int> earlier_of;  // per found: the rerun's earlier entry that gives the first difference (-1: none)
   for (const WhatIf& w : what_ifs(r)) {
     const Mistake* m = find_mistake(w.mistake);
@@ -353,6 +354,11 @@ CheckReport check_export(const LearnerExport& ex, const Notebook& tool,
     best = std::max(best, given);
     found.push_back({given, {m, w.detail, at_point}});
     earlier_of.push_back(earlier >= 0 ? rank_of(w.timeline, earlier) : -1);
+    ran.emplace_back();
+    for (int i : after)
+      if ((r.checks[i].elsewhere == E::Stale || r.checks[i].elsewhere == E::Unsure) &&
+          reproduces(r.yours, {i}, w.timeline, what_if_index, pts, 1e-6, true))
+        ran.back().push_back(i);
     missed.push_back(not_given);
     // The later tensors matched as earlier values that this mistake gives at their own points.
     explained.emplace_back();
@@ -400,6 +406,12 @@ CheckReport check_export(const LearnerExport& ex, const Notebook& tool,
   if ((f.elsewhere == E::Stale || f.elsewhere == E::Unsure) && !r.diagnoses.empty() && !r.tool[f.expected].in_place &&
       std::any_of(found.begin(), found.end(), [&](const auto& d) { return d.first == best && d.second.at_point; }))
     f.elsewhere = E::None;
+  // The same for a later tensor said to be its value before its step: a named mistake that gives it at its
+  // own point ran that step (a mask from row 0 makes a step repeat the value before it).
+  for (size_t k = 0; k < found.size(); ++k)
+    if (found[k].first == best)
+      for (int i : ran[k])
+        if (!r.tool[r.checks[i].expected].in_place) r.checks[i].elsewhere = E::None;
   // An earlier value with later tensors that differ, all of them given by one known mistake: that
   // mistake, not another export point, explains it.
   if (f.elsewhere == E::Unsure && !after.empty() && r.diagnoses.size() == 1 && r.not_reproduced.empty())
