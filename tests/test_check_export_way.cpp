@@ -70,3 +70,19 @@ TEST_CASE("check: a later step that a named mistake makes repeat its value is no
   // A step a mistake leaves without effect in place still never reached it (masked_fill's result discarded).
   CHECK(check_fixture("mask-discarded").out.find("never reached your attn_scores") != std::string::npos);
 }
+
+TEST_CASE("check: no reset_cache() at the lesson's context_length, by a cache that masks by positions") {
+  // A learner's cache with the mask from positions (real PyTorch) runs on past context_length 6 where the
+  // book's class raises (its mask buffer runs out): the rerun with room for the second text gives its numbers.
+  const CliResult r = check_fixture("no-reset-cache-positions");
+  CHECK(r.exit_code == 1);
+  CHECK(r.out.find("First difference: prompt (") != std::string::npos);
+  CHECK(r.out.find("\nDiagnosis: " + title("no-reset-cache") + "\n") != std::string::npos);
+  std::string flat = r.out;
+  for (size_t at = flat.find("\n  "); at != std::string::npos; at = flat.find("\n  ", at)) flat.replace(at, 3, " ");
+  CHECK(flat.find("your cache masks by positions past context_length = 6") != std::string::npos);
+  // The book's class at context_length 12 (room for it): the plain detail.
+  const CliResult book = check_fixture("no-reset-cache");
+  CHECK(book.out.find("\nDiagnosis: " + title("no-reset-cache") + "\n") != std::string::npos);
+  CHECK(book.out.find("masks by positions") == std::string::npos);
+}

@@ -50,6 +50,9 @@ class KVMultiHeadAttention(tbn.MultiHeadAttention):
         if use_cache:
             if self.mistake == "kv-mask-row0":
                 mask_bool = self.mask.bool()[:n_q, :n_k]  # the mistake: rows from 0, not from ptr_current_pos
+            elif self.mistake == "positions":  # no mistake: the mask from the positions, no buffer to run out
+                start = self.ptr_current_pos
+                mask_bool = torch.arange(n_k)[None, :] > torch.arange(start, start + n_q)[:, None]
             else:
                 mask_bool = self.mask.bool()[self.ptr_current_pos:self.ptr_current_pos + n_q, :n_k]
             self.ptr_current_pos += n_q
@@ -166,6 +169,12 @@ def no_reset_cache():
     return "kv-cache", kv_program(context_length=12, reset=False), {"context_length": 12}
 
 
+def no_reset_cache_positions():
+    """No reset at the lesson's context_length 6, the mask computed from positions (a learner's list cache does
+    this): the book's class would raise at the new prompt; this one runs on."""
+    return "kv-cache", kv_program("positions", context_length=6, reset=False), {}
+
+
 def kv_mask_row0_outs():
     """The steps' outputs only (each equals the first step's: every token sees only key 0)."""
     got = [(n, t) for n, t in kv_program("kv-mask-row0") if n in ("full", "out")]
@@ -240,7 +249,7 @@ MISTAKES = {"swa-window-off-by-one": swa_window_off_by_one, "swa-cache-oldest": 
             "kv-mask-row0": kv_mask_row0, "no-reset-cache": no_reset_cache}
 # Further fixtures of these and of export-settings (tests/test_check_cache.cpp names what each must give).
 MORE = {"kv-mask-row0-outs": kv_mask_row0_outs, "swa-window-off-by-one-cache": swa_window_off_by_one_cache,
-        "kv-mask-row0-steps": kv_mask_row0_steps, "swa-cache-oldest-last": swa_cache_oldest_last,
+        "kv-mask-row0-steps": kv_mask_row0_steps, "no-reset-cache-positions": no_reset_cache_positions, "swa-cache-oldest-last": swa_cache_oldest_last,
         "export-settings-window": forgot_window, "export-settings-kv-groups": forgot_num_kv_groups,
         "export-settings-latent": forgot_latent_dim, "export-settings-weights-first": mha_d_out_weights_first}
 WAYS = {"context-vec-last": way_context_vec_last}

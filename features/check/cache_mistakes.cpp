@@ -32,10 +32,21 @@ std::vector<CacheMistakeRerun> cache_mistake_reruns(const std::string& lesson, c
   } else if (lesson == "kv-cache") {
     rerun("kv-mask-row0", text("check.detail.kv-mask-row0"), [](Variant& v) { v.mask_from_row0 = true; });
     // The lesson's second text: the prompt of its prefill cell, the first (n + 1) / 2 tokens. Without the
-    // reset it needs mask rows up to 2n: at a shorter context_length PyTorch raises, so no learner exports it.
-    if (opt.context_length_or_tokens() >= 2 * opt.num_tokens())
-      rerun("no-reset-cache", text("check.detail.no-reset-cache", {std::to_string((opt.num_tokens() + 1) / 2)}),
-            [](Variant& v) { v.no_reset_cache = true; });
+    // reset it needs mask rows up to 2n: at a shorter context_length the book's class raises (its mask buffer
+    // runs out), but a learner's cache that masks by positions (no buffer) runs on and gives the numbers of
+    // the book's class with room for them: that rerun, with context_length 2n, named as such.
+    const std::string prompt = std::to_string((opt.num_tokens() + 1) / 2);
+    if (opt.context_length_or_tokens() >= 2 * opt.num_tokens()) {
+      rerun("no-reset-cache", text("check.detail.no-reset-cache", {prompt}), [](Variant& v) { v.no_reset_cache = true; });
+    } else {
+      LessonOptions o = opt;
+      o.context_length = 2 * opt.num_tokens();
+      o.variant.no_reset_cache = true;
+      out.push_back({"no-reset-cache",
+                     text("check.detail.no-reset-cache-positions",
+                          {prompt, std::to_string(opt.context_length_or_tokens())}),
+                     std::move(o)});
+    }
   }
   return out;
 }
