@@ -334,9 +334,16 @@ CheckReport check_export(const LearnerExport& ex, const Notebook& tool,
     if (!at_point && same_step >= 0) pts[fd] = same_step;
     // Else an earlier value of its name in the rerun, as a correct program's earlier value is a match: only
     // when every tensor exported after it is the rerun's as well (nothing later says otherwise).
-    const int earlier = reproduces(r.yours, {fd}, w.timeline, what_if_index, pts, 1e-6, true)
+    const int earlier_candidate = reproduces(r.yours, {fd}, w.timeline, what_if_index, pts, 1e-6, true)
                             ? -1
                             : earlier_in_rerun(r.yours, fd, w.timeline, what_if_index, pts, point);
+    // (Only where the mistake shows: the lesson's value at that step differs. The lesson's own earlier value
+    // is the stale or taken-earlier case above, not this mistake's.)
+    int earlier = earlier_candidate;
+    if (earlier >= 0) {
+      const int step = nth_of_name(r.tool, r.yours[fd].name, rank_of(w.timeline, earlier));
+      if (step < 0 || tensors_close(r.yours[fd].tensor, r.tool[step].tensor, 1e-6)) earlier = -1;
+    }
     if (earlier >= 0) pts[fd] = earlier;
     if (!reproduces(r.yours, {fd}, w.timeline, what_if_index, pts, 1e-6, true) ||
         !reproduces(r.yours, before, w.timeline, what_if_index, pts, 1e-5, false))
