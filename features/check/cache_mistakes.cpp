@@ -22,11 +22,14 @@ std::vector<CacheMistakeRerun> cache_mistake_reruns(const std::string& lesson, c
           [](Variant& v) { v.window_off_by_one = true; });
     // The same off-by-one in the learner's own cache (`[-(W + 1):]`, as their mask lets W + 1 keys through):
     // the numbers of a window of W + 1 everywhere, which an export that forgets window=W + 1 also gives.
-    LessonOptions wider = opt;
-    wider.window = w + 1;
-    out.push_back({"swa-window-off-by-one",
-                   text("check.detail.swa-window-off-by-one-cache", {std::to_string(w), std::to_string(w + 1)}),
-                   std::move(wider)});
+    // (A window of the tokens or more is causal attention: one more changes nothing, no rerun.)
+    if (w < opt.num_tokens()) {
+      LessonOptions wider = opt;
+      wider.window = w + 1;
+      out.push_back({"swa-window-off-by-one",
+                     text("check.detail.swa-window-off-by-one-cache", {std::to_string(w), std::to_string(w + 1)}),
+                     std::move(wider)});
+    }
     rerun("swa-cache-oldest", text("check.detail.swa-cache-oldest", {std::to_string(w)}),
           [](Variant& v) { v.cache_keeps_oldest = true; });
   } else if (lesson == "kv-cache") {
