@@ -13,7 +13,7 @@ std::string str(int64_t v) { return std::to_string(v); }
 
 struct Add {
   const LessonOptions& base;
-  std::vector<BonusMistakeRerun>& list;
+  std::vector<MistakeRerun>& list;
   void operator()(const std::string& mistake, Prose detail, Variant v) const {
     LessonOptions o = base;
     o.variant = std::move(v);
@@ -23,8 +23,8 @@ struct Add {
 
 }  // namespace
 
-std::vector<BonusMistakeRerun> bonus_mistake_reruns(const std::string& lesson, const LessonOptions& opt) {
-  std::vector<BonusMistakeRerun> out;
+std::vector<MistakeRerun> bonus_mistake_reruns(const std::string& lesson, const LessonOptions& opt) {
+  std::vector<MistakeRerun> out;
   if (lesson != "kv-cache" && lesson != "gqa" && lesson != "mla" && lesson != "swa") return out;
   // the lesson's own d_out and heads where not given; none when the lesson refuses them (it cannot run)
   const int64_t heads = opt.heads_or(lesson_default_count(lesson, "--num-heads"));
@@ -70,8 +70,8 @@ std::vector<BonusMistakeRerun> bonus_mistake_reruns(const std::string& lesson, c
   return out;
 }
 
-std::vector<BonusMistakeRerun> chapter_mistake_reruns(const std::string& lesson, const LessonOptions& opt) {
-  std::vector<BonusMistakeRerun> out;
+std::vector<MistakeRerun> chapter_mistake_reruns(const std::string& lesson, const LessonOptions& opt) {
+  std::vector<MistakeRerun> out;
   const Add add{opt, out};
   Variant v;
   if (lesson == "wrapper") {  // (b, H * T, d_out) instead of (b, T, H * d_out): other numbers with two heads or more

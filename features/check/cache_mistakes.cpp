@@ -8,8 +8,8 @@
 
 namespace attn {
 
-std::vector<CacheMistakeRerun> cache_mistake_reruns(const std::string& lesson, const LessonOptions& opt) {
-  std::vector<CacheMistakeRerun> out;
+std::vector<MistakeRerun> cache_mistake_reruns(const std::string& lesson, const LessonOptions& opt) {
+  std::vector<MistakeRerun> out;
   auto rerun = [&](const std::string& mistake, Prose detail, auto set) {
     LessonOptions o = opt;
     set(o.variant);
@@ -54,8 +54,8 @@ std::vector<CacheMistakeRerun> cache_mistake_reruns(const std::string& lesson, c
   return out;
 }
 
-std::vector<CacheMistakeRerun> own_setting_reruns(const std::string& lesson, const LessonOptions& opt) {
-  std::vector<CacheMistakeRerun> out;
+std::vector<MistakeRerun> own_setting_reruns(const std::string& lesson, const LessonOptions& opt) {
+  std::vector<MistakeRerun> out;
   auto rerun = [&](const std::string& key, const std::string& flag, int64_t value, auto set) {
     LessonOptions o = opt;
     set(o, value);

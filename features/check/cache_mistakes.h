@@ -4,23 +4,16 @@
 #include <string>
 #include <vector>
 
-#include "lessons/lesson.h"
-#include "notebook/notebook.h"
+#include "features/check/mistake_rerun.h"
 
 namespace attn {
 
-struct CacheMistakeRerun {
-  std::string mistake;  // a known_mistakes() id
-  Prose detail;         // check.detail.* of features/check/mistakes.txt
-  LessonOptions opt;    // the lesson's options with the mistake's variant
-};
-
 // The reruns for `lesson` (none for a lesson other than kv-cache and swa).
-std::vector<CacheMistakeRerun> cache_mistake_reruns(const std::string& lesson, const LessonOptions& opt);
+std::vector<MistakeRerun> cache_mistake_reruns(const std::string& lesson, const LessonOptions& opt);
 
 // "export-settings" after the chapter: the lesson rerun with its own setting (gqa --num-kv-groups, mla
 // --latent-dim, swa --window) at each other value worth trying, everything else as the export declares; an
 // export that forgot it. A forgotten window changes values, not shapes: these run whether shapes differ or not.
-std::vector<CacheMistakeRerun> own_setting_reruns(const std::string& lesson, const LessonOptions& opt);
+std::vector<MistakeRerun> own_setting_reruns(const std::string& lesson, const LessonOptions& opt);
 
 }  // namespace attn

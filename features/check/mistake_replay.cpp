@@ -4,8 +4,8 @@
 #include <numeric>
 #include <stdexcept>
 
-#include "features/check/cache_mistakes.h"
 #include "features/check/bonus_mistakes.h"
+#include "features/check/cache_mistakes.h"
 #include "features/check/replay.h"
 #include "lessons/common/causal_setup.h"
 #include "lessons/course-mha/course_settings.h"
@@ -16,16 +16,9 @@ namespace attn {
 
 namespace {
 
-// A mistake as a rerun of the lesson: its options with the mistake's variant or setting.
-struct Rerun {
-  std::string mistake;
-  Prose detail;
-  LessonOptions opt;
-};
-
 struct Reruns {
   const LessonOptions& base;
-  std::vector<Rerun> list;
+  std::vector<MistakeRerun> list;
   void variant(const std::string& mistake, Prose detail, Variant v) {
     LessonOptions o = base;
     o.variant = std::move(v);
@@ -33,6 +26,9 @@ struct Reruns {
   }
   void options(const std::string& mistake, Prose detail, LessonOptions o) {
     list.push_back({mistake, detail, std::move(o)});
+  }
+  void append(std::vector<MistakeRerun> more) {
+    for (MistakeRerun& m : more) list.push_back(std::move(m));
   }
 };
 
@@ -199,7 +195,7 @@ void mha_mistakes(Reruns& r) {
 }
 
 // The reruns for a lesson: its known mistakes, after the settings its shapes may show with `shapes_differ`.
-std::vector<Rerun> mistake_reruns(const std::string& lesson, const LessonOptions& opt, bool shapes_differ) {
+std::vector<MistakeRerun> mistake_reruns(const std::string& lesson, const LessonOptions& opt, bool shapes_differ) {
   Reruns r{opt, {}};
   const double rate = dropout_rate(lesson, opt.dropout);
   if (shapes_differ) settings(r, lesson, opt);  // first, then the mistakes (a shape some mistake gives)
@@ -268,8 +264,8 @@ std::vector<Rerun> mistake_reruns(const std::string& lesson, const LessonOptions
     }
     linear_orders(r, 4, "d2l");
   } else if (find_lesson(lesson)->after_chapter()) {  // kv-cache, gqa, mla, swa
-    for (CacheMistakeRerun& m : cache_mistake_reruns(lesson, opt)) r.options(m.mistake, m.detail, std::move(m.opt));
-    for (CacheMistakeRerun& m : own_setting_reruns(lesson, opt)) r.options(m.mistake, m.detail, std::move(m.opt));
+    r.append(cache_mistake_reruns(lesson, opt));
+    r.append(own_setting_reruns(lesson, opt));
   }
   if (rate > 0.0 && opt.bernoulli == BernoulliPath::Default) {
     LessonOptions o = opt;
@@ -279,9 +275,9 @@ std::vector<Rerun> mistake_reruns(const std::string& lesson, const LessonOptions
 
   // The lessons after the chapter and the chapter's mistakes that may change shapes, whatever
   // the shapes; and no rerun with settings the lesson refuses (its heads not dividing its width).
-  for (BonusMistakeRerun& m : chapter_mistake_reruns(lesson, opt)) r.options(m.mistake, m.detail, std::move(m.opt));
-  for (BonusMistakeRerun& m : bonus_mistake_reruns(lesson, opt)) r.options(m.mistake, m.detail, std::move(m.opt));
-  r.list.erase(std::remove_if(r.list.begin(), r.list.end(), [&](const Rerun& x) { return !settings_exist(lesson, x.opt); }),
+  r.append(chapter_mistake_reruns(lesson, opt));
+  r.append(bonus_mistake_reruns(lesson, opt));
+  r.list.erase(std::remove_if(r.list.begin(), r.list.end(), [&](const MistakeRerun& x) { return !settings_exist(lesson, x.opt); }),
                r.list.end());
   return std::move(r.list);
 }
@@ -297,7 +293,7 @@ std::vector<WhatIf> mistake_what_ifs(const std::string& lesson, const LessonOpti
                                      int64_t* runs, std::vector<RerunFailure>* failures) {
   std::vector<WhatIf> out;
   const LessonInfo* info = find_lesson(lesson);
-  for (const Rerun& rerun : mistake_reruns(lesson, opt, shapes_differ)) {
+  for (const MistakeRerun& rerun : mistake_reruns(lesson, opt, shapes_differ)) {
     if (runs) ++*runs;
     try {
       out.push_back({rerun.mistake, rerun.detail, info->run(rerun.opt).timeline()});
