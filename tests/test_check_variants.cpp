@@ -133,9 +133,9 @@ TEST_CASE("check: the mistakes after the chapter are offered only where they cha
       setting.second(o);
       if (!lesson_runs(l, o)) continue;
       const std::vector<attn::Binding> book = l.run(o).timeline();
-      std::vector<attn::BonusMistakeRerun> reruns = attn::bonus_mistake_reruns(l.name, o);
-      for (attn::BonusMistakeRerun& m : attn::chapter_mistake_reruns(l.name, o)) reruns.push_back(std::move(m));
-      for (const attn::BonusMistakeRerun& m : reruns) {
+      std::vector<attn::MistakeRerun> reruns = attn::bonus_mistake_reruns(l.name, o);
+      for (attn::MistakeRerun& m : attn::chapter_mistake_reruns(l.name, o)) reruns.push_back(std::move(m));
+      for (const attn::MistakeRerun& m : reruns) {
         ++offered;
         CHECK_MESSAGE(!same_timeline(l.run(m.opt).timeline(), book),
                       l.name << " (" << setting.first << "): " << m.mistake << " ("
@@ -146,7 +146,7 @@ TEST_CASE("check: the mistakes after the chapter are offered only where they cha
   CHECK(offered > 40);
   auto ids = [](const std::string& lesson, const attn::LessonOptions& o) {
     std::vector<std::string> out;
-    for (const attn::BonusMistakeRerun& m : attn::bonus_mistake_reruns(lesson, o)) out.push_back(m.mistake);
+    for (const attn::MistakeRerun& m : attn::bonus_mistake_reruns(lesson, o)) out.push_back(m.mistake);
     return out;
   };
   auto has = [](const std::vector<std::string>& v, const char* id) { return std::find(v.begin(), v.end(), id) != v.end(); };
