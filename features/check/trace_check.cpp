@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <set>
 
@@ -180,9 +181,29 @@ LearnerExport export_for(const TraceDocument& trace, const std::string& source, 
         if (events[i]->scope != "module") call_placed[events[i]->call] = true;
       }
   }
+  // A call's local without a place is between the places of the values around it: the lesson's name must have a
+  // value in a cell from the one before's to the one after's (a class's `context_vec` computed in 3.4.2,
+  // beside the lesson's values of 3.5.1 that its keys equal, is no step of 3.5.3's).
+  std::vector<char> between(events.size(), 1);
+  if (timeline) {
+    int before = 0;
+    std::vector<int> after(events.size() + 1, std::numeric_limits<int>::max());
+    for (size_t i = events.size(); i-- > 0;) after[i] = cell[i] ? *cell[i] : after[i + 1];
+    for (size_t i = 0; i < events.size(); ++i) {
+      if (cell[i]) {
+        before = *cell[i];
+        continue;
+      }
+      if (events[i]->scope == "module") continue;  // the program's own steps: checked where they are
+      between[i] = 0;
+      for (const Binding& b : *timeline)
+        if (b.name == ex.tensors[i].name && b.cell >= before && b.cell <= after[i + 1]) between[i] = 1;
+    }
+  }
   LearnerExport kept = ex;
   kept.tensors.clear();
   for (size_t i = 0; i < ex.tensors.size(); ++i) {
+    if (keep[i] && !between[i]) keep[i] = 0;
     // Left out besides: the locals of a call none of which is placed (a call the lesson does not step
     // through here: swa's causal comparison, a cached step), and a call's local equal only to an earlier
     // value of the lesson's (the call recomputes what the lesson showed before: a cached step's keys).
@@ -368,14 +389,34 @@ CheckReport check_trace(const TraceDocument& trace, const std::string& source, c
     Notebook all("all", {}, opt.config_json(), opt.inputs.tokens);
     std::vector<std::pair<int, const LessonInfo*>> starts;  // where each lesson's timeline starts
     std::vector<int> base_cell;                             // and the cell after which its cells come
+    std::vector<std::set<std::string>> names_of;            // and its names
     for (const LessonInfo& l : lessons())
       if (l.in_chapter()) {
         starts.push_back({static_cast<int>(all.timeline().size()), &l});
-        all.append(l.run(opt));
+        const Notebook nb = l.run(opt);
+        names_of.push_back(timeline_names(nb));
+        all.append(nb);
         base_cell.push_back(all.appended_after().back());
       }
     int unlisted = 0;
-    const LearnerExport ex = export_for(trace, source, "all", timeline_names(all), config, unlisted, &all.timeline());
+    LearnerExport ex = export_for(trace, source, "all", timeline_names(all), config, unlisted, &all.timeline());
+    // The program in sections: a value placed in a lesson's cell starts (or continues) that lesson's
+    // section, the values without a place belong to the section they are in; a value under a name its
+    // section's lesson does not have is not that lesson's (a class's `context_vec` in 3.4.2 is not 3.5's).
+    {
+      std::vector<LearnerTensor> kept;
+      size_t k = 0;
+      for (const LearnerTensor& t : ex.tensors) {
+        if (t.cell) {
+          size_t at = 0;
+          while (at + 1 < base_cell.size() && base_cell[at + 1] < *t.cell) ++at;
+          k = at;
+        }
+        if (names_of[k].count(t.name)) kept.push_back(t);
+        else ++unlisted;
+      }
+      ex.tensors = kept;
+    }
     const CheckReport r = ex.tensors.empty() ? CheckReport{} : check_export(ex, all, nullptr);
     int matched = 0;
     std::vector<int> per_lesson(starts.size(), 0);  // the matches in each lesson
