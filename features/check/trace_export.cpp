@@ -1,0 +1,135 @@
+#include "features/check/trace_export.h"
+
+#include <limits>
+#include <map>
+#include <optional>
+
+#include "features/check/check.h"
+#include "features/check/trace_align.h"
+
+namespace attn {
+
+namespace {
+
+// Whether `t` equals a value the lesson's timeline gives `name` anywhere.
+bool some_value_of(const std::vector<Binding>& timeline, const std::string& name, const Tensor& t) {
+  for (const Binding& b : timeline)
+    if (b.name == name && tensors_close(t, b.tensor)) return true;
+  return false;
+}
+
+}  // namespace
+
+std::set<std::string> timeline_names(const Notebook& tool) {
+  std::set<std::string> names;
+  for (const Binding& b : tool.timeline()) names.insert(b.name);
+  return names;
+}
+
+// The program's tensors the lesson has names for, as an export of `lesson`, each with its origin. With the
+// lesson's timeline, two kinds of the program's values are not the lesson's and are left out: the states a
+// tensor passes through before its last one (a loop filling it in place: `attn_scores_2[i] = ...` from
+// torch.empty) unless the lesson has that state too, and the locals of a call none of whose tensors is a
+// value the lesson has (a class or a call the lesson does not step through).
+LearnerExport export_for(const TraceDocument& trace, const std::string& source, const std::string& lesson,
+                         const std::set<std::string>& names, const nlohmann::json& config, int& unlisted,
+                         const std::vector<Binding>* timeline, int* furthest) {
+  using nlohmann::json;
+  json doc = {{"schema", "attn-tutor/1"}, {"lesson", lesson}, {"config", config}, {"tensors", json::array()}};
+  std::vector<const TraceEvent*> events;
+  unlisted = 0;
+  for (const TraceEvent& e : trace.events) {
+    if (e.entry.is_null() || !names.count(e.name) || events.size() >= kMaxExportTensors) {
+      ++unlisted;
+      continue;
+    }
+    doc["tensors"].push_back(e.entry);
+    events.push_back(&e);
+  }
+  LearnerExport ex = parse_export(doc.dump(), source);
+  std::vector<char> keep(ex.tensors.size(), 1);
+  std::vector<char> known(events.size(), 0);  // a value the lesson's name takes somewhere
+  if (timeline) {
+    // Each object's chain of states: a binding, then the in-place changes of the same name in the same function.
+    std::map<std::string, size_t> latest;  // name, scope, function -> its chain's latest event
+    std::vector<char> last_state(events.size(), 1);
+    for (size_t i = 0; i < events.size(); ++i) {
+      const std::string key = events[i]->name + "\n" + events[i]->scope + "\n" + events[i]->function_key;
+      const auto it = latest.find(key);
+      if (events[i]->kind == "in_place" && it != latest.end()) last_state[it->second] = 0;
+      latest[key] = i;
+    }
+    std::map<int, bool> call_known;  // a call of a function whose locals the lesson has
+    for (size_t i = 0; i < events.size(); ++i) {
+      known[i] = some_value_of(*timeline, ex.tensors[i].name, ex.tensors[i].tensor);
+      if (events[i]->scope != "module") call_known[events[i]->call] |= known[i] != 0;
+    }
+    // A value of another shape than all the lesson's of its name, when another of the program's has one of
+    // theirs (the unbatched `keys` of an earlier cell beside the module's batched ones, a cached step's).
+    auto lesson_rank = [&](size_t i) {
+      for (const Binding& b : *timeline)
+        if (b.name == ex.tensors[i].name && b.tensor.shape() == ex.tensors[i].tensor.shape()) return true;
+      return false;
+    };
+    std::set<std::string> some_rank;  // names of which the program has a value of a shape the lesson has
+    std::vector<char> rank_ok(events.size(), 0);
+    for (size_t i = 0; i < events.size(); ++i)
+      if ((rank_ok[i] = lesson_rank(i))) some_rank.insert(ex.tensors[i].name);
+    for (size_t i = 0; i < events.size(); ++i)
+      keep[i] = (last_state[i] || known[i]) && (events[i]->scope == "module" || call_known[events[i]->call]) &&
+                (rank_ok[i] || !some_rank.count(ex.tensors[i].name));
+  }
+  // Each kept value placed in the lesson's timeline where it equals the lesson's value of its name, the
+  // most of them in the program's order (the longest chain of places going forward: a module's weights
+  // the lesson shows late do not push its forward's steps out); a value off that chain keeps no place
+  // (a mistake can give an earlier value: masked_fill's result discarded leaves the unmasked scores).
+  std::vector<std::optional<int>> cell(events.size());
+  std::map<int, bool> call_placed;  // a call with a local placed so
+  if (timeline) {
+    const std::vector<int> place = chain_places(*timeline, ex.tensors, keep);
+    for (size_t i = 0; i < events.size(); ++i)
+      if (place[i] >= 0) {
+        cell[i] = (*timeline)[place[i]].cell;
+        if (events[i]->scope != "module") call_placed[events[i]->call] = true;
+      }
+  }
+  // A call's local without a place is between the places of the values around it: the lesson's name must have a
+  // value in a cell from the one before's to the one after's (a class's `context_vec` computed in 3.4.2,
+  // beside the lesson's values of 3.5.1 that its keys equal, is no step of 3.5.3's).
+  std::vector<char> between(events.size(), 1);
+  if (timeline) {
+    int before = 0;
+    std::vector<int> after(events.size() + 1, std::numeric_limits<int>::max());
+    for (size_t i = events.size(); i-- > 0;) after[i] = cell[i] ? *cell[i] : after[i + 1];
+    for (size_t i = 0; i < events.size(); ++i) {
+      if (cell[i]) {
+        before = *cell[i];
+        continue;
+      }
+      if (events[i]->scope == "module") continue;  // the program's own steps: checked where they are
+      between[i] = 0;
+      for (const Binding& b : *timeline)
+        if (b.name == ex.tensors[i].name && b.cell >= before && b.cell <= after[i + 1]) between[i] = 1;
+    }
+  }
+  LearnerExport kept = ex;
+  kept.tensors.clear();
+  for (size_t i = 0; i < ex.tensors.size(); ++i) {
+    if (keep[i] && !between[i]) keep[i] = 0;
+    // Left out besides: the locals of a call none of which is placed (a call the lesson does not step
+    // through here: swa's causal comparison, a cached step), and a call's local equal only to an earlier
+    // value of the lesson's (the call recomputes what the lesson showed before: a cached step's keys).
+    if (!keep[i] || (timeline && events[i]->scope != "module" && (!call_placed[events[i]->call] || (!cell[i] && known[i])))) {
+      ++unlisted;
+      continue;
+    }
+    kept.tensors.push_back(ex.tensors[i]);
+    kept.tensors.back().origin = events[i]->origin;
+    if (furthest && events[i]->scope == "module") *furthest = static_cast<int>(events[i] - trace.events.data());
+    kept.tensors.back().snapshot = true;
+    if (cell[i]) kept.tensors.back().cell = cell[i];
+  }
+  return kept;
+}
+
+}  // namespace attn
