@@ -262,7 +262,6 @@ CheckReport check_trace(const TraceDocument& trace, const std::string& source, c
   // against the lesson it is in.
   int chapter_lessons = 0;
   for (const Candidate& c : candidates) chapter_lessons += c.lesson->in_chapter();
-  Candidate in_lesson;
   if (choices.lesson.empty() && chapter_lessons >= 2) {
     json config = json::object();  // the seed and the inputs; each lesson its own defaults, as in `all`
     for (const char* key : {"seed", "inputs_data"})
@@ -310,42 +309,38 @@ CheckReport check_trace(const TraceDocument& trace, const std::string& source, c
       ++per_lesson[k];
     }
     // More matches than one lesson, and in three lessons or more: the program is about the chapter.
-    // (A difference in such a program is checked against the lesson it is in only when the chapter
-    // otherwise matches: the chapter's alignment is not trusted to place a difference on its own.)
     const bool chapter = matched > most &&
                          std::count_if(per_lesson.begin(), per_lesson.end(), [](int n) { return n >= 3; }) >= 3;
-    int differing = 0;
-    for (const TensorCheck& c : r.checks) differing += c.verdict == TensorCheck::Verdict::Differs;
-    if (chapter && (r.ok() || differing <= best->differing)) {
-      if (r.ok()) {
-        CheckReport report = r;
-        report.lesson = "all";
-        report.notes.push_back(text("check.traced.chapter", {std::to_string(starts.size())}));
-        if (unlisted > 0) report.notes.push_back(text("check.traced.unlisted", {std::to_string(unlisted)}));
-        return report;
-      }
-      // The lesson of the first difference, with the program's tensors that fall in it.
-      const int at = r.checks[r.first_divergence].expected;
+    // The chapter when it explains the program better than one lesson: clean, or twice the matches (a
+    // chapter's program with a mistake: its single best lesson misplaces the other sections' values).
+    if (chapter && (r.ok() || matched >= 2 * most)) {
+      // Its first difference diagnosed with the mistakes of the lesson it is in: the chapter's timeline
+      // with that lesson's part rerun with each (the others run apart, as in `all`).
       size_t k = 0;
-      while (k + 1 < starts.size() && starts[k + 1].first <= at) ++k;
-      const int from = starts[k].first, to = k + 1 < starts.size() ? starts[k + 1].first : static_cast<int>(r.tool.size());
-      int others_matched = 0, others_differing = 0;
-      in_lesson.lesson = starts[k].second;
-      in_lesson.ex = ex;
-      in_lesson.ex.lesson = in_lesson.lesson->name;
-      in_lesson.ex.tensors.clear();
-      for (size_t i = 0; i < r.checks.size(); ++i) {
-        const TensorCheck& c = r.checks[i];
-        if (c.expected >= from && c.expected < to) {
-          in_lesson.ex.tensors.push_back(r.yours[i]);
-          if (in_lesson.ex.tensors.back().cell) *in_lesson.ex.tensors.back().cell -= base_cell[k];  // its own In [n]
+      CheckReport report = check_export(ex, all, [&](const CheckReport& rep) {
+        const TensorCheck& c = rep.checks[rep.first_divergence];
+        while (k + 1 < starts.size() && starts[k + 1].first <= c.expected) ++k;
+        const int from = starts[k].first, to = k + 1 < starts.size() ? starts[k + 1].first : static_cast<int>(rep.tool.size());
+        const bool shapes_differ = rep.yours[rep.first_divergence].tensor.shape() != rep.tool[c.expected].tensor.shape();
+        std::vector<WhatIf> what_ifs = mistake_what_ifs(starts[k].second->name, opt, shapes_differ);
+        for (WhatIf& w : what_ifs) {
+          std::vector<Binding> tl(rep.tool.begin(), rep.tool.begin() + from);
+          for (Binding b : w.timeline) {
+            b.cell += base_cell[k];
+            tl.push_back(std::move(b));
+          }
+          tl.insert(tl.end(), rep.tool.begin() + to, rep.tool.end());
+          w.timeline = std::move(tl);
         }
-        else if (c.expected >= 0) (c.verdict == TensorCheck::Verdict::Match ? others_matched : others_differing) += 1;
-      }
-      in_lesson.unlisted = unlisted;
-      best = &in_lesson;
-      notes.push_back(text("check.traced.chapter-first", {in_lesson.lesson->name, std::to_string(others_matched),
-                                                          std::to_string(others_differing)}));
+        return what_ifs;
+      });
+      report.lesson = "all";
+      report.notes.push_back(text("check.traced.chapter", {std::to_string(starts.size())}));
+      if (!report.ok()) report.notes.push_back(text("check.traced.chapter-lesson", {starts[k].second->name}));
+      if (unlisted > 0) report.notes.push_back(text("check.traced.unlisted", {std::to_string(unlisted)}));
+      if (trace.truncated || trace.skipped > 0)
+        report.notes.push_back(text("check.traced.truncated", {std::to_string(trace.skipped)}));
+      return report;
     }
   }
   // The chosen lesson's full check: with the diagnosis (as check_file does for an export).

@@ -1,5 +1,6 @@
 #include "features/check/trace_export.h"
 
+#include <algorithm>
 #include <limits>
 #include <map>
 #include <optional>
@@ -86,7 +87,32 @@ LearnerExport export_for(const TraceDocument& trace, const std::string& source, 
   std::vector<std::optional<int>> cell(events.size());
   std::map<int, bool> call_placed;  // a call with a local placed so
   if (timeline) {
-    const std::vector<int> place = chain_places(*timeline, ex.tensors, keep);
+    // A module-level value the lesson never has (no place) still takes its name's next entry in the lesson (its slot:
+    // the program computed that step, differently): the values after it are placed past that entry, not
+    // back in its section (a chapter's next section recomputing 3.5.1's values after a mistake in 3.5.1).
+    std::vector<int> min_entry(events.size(), 0), place;
+    for (int round = 0; round < 16; ++round) {
+      place = chain_places(*timeline, ex.tensors, keep, &min_entry);
+      std::vector<int> next = min_entry;
+      int last = -1, bound = 0;
+      for (size_t i = 0; i < events.size(); ++i) {
+        next[i] = std::max(next[i], bound);
+        if (!keep[i]) continue;
+        if (place[i] >= 0) {
+          last = place[i];
+          continue;
+        }
+        if (events[i]->scope != "module" || known[i]) continue;
+        for (int j = std::max(last + 1, next[i]); j < static_cast<int>(timeline->size()); ++j)
+          if ((*timeline)[j].name == ex.tensors[i].name) {
+            bound = std::max(bound, j + 1);
+            last = j;
+            break;
+          }
+      }
+      if (next == min_entry) break;
+      min_entry = next;
+    }
     for (size_t i = 0; i < events.size(); ++i)
       if (place[i] >= 0) {
         cell[i] = (*timeline)[place[i]].cell;
@@ -97,6 +123,7 @@ LearnerExport export_for(const TraceDocument& trace, const std::string& source, 
   // value in a cell from the one before's to the one after's (a class's `context_vec` computed in 3.4.2,
   // beside the lesson's values of 3.5.1 that its keys equal, is no step of 3.5.3's).
   std::vector<char> between(events.size(), 1);
+  std::vector<std::optional<int>> hint(events.size());
   if (timeline) {
     int before = 0;
     std::vector<int> after(events.size() + 1, std::numeric_limits<int>::max());
@@ -106,10 +133,16 @@ LearnerExport export_for(const TraceDocument& trace, const std::string& source, 
         before = *cell[i];
         continue;
       }
-      if (events[i]->scope == "module") continue;  // the program's own steps: checked where they are
-      between[i] = 0;
+      std::optional<int> in_window;
       for (const Binding& b : *timeline)
-        if (b.name == ex.tensors[i].name && b.cell >= before && b.cell <= after[i + 1]) between[i] = 1;
+        if (b.name == ex.tensors[i].name && b.cell >= before && b.cell <= after[i + 1]) {
+          in_window = b.cell;
+          break;
+        }
+      // In a whole chapter, that cell is where it is checked (not a search back over other sections).
+      if (lesson == "all") hint[i] = in_window;
+      if (events[i]->scope == "module") continue;  // the program's own steps: checked where they are
+      between[i] = in_window.has_value();
     }
   }
   LearnerExport kept = ex;
@@ -128,6 +161,7 @@ LearnerExport export_for(const TraceDocument& trace, const std::string& source, 
     if (furthest && events[i]->scope == "module") *furthest = static_cast<int>(events[i] - trace.events.data());
     kept.tensors.back().snapshot = true;
     if (cell[i]) kept.tensors.back().cell = cell[i];
+    else if (hint[i]) kept.tensors.back().cell = hint[i];
   }
   return kept;
 }
