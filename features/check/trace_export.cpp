@@ -86,6 +86,7 @@ LearnerExport export_for(const TraceDocument& trace, const std::string& source, 
   // (a mistake can give an earlier value: masked_fill's result discarded leaves the unmasked scores).
   std::vector<std::optional<int>> cell(events.size());
   std::map<int, bool> call_placed;  // a call with a local placed so
+  std::vector<char> chained(events.size(), 0);  // placed so (before the places left to the program's order)
   if (timeline) {
     // A module-level value the lesson never has (no place) still takes its name's next entry in the lesson (its slot:
     // the program computed that step, differently): the values after it are placed past that entry, not
@@ -113,11 +114,25 @@ LearnerExport export_for(const TraceDocument& trace, const std::string& source, 
       if (next == min_entry) break;
       min_entry = next;
     }
+    // A value placed where its name takes another value before the next placed one's place is checked
+    // as an export is, from the program's order (an earlier value left there: the mask's result discarded).
+    for (size_t i = 0; i < events.size(); ++i) {
+      chained[i] = place[i] >= 0;
+      if (chained[i] && events[i]->scope != "module") call_placed[events[i]->call] = true;
+    }
+    int next_place = static_cast<int>(timeline->size());
+    for (size_t i = events.size(); i-- > 0;) {
+      if (place[i] < 0) continue;
+      const int here = place[i];
+      for (int j = here + 1; j < next_place; ++j)
+        if ((*timeline)[j].name == ex.tensors[i].name) {
+          place[i] = -1;
+          break;
+        }
+      next_place = here;
+    }
     for (size_t i = 0; i < events.size(); ++i)
-      if (place[i] >= 0) {
-        cell[i] = (*timeline)[place[i]].cell;
-        if (events[i]->scope != "module") call_placed[events[i]->call] = true;
-      }
+      if (place[i] >= 0) cell[i] = (*timeline)[place[i]].cell;
   }
   // A call's local without a place is between the places of the values around it: the lesson's name must have a
   // value in a cell from the one before's to the one after's (a class's `context_vec` computed in 3.4.2,
@@ -152,7 +167,7 @@ LearnerExport export_for(const TraceDocument& trace, const std::string& source, 
     // Left out besides: the locals of a call none of which is placed (a call the lesson does not step
     // through here: swa's causal comparison, a cached step), and a call's local equal only to an earlier
     // value of the lesson's (the call recomputes what the lesson showed before: a cached step's keys).
-    if (!keep[i] || (timeline && events[i]->scope != "module" && (!call_placed[events[i]->call] || (!cell[i] && known[i])))) {
+    if (!keep[i] || (timeline && events[i]->scope != "module" && (!call_placed[events[i]->call] || (!chained[i] && known[i])))) {
       ++unlisted;
       continue;
     }
