@@ -263,6 +263,11 @@ TEST_CASE("check program: traces of real torch give each program's verdict, in t
     CHECK(html.exit_code == c.code);
     CHECK(html.out.find("<span class=\"origin\">") != std::string::npos);
   }
+  // The wrapper's heads reversed: the same verdict as its export's (tests/fixtures/mistakes/head-order.json),
+  // the merged heads first, with the diagnosis (its heads' steps, each a value the lesson has, match).
+  const CliResult reversed = run_cli("check '" + kTraces + "/wrapper-reversed.json' --color never");
+  CHECK(reversed.out.find("First difference: context_vecs") != std::string::npos);
+  CHECK(reversed.out.find("Diagnosis: heads concatenated in the wrong order") != std::string::npos);
   // --lesson and --seed say instead: another seed, another verdict.
   CHECK(run_cli("check '" + kTraces + "/mha-correct.json' --lesson mha").exit_code == 0);
   const CliResult seeded = run_cli("check '" + kTraces + "/mha-correct.json' --seed 5");
