@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <limits>
 #include <map>
 #include <set>
 
@@ -120,6 +121,7 @@ struct Candidate {
   const LessonInfo* lesson = nullptr;
   LearnerExport ex;
   int matched = 0, differing = 0, unlisted = 0;
+  int reshaped = 0;  // differing tensors whose shape is not the lesson's
   int furthest = -1;  // the program's last module-level tensor the lesson places (an index into the trace's events)
 };
 
@@ -229,6 +231,8 @@ CheckReport check_trace(const TraceDocument& trace, const std::string& source, c
       for (const TensorCheck& k : r.checks) {
         c.matched += k.verdict == TensorCheck::Verdict::Match;
         c.differing += k.verdict == TensorCheck::Verdict::Differs;
+        c.reshaped += k.verdict == TensorCheck::Verdict::Differs && k.max_diff == std::numeric_limits<double>::infinity() &&
+                      r.yours[&k - r.checks.data()].tensor.shape() != r.tool[k.expected].tensor.shape();
       }
       candidates.push_back(std::move(c));
     } catch (const UsageError& e) {
@@ -249,7 +253,9 @@ CheckReport check_trace(const TraceDocument& trace, const std::string& source, c
   }
   const Candidate* best = &candidates.front();
   for (const Candidate& c : candidates)
-    if (c.matched > best->matched || (c.matched == best->matched && c.differing < best->differing)) best = &c;
+    if (c.matched > best->matched || (c.matched == best->matched && c.differing < best->differing) ||
+        (c.matched == best->matched && c.differing == best->differing && c.reshaped < best->reshaped))
+      best = &c;
   // Of the lessons that place at least a third as many, the one that reaches furthest into the program's
   // module-level results: a lesson that leaves out the program's last result (its shape none of the
   // lesson's) does not explain the program (the wrapper's merged heads after CausalAttention's cells).
@@ -308,12 +314,12 @@ CheckReport check_trace(const TraceDocument& trace, const std::string& source, c
       while (k + 1 < starts.size() && starts[k + 1].first <= c.expected) ++k;
       ++per_lesson[k];
     }
-    // More matches than one lesson, and in three lessons or more: the program is about the chapter.
+    // More matches than one lesson, and in four lessons or more: the program is about the chapter.
     const bool chapter = matched > most &&
-                         std::count_if(per_lesson.begin(), per_lesson.end(), [](int n) { return n >= 3; }) >= 3;
-    // The chapter when it explains the program better than one lesson: clean, or twice the matches (a
-    // chapter's program with a mistake: its single best lesson misplaces the other sections' values).
-    if (chapter && (r.ok() || matched >= 2 * most)) {
+                         std::count_if(per_lesson.begin(), per_lesson.end(), [](int n) { return n >= 3; }) >= 4;
+    // The chapter when it explains the program better than one lesson: clean, or twice the matches when
+    // that lesson differs too (a chapter's program with a mistake: one lesson misplaces the other sections').
+    if (chapter && (r.ok() || (matched >= 2 * most && best->differing > 0))) {
       // Its first difference diagnosed with the mistakes of the lesson it is in: the chapter's timeline
       // with that lesson's part rerun with each (the others run apart, as in `all`).
       size_t k = 0;

@@ -85,6 +85,7 @@ LearnerExport export_for(const TraceDocument& trace, const std::string& source, 
   // the lesson shows late do not push its forward's steps out); a value off that chain keeps no place
   // (a mistake can give an earlier value: masked_fill's result discarded leaves the unmasked scores).
   std::vector<std::optional<int>> cell(events.size());
+  std::vector<int> point(events.size(), -1);  // the entry
   std::map<int, bool> call_placed;  // a call with a local placed so
   std::vector<char> chained(events.size(), 0);  // placed so (before the places left to the program's order)
   if (timeline) {
@@ -114,8 +115,8 @@ LearnerExport export_for(const TraceDocument& trace, const std::string& source, 
       if (next == min_entry) break;
       min_entry = next;
     }
-    // A value placed where its name takes another value before the next placed one's place is checked
-    // as an export is, from the program's order (an earlier value left there: the mask's result discarded).
+    // A module-level value placed where its name takes another value before the next placed one's place
+    // is checked as an export is, from the program's order (an earlier value left there: the mask's result discarded).
     for (size_t i = 0; i < events.size(); ++i) {
       chained[i] = place[i] >= 0;
       if (chained[i] && events[i]->scope != "module") call_placed[events[i]->call] = true;
@@ -124,7 +125,7 @@ LearnerExport export_for(const TraceDocument& trace, const std::string& source, 
     for (size_t i = events.size(); i-- > 0;) {
       if (place[i] < 0) continue;
       const int here = place[i];
-      for (int j = here + 1; j < next_place; ++j)
+      for (int j = here + 1; j < next_place && events[i]->scope == "module"; ++j)
         if ((*timeline)[j].name == ex.tensors[i].name) {
           place[i] = -1;
           break;
@@ -132,7 +133,10 @@ LearnerExport export_for(const TraceDocument& trace, const std::string& source, 
       next_place = here;
     }
     for (size_t i = 0; i < events.size(); ++i)
-      if (place[i] >= 0) cell[i] = (*timeline)[place[i]].cell;
+      if (place[i] >= 0) {
+        cell[i] = (*timeline)[place[i]].cell;
+        point[i] = place[i];
+      }
   }
   // A call's local without a place is between the places of the values around it: the lesson's name must have a
   // value in a cell from the one before's to the one after's (a class's `context_vec` computed in 3.4.2,
@@ -176,6 +180,7 @@ LearnerExport export_for(const TraceDocument& trace, const std::string& source, 
     if (furthest && events[i]->scope == "module") *furthest = static_cast<int>(events[i] - trace.events.data());
     kept.tensors.back().snapshot = true;
     if (cell[i]) kept.tensors.back().cell = cell[i];
+    if (point[i] >= 0) kept.tensors.back().point = point[i];
     else if (hint[i]) kept.tensors.back().cell = hint[i];
   }
   return kept;
