@@ -216,24 +216,38 @@ CheckReport check_trace(const TraceDocument& trace, const std::string& source, c
       int unused = 0;
       LearnerExport probe;  // the program's `inputs`, when it binds one
       if (bound.count("inputs")) probe = export_for(trace, source, lesson.name, {"inputs"}, json::object(), unused);
-      Candidate c{&lesson, {}, 0, 0, 0};
+      auto evaluate = [&](const json& config) {
+        Candidate c{&lesson, {}, 0, 0, 0};
+        LearnerExport settings{source, lesson.name, config, {}, {}};
+        const LessonOptions opt = replay_options(settings);
+        require_affordable(lesson.name, opt, false, "config.", 1.0 + static_cast<double>(mistake_rerun_count(lesson.name, opt)),
+                           "check " + source);
+        const Notebook nb = lesson.run(opt);
+        c.ex = export_for(trace, source, lesson.name, timeline_names(nb), config, c.unlisted, &nb.timeline(), &c.furthest);
+        if (c.ex.tensors.empty() && !choices.lesson.empty())  // the lesson given: its names, whatever their values
+          c.ex = export_for(trace, source, lesson.name, timeline_names(nb), config, c.unlisted);
+        if (c.ex.tensors.empty()) return c;
+        const CheckReport r = check_export(c.ex, nb, nullptr);
+        for (size_t i = 0; i < r.checks.size(); ++i) {
+          const TensorCheck& k = r.checks[i];
+          c.matched += k.verdict == TensorCheck::Verdict::Match;
+          c.differing += k.verdict == TensorCheck::Verdict::Differs;
+          c.reshaped += k.verdict == TensorCheck::Verdict::Differs && k.expected >= 0 &&
+                        r.yours[i].tensor.shape() != r.tool[k.expected].tensor.shape();
+        }
+        return c;
+      };
       const json config = settings_for(lesson, trace, probe, choices);
-      LearnerExport settings{source, lesson.name, config, {}, {}};
-      const LessonOptions opt = replay_options(settings);
-      require_affordable(lesson.name, opt, false, "config.", 1.0 + static_cast<double>(mistake_rerun_count(lesson.name, opt)),
-                         "check " + source);
-      const Notebook nb = lesson.run(opt);
-      c.ex = export_for(trace, source, lesson.name, timeline_names(nb), config, c.unlisted, &nb.timeline(), &c.furthest);
-      if (c.ex.tensors.empty() && !choices.lesson.empty())  // the lesson given: its names, whatever their values
-        c.ex = export_for(trace, source, lesson.name, timeline_names(nb), config, c.unlisted);
-      if (c.ex.tensors.empty()) continue;
-      const CheckReport r = check_export(c.ex, nb, nullptr);
-      for (const TensorCheck& k : r.checks) {
-        c.matched += k.verdict == TensorCheck::Verdict::Match;
-        c.differing += k.verdict == TensorCheck::Verdict::Differs;
-        c.reshaped += k.verdict == TensorCheck::Verdict::Differs && k.max_diff == std::numeric_limits<double>::infinity() &&
-                      r.yours[&k - r.checks.data()].tensor.shape() != r.tool[k.expected].tensor.shape();
+      Candidate c = evaluate(config);
+      // A module's dropout that the lesson's own default explains as well (the dropout lesson shows
+      // nn.Dropout(0.5) unless --dropout says otherwise, while its CausalAttention takes 0.0): left out.
+      if (config.contains("dropout")) {
+        json without = config;
+        without.erase("dropout");
+        Candidate d = evaluate(without);
+        if (!d.ex.tensors.empty() && d.matched >= c.matched && d.differing <= c.differing) c = std::move(d);
       }
+      if (c.ex.tensors.empty()) continue;
       candidates.push_back(std::move(c));
     } catch (const UsageError& e) {
       if (!choices.lesson.empty()) throw;
