@@ -34,13 +34,14 @@ std::set<std::string> timeline_names(const Notebook& tool) {
 // value the lesson has (a class or a call the lesson does not step through).
 LearnerExport export_for(const TraceDocument& trace, const std::string& source, const std::string& lesson,
                          const std::set<std::string>& names, const nlohmann::json& config, int& unlisted,
-                         const std::vector<Binding>* timeline, int* furthest) {
+                         const std::vector<Binding>* timeline, int* furthest, bool module_only) {
   using nlohmann::json;
   json doc = {{"schema", "attn-tutor/1"}, {"lesson", lesson}, {"config", config}, {"tensors", json::array()}};
   std::vector<const TraceEvent*> events;
   unlisted = 0;
   for (const TraceEvent& e : trace.events) {
-    if (e.entry.is_null() || !names.count(e.name) || events.size() >= kMaxExportTensors) {
+    if (e.entry.is_null() || !names.count(e.name) || events.size() >= kMaxExportTensors ||
+        (module_only && e.scope != "module")) {
       ++unlisted;
       continue;
     }
