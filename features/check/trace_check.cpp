@@ -239,16 +239,14 @@ CheckReport check_trace(const TraceDocument& trace, const std::string& source, c
       };
       const json config = settings_for(lesson, trace, probe, choices);
       Candidate c = evaluate(config);
-      // A module's dropout that the lesson's own default explains better, or as well when it is 0 (the
-      // dropout lesson shows nn.Dropout(0.5) unless --dropout says otherwise; its CausalAttention takes 0.0).
-      if (config.contains("dropout")) {
+      // A module's dropout of 0 that the lesson's own default explains as well (the dropout lesson shows
+      // nn.Dropout(0.5) unless --dropout says otherwise; its CausalAttention takes 0.0). A nonzero rate is
+      // kept: the program declared it (a module left in eval mode is a mistake to name).
+      if (config.contains("dropout") && config["dropout"].is_number() && config["dropout"].get<double>() == 0.0) {
         json without = config;
         without.erase("dropout");
         Candidate d = evaluate(without);
-        const bool zero = config["dropout"].is_number() && config["dropout"].get<double>() == 0.0;
-        if (!d.ex.tensors.empty() && d.differing <= c.differing &&
-            (d.matched > c.matched || (zero && d.matched == c.matched)))
-          c = std::move(d);
+        if (!d.ex.tensors.empty() && d.differing <= c.differing && d.matched >= c.matched) c = std::move(d);
       }
       if (c.ex.tensors.empty()) continue;
       candidates.push_back(std::move(c));
