@@ -80,6 +80,12 @@ LearnerExport export_for(const TraceDocument& trace, const std::string& source, 
     for (size_t i = 0; i < events.size(); ++i)
       keep[i] = (last_state[i] || known[i]) && (events[i]->scope == "module" || call_known[events[i]->call]) &&
                 (rank_ok[i] || !some_rank.count(ex.tensors[i].name));
+    // A value the lesson does not have, rebound under its name before any other of the lesson's names is
+    // (a loop accumulating `context_vec_2 = context_vec_2 + ...`): an in-between state, as an in-place one.
+    for (size_t i = 0; i + 1 < events.size(); ++i)
+      if (!known[i] && events[i + 1]->name == events[i]->name && events[i + 1]->scope == events[i]->scope &&
+          events[i + 1]->function_key == events[i]->function_key && events[i + 1]->call == events[i]->call)
+        keep[i] = 0;
   }
   // Each kept value placed in the lesson's timeline where it equals the lesson's value of its name, the
   // most of them in the program's order (the longest chain of places going forward: a module's weights
