@@ -171,6 +171,19 @@ LearnerExport export_for(const TraceDocument& trace, const std::string& source, 
       between[i] = in_window.has_value();
     }
   }
+  // A call's local the lesson never has, between two of the same call's values that are placed: another
+  // intermediate under the lesson's name (the scores already masked where the lesson masks inside the
+  // softmax's argument); a mistake there would carry into the value after it.
+  if (timeline)
+    for (size_t i = 0; i < events.size(); ++i) {
+      if (!keep[i] || chained[i] || known[i] || events[i]->scope == "module") continue;
+      size_t p = i, n = i + 1;
+      while (p > 0 && !keep[p - 1]) --p;
+      while (n < events.size() && !keep[n]) ++n;
+      if (p > 0 && n < events.size() && chained[p - 1] && chained[n] && events[p - 1]->call == events[i]->call &&
+          events[n]->call == events[i]->call)
+        keep[i] = 0;
+    }
   LearnerExport kept = ex;
   kept.tensors.clear();
   for (size_t i = 0; i < ex.tensors.size(); ++i) {
