@@ -183,6 +183,7 @@ TEST_CASE("check program: the tracer records names, scopes, lines, in-place chan
   CHECK(t["modules"][0]["class"] == "Scale");
   CHECK(t["modules"][0]["args"] == nlohmann::json::parse(R"({"d_in": 3, "d_out": 4, "dropout": 0.5, "qkv_bias": false})"));
   CHECK(t["modules"][0]["line"] == 21);
+  CHECK(t["settings"] == nlohmann::json::parse(R"({"num_heads": 2})"));  // a global named as a setting
   // Sequence numbers: one order for events, seeds and modules.
   CHECK(t["seeds"][0]["seq"].get<int>() < t["events"][0]["seq"].get<int>());
   CHECK(t["modules"][0]["seq"].get<int>() < t["events"][1]["seq"].get<int>());

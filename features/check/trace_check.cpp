@@ -69,7 +69,10 @@ bool book_inputs(const Tensor& t) {
 json settings_for(const LessonInfo& lesson, const TraceDocument& trace, const LearnerExport& probe,
                   const TraceChoices& choices) {
   json config = json::object();
-  for (const auto& [cls, args] : trace.modules)
+  // Globals named as a setting first (code without a module class), then the modules' arguments.
+  std::vector<std::pair<std::string, nlohmann::json>> sources = {{"", trace.settings}};
+  sources.insert(sources.end(), trace.modules.begin(), trace.modules.end());
+  for (const auto& [cls, args] : sources)
     for (const auto& [arg, value] : args.items()) {
       const std::string key = config_key_of(arg);
       if (key.empty() || !lesson_takes(lesson, key) || value.is_null() || value.is_string()) continue;
@@ -189,6 +192,9 @@ TraceDocument parse_trace(const std::string& text, const std::string& source, co
     for (const json& s : doc["seeds"])
       if (s.is_object() && s.contains("seed"))
         t.seeds.push_back(s["seed"].is_string() ? s["seed"].get<std::string>() : s["seed"].dump());
+  if (doc.contains("settings") && doc["settings"].is_object())
+    for (const auto& [key, value] : doc["settings"].items())
+      if (value.is_number() || value.is_boolean()) t.settings[key] = value;
   if (doc.contains("modules") && doc["modules"].is_array())
     for (const json& m : doc["modules"])
       if (m.is_object() && m.contains("args") && m["args"].is_object()) t.modules.push_back({text_of(m, "class"), m["args"]});
