@@ -249,7 +249,11 @@ TEST_CASE("check program: traces of real torch give each program's verdict, in t
            {"trainable-correct-ipynb.json", 0, "trainable", "cell 7, line 2 of trainable-correct.ipynb (`attn_weights_2 = "},
            // CausalAttention's cells, then the wrapper: the wrapper's lesson, whose merged heads the other leaves out
            {"wrapper-correct.json", 0, "wrapper", "line 64 of wrapper-correct.py (`context_vecs = mha(batch)`)"},
-           {"wrapper-reversed.json", 1, "wrapper", "line 64 of wrapper-reversed.py (`context_vecs = mha(batch)`)"}}) {
+           {"wrapper-reversed.json", 1, "wrapper", "line 64 of wrapper-reversed.py (`context_vecs = mha(batch)`)"},
+           // A context vector summed by rebinding in a loop: its last value only, no false difference.
+           {"softmax-accumulate.json", 0, "softmax", "line 19 of softmax-accumulate.py (`context_vec_2 = context_vec_2 + "},
+           // A step the lesson does not have (dropout on the scores) inside forward: named from the merged heads, as its export is.
+           {"wrapper-dropout-scores.json", 1, "wrapper", "Diagnosis: dropout on the scores before softmax"}}) {
     CAPTURE(c.trace);
     const CliResult r = run_cli("check '" + kTraces + "/" + c.trace + "' --color never");
     CAPTURE(r.out);

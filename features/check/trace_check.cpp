@@ -72,10 +72,12 @@ json settings_for(const LessonInfo& lesson, const TraceDocument& trace, const Le
   // Globals named as a setting first (code without a module class), then the modules' arguments.
   std::vector<std::pair<std::string, nlohmann::json>> sources = {{"", trace.settings}};
   sources.insert(sources.end(), trace.modules.begin(), trace.modules.end());
+  static const json defaults = LessonOptions{}.config_json();  // a global equal to the default says nothing
   for (const auto& [cls, args] : sources)
     for (const auto& [arg, value] : args.items()) {
       const std::string key = config_key_of(arg);
       if (key.empty() || !lesson_takes(lesson, key) || value.is_null() || value.is_string()) continue;
+      if (cls.empty() && defaults.contains(key) && defaults[key] == value) continue;
       if (key == "dropout" && !value.is_number()) continue;
       config[key] = value;
     }
