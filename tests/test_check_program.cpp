@@ -183,6 +183,7 @@ TEST_CASE("check program: the tracer records names, scopes, lines, in-place chan
   CHECK(t["modules"][0]["class"] == "Scale");
   CHECK(t["modules"][0]["args"] == nlohmann::json::parse(R"({"d_in": 3, "d_out": 4, "dropout": 0.5, "qkv_bias": false})"));
   CHECK(t["modules"][0]["line"] == 21);
+  CHECK(t["settings"] == nlohmann::json::parse(R"({"num_heads": 2})"));  // a global named as a setting
   // Sequence numbers: one order for events, seeds and modules.
   CHECK(t["seeds"][0]["seq"].get<int>() < t["events"][0]["seq"].get<int>());
   CHECK(t["modules"][0]["seq"].get<int>() < t["events"][1]["seq"].get<int>());
@@ -248,7 +249,11 @@ TEST_CASE("check program: traces of real torch give each program's verdict, in t
            {"trainable-correct-ipynb.json", 0, "trainable", "cell 7, line 2 of trainable-correct.ipynb (`attn_weights_2 = "},
            // CausalAttention's cells, then the wrapper: the wrapper's lesson, whose merged heads the other leaves out
            {"wrapper-correct.json", 0, "wrapper", "line 64 of wrapper-correct.py (`context_vecs = mha(batch)`)"},
-           {"wrapper-reversed.json", 1, "wrapper", "line 64 of wrapper-reversed.py (`context_vecs = mha(batch)`)"}}) {
+           {"wrapper-reversed.json", 1, "wrapper", "line 64 of wrapper-reversed.py (`context_vecs = mha(batch)`)"},
+           // A context vector summed by rebinding in a loop: its last value only, no false difference.
+           {"softmax-accumulate.json", 0, "softmax", "line 19 of softmax-accumulate.py (`context_vec_2 = context_vec_2 + "},
+           // A step the lesson does not have (dropout on the scores) inside forward: named from the merged heads, as its export is.
+           {"wrapper-dropout-scores.json", 1, "wrapper", "Diagnosis: dropout on the scores before softmax"}}) {
     CAPTURE(c.trace);
     const CliResult r = run_cli("check '" + kTraces + "/" + c.trace + "' --color never");
     CAPTURE(r.out);
@@ -263,6 +268,11 @@ TEST_CASE("check program: traces of real torch give each program's verdict, in t
     CHECK(html.exit_code == c.code);
     CHECK(html.out.find("<span class=\"origin\">") != std::string::npos);
   }
+  // The wrapper's heads reversed: the same verdict as its export's (tests/fixtures/mistakes/head-order.json),
+  // the merged heads first, with the diagnosis (its heads' steps, each a value the lesson has, match).
+  const CliResult reversed = run_cli("check '" + kTraces + "/wrapper-reversed.json' --color never");
+  CHECK(reversed.out.find("First difference: context_vecs") != std::string::npos);
+  CHECK(reversed.out.find("Diagnosis: heads concatenated in the wrong order") != std::string::npos);
   // --lesson and --seed say instead: another seed, another verdict.
   CHECK(run_cli("check '" + kTraces + "/mha-correct.json' --lesson mha").exit_code == 0);
   const CliResult seeded = run_cli("check '" + kTraces + "/mha-correct.json' --seed 5");

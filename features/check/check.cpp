@@ -190,7 +190,9 @@ std::vector<int> learner_points(const std::vector<LearnerTensor>& yours, const s
       return at;
     };
     int at = -1;
-    if (y.cell)  // the learner says where: the value the name has in that cell (else just before it)
+    if (y.point && *y.point >= 0 && *y.point < static_cast<int>(tl.size()) && tl[*y.point].name == y.name)
+      at = *y.point;  // a traced value placed where it equals the lesson's
+    if (y.cell && at < 0)  // the learner says where: the value the name has in that cell (else just before it)
       for (int k = 0; k < 8 && at < 0; ++k) at = latest(k % 4 < 2, k < 4 ? 2 : 1, k % 2 == 0, true);
     if (at < 0) {  // else the binding its place in the file implies; an exported reference sees in-place changes
       // (a traced copy is the value at its place: any state of its name)

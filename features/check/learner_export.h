@@ -36,6 +36,9 @@ struct LearnerTensor {
   // A traced program's tensor is a copy of the value at its line (an in-place change after it is another
   // tensor of the trace), not a reference that sees later in-place changes as an export's does.
   bool snapshot = false;
+  // A traced program's tensor placed where it equals the lesson's value (features/check/trace_export.cpp):
+  // that timeline entry is its point (used when the timeline checked has its name there).
+  std::optional<int> point;
 };
 
 struct LearnerExport {

@@ -7,7 +7,7 @@
 namespace attn {
 
 std::vector<int> chain_places(const std::vector<Binding>& timeline, const std::vector<LearnerTensor>& values,
-                              const std::vector<char>& use) {
+                              const std::vector<char>& use, const std::vector<int>* min_entry) {
   std::unordered_map<std::string, std::vector<int>> by_name;  // each name's timeline entries
   for (size_t j = 0; j < timeline.size(); ++j) by_name[timeline[j].name].push_back(static_cast<int>(j));
   // A state: value i at entry j, with the longest chain ending there and the state before it.
@@ -41,7 +41,7 @@ std::vector<int> chain_places(const std::vector<Binding>& timeline, const std::v
     if (it == by_name.end()) continue;
     std::vector<int> mine;
     for (int j : it->second) {
-      if (!tensors_close(values[i].tensor, timeline[j].tensor)) continue;
+      if ((min_entry && j < (*min_entry)[i]) || !tensors_close(values[i].tensor, timeline[j].tensor)) continue;
       const int before = best_upto(j);
       states.push_back({static_cast<int>(i), j, before < 0 ? 1 : states[before].length + 1, before});
       mine.push_back(static_cast<int>(states.size()) - 1);

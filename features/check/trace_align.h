@@ -11,7 +11,8 @@ namespace attn {
 // For each of `values` (in the program's order) with `use[i]`, the timeline entry of its name it equals,
 // chosen so that the places go forward with the program's order and as many values as possible have one
 // (of chains equally long, the one placing each value earliest); -1 for a value without a place.
+// `min_entry` (when given): the first entry each value may take.
 std::vector<int> chain_places(const std::vector<Binding>& timeline, const std::vector<LearnerTensor>& values,
-                              const std::vector<char>& use);
+                              const std::vector<char>& use, const std::vector<int>* min_entry = nullptr);
 
 }  // namespace attn

@@ -29,6 +29,7 @@ struct TraceDocument {
   std::vector<TraceEvent> events;  // in the order the program bound them
   std::vector<std::string> seeds;  // each torch.manual_seed(n)'s n as decimal text, in order
   std::vector<std::pair<std::string, nlohmann::json>> modules;  // each nn.Module construction: class, {arg: value}
+  nlohmann::json settings = nlohmann::json::object();  // globals named as a setting ("num_heads": 8), last values
   bool truncated = false;
   int skipped = 0;
 };

@@ -13,10 +13,13 @@ MAX_EVENTS = 20000          # tensor events recorded at most (then "truncated")
 MAX_ELEMENTS = 65536        # a tensor with more values is recorded by its shape only ("skipped")
 MAX_VALUES = 1000000        # values recorded in all (then "truncated")
 MAX_SCALARS = 64            # module arguments kept per construction
+# Globals that name a lesson's setting (d_out = 8 at module level, for code without a module class).
+_SETTINGS = {"d_out", "num_heads", "n_heads", "num_kv_groups", "n_kv_groups", "latent_dim", "window", "window_size",
+             "sliding_window_size", "context_length", "num_hiddens", "d_model"}
 
 _prog, _out = sys.argv[1], sys.argv[2]
 _doc = {"schema": SCHEMA, "program": os.path.basename(_prog), "kind": "notebook" if _prog.endswith(".ipynb") else "script",
-        "status": "ok", "python": sys.version.split()[0], "events": [], "seeds": [], "modules": [],
+        "status": "ok", "python": sys.version.split()[0], "events": [], "seeds": [], "modules": [], "settings": {},
         "truncated": False, "skipped": 0}
 
 
@@ -125,6 +128,9 @@ def _scan(frame, st):
     for k, v in list(frame.f_locals.items()):
         if isinstance(v, _TENSOR):
             items.append((k, v))
+        elif st.scope == "module" and k in _SETTINGS and isinstance(v, (bool, int, float)):
+            if not isinstance(v, float) or math.isfinite(v):  # a setting as a global: its last value
+                _doc["settings"][k] = v
         elif st.scope == "module" and isinstance(v, _MODULE) and isinstance(k, str):
             old = st.seen.get(k)
             if old is None or old[0] != id(v):  # a module bound to a name: its weights as NAME.PATH, once
