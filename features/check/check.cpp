@@ -287,7 +287,10 @@ CheckReport check_export(const LearnerExport& ex, const Notebook& tool,
       // lesson records the value at).
       const bool one_step = c.next_step && !is_print_line(r.tool[c.expected].code);
       // Not taken before the point of an earlier export of the same name (the file's order is the program's).
-      const bool after_previous = previous_point[order[k]] < c.other;
+      // A traced program's values (snapshots) are every binding the program made, not points the learner
+      // chose: an earlier value after another of its name is a later call computing it again (a module
+      // called twice), not a value exported out of the program's order.
+      const bool after_previous = r.yours[order[k]].snapshot || previous_point[order[k]] < c.other;
       if (after_previous && (!next || all_match)) {  // nothing exported after it says otherwise: taken there
         c.elsewhere = E::Earlier;
         c.verdict = V::Match;

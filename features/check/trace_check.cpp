@@ -342,7 +342,12 @@ CheckReport check_trace(const TraceDocument& trace, const std::string& source, c
                          std::count_if(per_lesson.begin(), per_lesson.end(), [](int n) { return n >= 3; }) >= 4;
     // The chapter when it explains the program better than one lesson: clean, or twice the matches when
     // that lesson differs too (a chapter's program with a mistake: one lesson misplaces the other sections').
-    if (chapter && (r.ok() || (matched >= 2 * most && best->differing > 0))) {
+    // Clean here: no value taken at an earlier step with nothing after it either (the last value of a
+    // lesson's --py program, short of the chapter's later step of its name, says nothing of the chapter).
+    const bool clean = r.ok() && std::none_of(r.checks.begin(), r.checks.end(), [](const TensorCheck& c) {
+                         return c.elsewhere == TensorCheck::Elsewhere::Earlier && c.nothing_after;
+                       });
+    if (chapter && (clean || (matched >= 2 * most && best->differing > 0))) {
       // Its first difference diagnosed with the mistakes of the lesson it is in: the chapter's timeline
       // with that lesson's part rerun with each (the others run apart, as in `all`).
       size_t k = 0;

@@ -1,0 +1,79 @@
+// check_export's earlier-value rules for a traced program's tensors (LearnerTensor::snapshot) beside an
+// export's: an earlier value that nothing after it contradicts is a match both ways; after another value
+// of its name it is a difference exported (out of the program's order) and a match traced (a module called
+// again recomputes an earlier value).
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "features/check/check.h"
+#include "features/check/learner_export.h"
+#include "features/check/replay.h"
+#include "lessons/lesson.h"
+#include "run_cli.h"
+
+namespace {
+
+using V = attn::TensorCheck::Verdict;
+using E = attn::TensorCheck::Elsewhere;
+
+// The mha export of the weights before dropout (and the context vectors after), as a traced program's when `traced`.
+attn::LearnerExport before_dropout(bool traced) {
+  attn::LearnerExport ex = attn::parse_export(
+      read_text_file(std::string(ATTN_TEST_FIXTURE_DIR) + "/mistakes/way-before-dropout.json"), "before.json");
+  REQUIRE(ex.tensors.size() == 2);
+  REQUIRE(ex.tensors[0].name == "attn_weights");
+  for (attn::LearnerTensor& t : ex.tensors) t.snapshot = traced;
+  return ex;
+}
+
+attn::CheckReport run_check(const attn::LearnerExport& ex) {
+  const attn::Notebook nb = attn::find_lesson(ex.lesson)->run(attn::replay_options(ex));
+  return attn::check_export(ex, nb, nullptr);
+}
+
+}  // namespace
+
+TEST_CASE("check traced: an earlier value with nothing after it is a match, exported or traced") {
+  // The merged heads before out_proj bound last (README's ambiguous case) in a .py as in an export.
+  for (bool traced : {false, true}) {
+    CAPTURE(traced);
+    attn::LearnerExport ex = before_dropout(traced);
+    ex.tensors.pop_back();  // the weights alone
+    const attn::CheckReport r = run_check(ex);
+    REQUIRE(r.checks.size() == 1);
+    CHECK(r.checks[0].verdict == V::Match);
+    CHECK(r.checks[0].elsewhere == E::Earlier);
+    CHECK(r.checks[0].nothing_after);
+  }
+  // With the context vectors after it, both ways it is a value taken there.
+  for (bool traced : {false, true}) {
+    CAPTURE(traced);
+    const attn::CheckReport r = run_check(before_dropout(traced));
+    CHECK(r.ok());
+    CHECK(r.checks[0].elsewhere == E::Earlier);
+    CHECK_FALSE(r.checks[0].nothing_after);
+  }
+}
+
+TEST_CASE("check traced: an earlier value after another of its name is a recomputation traced, a difference exported") {
+  for (bool traced : {false, true}) {
+    CAPTURE(traced);
+    attn::LearnerExport ex = before_dropout(traced);
+    const attn::Notebook nb = attn::find_lesson(ex.lesson)->run(attn::replay_options(ex));
+    // The weights' last value in the lesson, before the weights taken before dropout: the program went past
+    // dropout and came back to the value before it (a traced module called again).
+    const attn::Tensor* last = nullptr;
+    for (const attn::Binding& b : nb.timeline())
+      if (b.name == "attn_weights") last = &b.tensor;
+    REQUIRE(last != nullptr);
+    attn::LearnerTensor first = ex.tensors[0];
+    first.tensor = *last;
+    ex.tensors.insert(ex.tensors.begin(), first);
+    const attn::CheckReport r = attn::check_export(ex, nb, nullptr);
+    REQUIRE(r.checks.size() == 3);
+    CHECK(r.checks[0].verdict == V::Match);
+    CHECK(r.checks[2].verdict == V::Match);
+    CHECK(r.checks[1].verdict == (traced ? V::Match : V::Differs));
+  }
+}
