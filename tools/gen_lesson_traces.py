@@ -20,8 +20,8 @@ import torch  # noqa: F401 -- the traces need real torch
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TRACER = os.path.join(ROOT, "features", "check", "tracer.py")
 OUT = os.path.join(ROOT, "tests", "fixtures", "traces", "lessons")
-# d2l-mha is left out: its own program does not check clean yet (its functions' locals share the
-# lesson's names; see the report of issue 23).
+# d2l-mha is left out: its own program does not check clean yet (its functions rebind the lesson's own
+# names, X and valid_lens, in place; README "Checking your own PyTorch code" says so).
 LESSONS = ["naive-scores", "softmax", "trainable", "causal-mask", "dropout", "wrapper", "mha", "course-mha",
            "kv-cache", "gqa", "mla", "swa"]
 BOOK_MASK = "mask = torch.triu(torch.ones(context_length, context_length), diagonal=1)"
