@@ -77,3 +77,18 @@ TEST_CASE("check traced: an earlier value after another of its name is a recompu
     CHECK(r.checks[1].verdict == (traced ? V::Match : V::Differs));
   }
 }
+
+TEST_CASE("check program: a value a loop repeats from an earlier step is not placed at that step again") {
+  // A KV cache whose mask rows come from row 0: every cached step's `out` is the first step's. Each of the
+  // lesson's entries places one value, so steps 2 to 5 are compared with the lesson's steps 2 to 5 (a ✗
+  // each), never passed as a ✓ of step 1.
+  const CliResult r = run_cli("check '" + std::string(ATTN_TEST_FIXTURE_DIR) + "/traces/kv-mask-row0.json' --color never");
+  CAPTURE(r.out);
+  CHECK(r.exit_code == 1);
+  CHECK(r.out.find("lesson kv-cache inferred from your program") != std::string::npos);
+  size_t matched_out = 0;
+  for (size_t at = r.out.find("\u2713 out "); at != std::string::npos; at = r.out.find("\u2713 out ", at + 1)) ++matched_out;
+  CHECK(matched_out == 1);
+  CHECK(r.out.find("differs from In [5]") != std::string::npos);
+  CHECK(r.out.find("Diagnosis: KV-cache mask rows taken from row 0") != std::string::npos);
+}

@@ -42,7 +42,7 @@ std::vector<int> chain_places(const std::vector<Binding>& timeline, const std::v
     std::vector<int> mine;
     for (int j : it->second) {
       if ((min_entry && j < (*min_entry)[i]) || !tensors_close(values[i].tensor, timeline[j].tensor)) continue;
-      const int before = best_upto(j);
+      const int before = j > 0 ? best_upto(j - 1) : -1;  // each entry places one value, at most
       states.push_back({static_cast<int>(i), j, before < 0 ? 1 : states[before].length + 1, before});
       mine.push_back(static_cast<int>(states.size()) - 1);
     }

@@ -9,7 +9,8 @@
 namespace attn {
 
 // For each of `values` (in the program's order) with `use[i]`, the timeline entry of its name it equals,
-// chosen so that the places go forward with the program's order and as many values as possible have one
+// chosen so that the places go strictly forward with the program's order (an entry places one value: a loop
+// repeating an earlier step's value is not that step again) and as many values as possible have one
 // (of chains equally long, the one placing each value earliest); -1 for a value without a place.
 // `min_entry` (when given): the first entry each value may take.
 std::vector<int> chain_places(const std::vector<Binding>& timeline, const std::vector<LearnerTensor>& values,
