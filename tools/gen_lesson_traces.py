@@ -9,7 +9,6 @@ Writes tests/fixtures/traces/lessons/NAME.json ("attn-tutor-trace/1", docs/trace
 torch: the tests check these documents with `attn-tutor check TRACE.json`. Needs torch.
 """
 import argparse
-import json
 import os
 import subprocess
 import sys
@@ -17,28 +16,15 @@ import tempfile
 
 import torch  # noqa: F401 -- the traces need real torch
 
+from gen_trace_fixtures import trace  # noqa: E402  (the same tracer run and the same fixture form)
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-TRACER = os.path.join(ROOT, "features", "check", "tracer.py")
 OUT = os.path.join(ROOT, "tests", "fixtures", "traces", "lessons")
 # d2l-mha is left out: its own program does not check clean yet (its functions rebind the lesson's own
 # names, X and valid_lens, in place; README "Checking your own PyTorch code" says so).
 LESSONS = ["naive-scores", "softmax", "trainable", "causal-mask", "dropout", "wrapper", "mha", "course-mha",
            "kv-cache", "gqa", "mla", "swa"]
 BOOK_MASK = "mask = torch.triu(torch.ones(context_length, context_length), diagonal=1)"
-
-
-def trace(program, out):
-    subprocess.run([sys.executable, TRACER, program, out], cwd=os.path.dirname(program), check=True,
-                   stdout=subprocess.DEVNULL)
-    with open(out, encoding="utf-8") as f:
-        doc = json.load(f)
-    if doc["status"] != "ok":
-        sys.exit("%s: %s %s" % (program, doc["status"], doc.get("message")))
-    doc["python"] = "3"  # the fixture does not depend on the Python that made it
-    with open(out, "w", encoding="utf-8") as f:
-        json.dump(doc, f, separators=(",", ":"))
-        f.write("\n")
-    print("wrote", os.path.relpath(out, ROOT), len(doc["events"]), "events")
 
 
 def main():
