@@ -264,24 +264,26 @@ def wrapper_cat_tokens():
     return "wrapper", {"batch": batch, "context_vecs": mha(batch)}, {}
 
 
-def view_no_transpose_merge():
-    """MultiHeadAttention merging the heads with contiguous().view and no transpose(1, 2)."""
-    class MyMultiHeadAttention(MultiHeadAttention):
-        def forward(self, x):
-            b, num_tokens, d_in = x.shape
-            keys = self.W_key(x).view(b, num_tokens, self.num_heads, self.head_dim).transpose(1, 2)
-            queries = self.W_query(x).view(b, num_tokens, self.num_heads, self.head_dim).transpose(1, 2)
-            values = self.W_value(x).view(b, num_tokens, self.num_heads, self.head_dim).transpose(1, 2)
-            attn_scores = queries @ keys.transpose(2, 3)
-            attn_scores.masked_fill_(self.mask.bool()[:num_tokens, :num_tokens], -torch.inf)
-            attn_weights = self.dropout(torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=-1))
-            self.seen = attn_weights
-            context_vec = (attn_weights @ values).contiguous().view(b, num_tokens, self.d_out)  # the mistake
-            return self.out_proj(context_vec)
+class MergeNoTranspose(MultiHeadAttention):
+    """The book's MultiHeadAttention merging the heads with contiguous().view and no transpose(1, 2)."""
+    def forward(self, x):
+        b, num_tokens, d_in = x.shape
+        keys = self.W_key(x).view(b, num_tokens, self.num_heads, self.head_dim).transpose(1, 2)
+        queries = self.W_query(x).view(b, num_tokens, self.num_heads, self.head_dim).transpose(1, 2)
+        values = self.W_value(x).view(b, num_tokens, self.num_heads, self.head_dim).transpose(1, 2)
+        attn_scores = queries @ keys.transpose(2, 3)
+        attn_scores.masked_fill_(self.mask.bool()[:num_tokens, :num_tokens], -torch.inf)
+        attn_weights = self.dropout(torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=-1))
+        self.seen = attn_weights
+        self.merged = (attn_weights @ values).contiguous().view(b, num_tokens, self.d_out)  # the mistake
+        return self.out_proj(self.merged)
 
+
+def view_no_transpose_merge():
+    """The merge without transpose at d_out 4: the weights and the output exported."""
     batch = book_batch()
     torch.manual_seed(123)
-    mha = MyMultiHeadAttention(3, 4, batch.shape[1], 0.0, num_heads=2)
+    mha = MergeNoTranspose(3, 4, batch.shape[1], 0.0, num_heads=2)
     context_vecs = mha(batch)
     return "mha", {"batch": batch, "attn_weights": mha.seen, "context_vecs": context_vecs}, {"d_out": 4}
 
@@ -289,22 +291,9 @@ def view_no_transpose_merge():
 def view_no_transpose_merged_value():
     """The same merge, the learner exporting the merged heads (context_vec, before out_proj) and then the output:
     the book's own two names, at the book's sizes (d_out 2)."""
-    class MyMultiHeadAttention(MultiHeadAttention):
-        def forward(self, x):
-            b, num_tokens, d_in = x.shape
-            keys = self.W_key(x).view(b, num_tokens, self.num_heads, self.head_dim).transpose(1, 2)
-            queries = self.W_query(x).view(b, num_tokens, self.num_heads, self.head_dim).transpose(1, 2)
-            values = self.W_value(x).view(b, num_tokens, self.num_heads, self.head_dim).transpose(1, 2)
-            attn_scores = queries @ keys.transpose(2, 3)
-            attn_scores.masked_fill_(self.mask.bool()[:num_tokens, :num_tokens], -torch.inf)
-            attn_weights = self.dropout(torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=-1))
-            self.seen = attn_weights
-            self.merged = (attn_weights @ values).contiguous().view(b, num_tokens, self.d_out)  # the mistake
-            return self.out_proj(self.merged)
-
     batch = book_batch()
     torch.manual_seed(123)
-    mha = MyMultiHeadAttention(3, 2, batch.shape[1], 0.0, num_heads=2)
+    mha = MergeNoTranspose(3, 2, batch.shape[1], 0.0, num_heads=2)
     context_vecs = mha(batch)
     return "mha", {"attn_weights": mha.seen, "context_vec": mha.merged, "context_vecs": context_vecs}, {}
 
