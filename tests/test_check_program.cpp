@@ -164,15 +164,22 @@ TEST_CASE("check program: the tracer records names, scopes, lines, in-place chan
   for (const auto& e : t["events"])
     got.push_back(e["kind"].get<std::string>() + " " + e["name"].get<std::string>() + " " + e["scope"].get<std::string>() +
                   " " + std::to_string(e["line"].get<int>()));
-  const std::vector<std::string> want = {"bind inputs module 5",     "bind self.W self 11",   "bind self.mask self 12",
-                                         "bind self.factor self 13", "bind layer.W module 21", "bind keys local 16",
-                                         "in_place keys local 17",   "bind out module 22",    "in_place out module 23"};
+  // The module's tensor attributes and buffers also as LAYER.NAME at module level (its parameters once), and
+  // a name bound again to the tensor it held (line 26) is a binding too.
+  const std::vector<std::string> want = {
+      "bind inputs module 5",     "bind self.W self 11",          "bind self.mask self 12",
+      "bind self.factor self 13", "bind layer.W module 21",       "bind layer.factor module 21",
+      "bind layer.mask module 21", "bind keys local 16",          "in_place keys local 17",
+      "bind out module 22",       "in_place out module 23",       "bind out module 26"};
   CHECK(got == want);
-  CHECK(t["events"][5]["code"] == "keys = x * 2.0");
-  CHECK(t["events"][5]["function"] == "forward");
-  CHECK(t["events"][5]["data"] == nlohmann::json::parse("[[0.86, 0.3, 1.78], [1.1, 1.74, 1.32]]"));
-  CHECK(t["events"][6]["data"][0][0].get<double>() == doctest::Approx(1.86));
-  CHECK(t["events"][8]["data"][0][0].get<double>() == doctest::Approx(11.86));
+  CHECK(t["events"][5]["owner"] == "layer");
+  CHECK(!t["events"][4].contains("owner"));  // a parameter: the module's own name path, no owner
+  CHECK(t["events"][7]["code"] == "keys = x * 2.0");
+  CHECK(t["events"][7]["function"] == "forward");
+  CHECK(t["events"][7]["data"] == nlohmann::json::parse("[[0.86, 0.3, 1.78], [1.1, 1.74, 1.32]]"));
+  CHECK(t["events"][8]["data"][0][0].get<double>() == doctest::Approx(1.86));
+  CHECK(t["events"][10]["data"][0][0].get<double>() == doctest::Approx(11.86));
+  CHECK(t["events"][11]["data"] == t["events"][10]["data"]);
   CHECK(t["events"][0]["shape"] == nlohmann::json::parse("[2, 3]"));
   CHECK(t["events"][0]["dtype"] == "float32");
   REQUIRE(t["seeds"].size() == 2);

@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <string>
+#include <vector>
 
 #include "features/check/check.h"
 #include "features/check/learner_export.h"
@@ -89,6 +90,34 @@ TEST_CASE("check program: a value a loop repeats from an earlier step is not pla
   size_t matched_out = 0;
   for (size_t at = r.out.find("\u2713 out "); at != std::string::npos; at = r.out.find("\u2713 out ", at + 1)) ++matched_out;
   CHECK(matched_out == 1);
-  CHECK(r.out.find("differs from In [5]") != std::string::npos);
+  // Each step's `out` is checked at its own step, In [5] to In [9].
+  for (int cell = 5; cell <= 9; ++cell)
+    CHECK(r.out.find("\u2717 out           (1, 1, 4)     differs from In [" + std::to_string(cell) + "]") != std::string::npos);
   CHECK(r.out.find("Diagnosis: KV-cache mask rows taken from row 0") != std::string::npos);
+}
+
+TEST_CASE("check program: a traced value a call repeats or a module keeps is named where the export names it") {
+  // The first difference as the learner's own export of the same program names it (tests/learners/): the
+  // module's attributes after the call (`mha.mask_bool`, `swa.cache_k`), and a name bound again to the same
+  // tensor (`attn_weights = self.dropout(attn_weights)` in eval mode).
+  struct Case {
+    std::string trace, first, where, diagnosis;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"kv-mask-row0.json", "mask_bool", "line 65 of kv-mask-row0.py (`out = mha(x[:, i:i + 1, :], use_cache=True)`): "
+                                              "differs from the lesson's In [5]",
+            "KV-cache mask rows taken from row 0"},
+           {"swa-cache-oldest.json", "swa.cache_k",
+            "line 66 of swa-cache-oldest.py (`out = swa(x[:, i:i + 1, :], use_cache=True)`): differs from the lesson's In [8]",
+            "sliding-window cache keeping the oldest tokens"},
+           {"mha-eval-mode.json", "attn_weights",
+            "line 31 of mha-eval-mode.py (`attn_weights = self.dropout(attn_weights)`): differs from the lesson's In [10]",
+            "the module run in eval() where the lesson trains"}}) {
+    const CliResult r = run_cli("check '" + std::string(ATTN_TEST_FIXTURE_DIR) + "/traces/" + c.trace + "' --color never");
+    CAPTURE(r.out);
+    CHECK(r.exit_code == 1);
+    CHECK(r.out.find("First difference: " + c.first + " (") != std::string::npos);
+    CHECK(r.out.find("yours: " + c.where) != std::string::npos);
+    CHECK(r.out.find("Diagnosis: " + c.diagnosis) != std::string::npos);
+  }
 }

@@ -2,7 +2,7 @@
 
     /usr/bin/python3 tools/gen_trace_fixtures.py
 
-Runs each program of tests/fixtures/traces/programs/ (a .py, and the notebook made from it: one code cell per
+Runs each program of tests/fixtures/traces/programs/ and three of tests/learners/ (FROM_LEARNERS) (a .py, and the notebook made from it: one code cell per
 "# %%" block) under check's tracer (features/check/tracer.py, the one the binary embeds) with this Python, and
 writes its "attn-tutor-trace/1" document (docs/trace-json.md) to tests/fixtures/traces/NAME.json (the notebook's
 NAME-ipynb.json). CI has no torch: the tests check these documents with `attn-tutor check TRACE.json`.
@@ -12,6 +12,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 
 import torch  # noqa: F401 -- the traces need real torch
 
@@ -59,7 +60,22 @@ def trace(program, out):
     print("wrote", os.path.relpath(out, ROOT), len(doc["events"]), "events")
 
 
+# Programs of the learner corpus (tests/learners/), traced as they are without their export block, under
+# the fixture's name.
+FROM_LEARNERS = {"kv-mask-row0": "m25_kv_mask_row0", "swa-cache-oldest": "m24_swa_cache_oldest",
+                 "mha-eval-mode": "m12_mha_eval_mode"}
+
+
 def main():
+    from check_learner_programs import strip_export  # noqa: E402 -- a sibling tool
+    with tempfile.TemporaryDirectory() as tmp:
+        for stem, learner in sorted(FROM_LEARNERS.items()):
+            with open(os.path.join(ROOT, "tests", "learners", learner + ".py"), encoding="utf-8") as f:
+                code = strip_export(f.read(), learner)
+            py = os.path.join(tmp, stem + ".py")
+            with open(py, "w", encoding="utf-8") as f:
+                f.write(code)
+            trace(py, os.path.join(OUT, stem + ".json"))
     for name in sorted(os.listdir(PROGRAMS)):
         if not name.endswith(".py"):
             continue

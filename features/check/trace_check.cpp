@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <limits>
 #include <map>
 #include <set>
 
@@ -183,6 +182,7 @@ TraceDocument parse_trace(const std::string& text, const std::string& source, co
     ev.origin = {origin_file, int_of(e, "cell"), int_of(e, "line"), text_of(e, "code")};
     ev.function_key = ev.function + ":" + std::to_string(ev.origin.cell) + ":" + std::to_string(int_of(e, "def_line"));
     ev.call = int_of(e, "call");
+    ev.owner = text_of(e, "owner");
     if (e.contains("data") && !e.contains("skipped")) {
       ev.entry = {{"name", ev.name}, {"data", e["data"]}};
       if (e.contains("shape")) ev.entry["shape"] = e["shape"];
@@ -205,7 +205,10 @@ TraceDocument parse_trace(const std::string& text, const std::string& source, co
 
 CheckReport check_trace(const TraceDocument& trace, const std::string& source, const TraceChoices& choices) {
   std::set<std::string> bound;
-  for (const TraceEvent& e : trace.events) bound.insert(e.name);
+  for (const TraceEvent& e : trace.events) {
+    bound.insert(e.name);
+    if (!e.owner.empty() && e.name.size() > e.owner.size()) bound.insert(e.name.substr(e.owner.size() + 1));
+  }
   if (!choices.lesson.empty() && !find_lesson(choices.lesson)) {
     std::string names;
     for (const LessonInfo& l : lessons()) names += (names.empty() ? "" : ", ") + l.name;

@@ -19,6 +19,7 @@ struct TraceEvent {
   std::string name, scope, function;  // scope: "module", "local" (a function's) or "self" (an attribute)
   std::string function_key;           // the function's identity: its name, file/cell and first line
   int call = 0;                       // which call of a function (each call its own number)
+  std::string owner;  // a module-level attribute (`mha.cache_k` after a call filled it): the module's name
   TensorOrigin origin;
   nlohmann::json entry;  // {"name", "shape", "dtype", "data"} as an "attn-tutor/1" tensor; null when skipped
 };

@@ -19,6 +19,93 @@ bool some_value_of(const std::vector<Binding>& timeline, const std::string& name
   return false;
 }
 
+// A program's value under the lesson's name it stands for.
+struct Named {
+  const TraceEvent* event;
+  std::string name;
+};
+
+// The name `e` stands for in a lesson with `names`: its own, or for a module's attribute the lesson shows bare
+// (`mha.cache_k` as the kv-cache lesson's `cache_k`); "" when the lesson has neither.
+std::string lesson_name(const TraceEvent& e, const std::set<std::string>& names) {
+  if (names.count(e.name)) return e.name;
+  if (e.owner.empty() || e.name.size() <= e.owner.size() + 1) return "";
+  const std::string bare = e.name.substr(e.owner.size() + 1);
+  return names.count(bare) ? bare : "";
+}
+
+// A module's attributes a call filled, as the program holds them after the call: the call's locals of the same
+// name and value are the same tensors (left out: the attribute is the one the program keeps), and the
+// attributes with the line's own result are put in the lesson's order (the call ran before the line bound its
+// result, but the lesson may show either first): the values the lesson has, by their entries from where the
+// line before reached, then the others as the program bound them.
+void attributes_in_order(std::vector<Named>& values, std::vector<LearnerTensor>& tensors_in,
+                         const std::vector<Binding>& timeline) {
+  std::vector<char> drop(values.size(), 0);
+  std::vector<Tensor> tensors;
+  for (const LearnerTensor& t : tensors_in) tensors.push_back(t.tensor);
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (values[i].event->owner.empty()) continue;
+    for (size_t j = i; j-- > 0;) {
+      const TraceEvent& e = *values[j].event;
+      if (e.scope == "module" && e.owner.empty()) break;  // the line before
+      if (e.scope != "module" && values[j].name == values[i].name && tensors_close(tensors[j], tensors[i])) drop[j] = 1;
+    }
+  }
+  std::vector<Named> kept;
+  std::vector<Tensor> kept_tensors;
+  std::vector<LearnerTensor> kept_in;
+  for (size_t i = 0; i < values.size(); ++i)
+    if (!drop[i]) {
+      kept.push_back(values[i]);
+      kept_tensors.push_back(tensors[i]);
+      kept_in.push_back(tensors_in[i]);
+    }
+  int reached = 0;  // the entry after the last group's values the lesson has
+  for (size_t g = 0; g < kept.size();) {
+    const TraceEvent& first = *kept[g].event;
+    size_t end = g + 1;
+    bool owned = !first.owner.empty();
+    std::set<std::string> seen = {kept[g].name};
+    while (end < kept.size() && first.scope == "module" && kept[end].event->scope == "module" &&
+           kept[end].event->origin.cell == first.origin.cell && kept[end].event->origin.line == first.origin.line &&
+           !seen.count(kept[end].name)) {
+      owned = owned || !kept[end].event->owner.empty();
+      seen.insert(kept[end].name);
+      ++end;
+    }
+    if (!owned || end - g < 2) {
+      g = end;
+      continue;
+    }
+    std::vector<std::pair<int, size_t>> order;  // (entry, or past the timeline for a value the lesson has not, index)
+    int furthest = reached;
+    for (size_t i = g; i < end; ++i) {
+      int at = static_cast<int>(timeline.size()) + static_cast<int>(i);
+      for (int j = reached; j < static_cast<int>(timeline.size()); ++j)
+        if (timeline[j].name == kept[i].name && tensors_close(kept_tensors[i], timeline[j].tensor)) {
+          at = j;
+          furthest = std::max(furthest, j + 1);
+          break;
+        }
+      order.push_back({at, i});
+    }
+    std::stable_sort(order.begin(), order.end());
+    std::vector<Named> group;
+    std::vector<LearnerTensor> group_in;
+    for (const auto& [at, i] : order) {
+      group.push_back(kept[i]);
+      group_in.push_back(kept_in[i]);
+    }
+    std::copy(group.begin(), group.end(), kept.begin() + static_cast<std::ptrdiff_t>(g));
+    std::copy(group_in.begin(), group_in.end(), kept_in.begin() + static_cast<std::ptrdiff_t>(g));
+    reached = furthest;
+    g = end;
+  }
+  values = std::move(kept);
+  tensors_in = std::move(kept_in);
+}
+
 }  // namespace
 
 std::set<std::string> timeline_names(const Notebook& tool) {
@@ -37,18 +124,29 @@ LearnerExport export_for(const TraceDocument& trace, const std::string& source, 
                          const std::vector<Binding>* timeline, int* furthest, bool module_only) {
   using nlohmann::json;
   json doc = {{"schema", "attn-tutor/1"}, {"lesson", lesson}, {"config", config}, {"tensors", json::array()}};
-  std::vector<const TraceEvent*> events;
+  std::vector<Named> values;
   unlisted = 0;
   for (const TraceEvent& e : trace.events) {
-    if (e.entry.is_null() || !names.count(e.name) || events.size() >= kMaxExportTensors ||
-        (module_only && e.scope != "module")) {
+    std::string name = lesson_name(e, names);
+    if (e.entry.is_null() || name.empty() || values.size() >= kMaxExportTensors || (module_only && e.scope != "module")) {
       ++unlisted;
       continue;
     }
-    doc["tensors"].push_back(e.entry);
-    events.push_back(&e);
+    values.push_back({&e, std::move(name)});
+  }
+  for (const Named& v : values) {
+    json entry = v.event->entry;
+    entry["name"] = v.name;
+    doc["tensors"].push_back(std::move(entry));
   }
   LearnerExport ex = parse_export(doc.dump(), source);
+  if (timeline) {
+    const size_t before = values.size();
+    attributes_in_order(values, ex.tensors, *timeline);
+    unlisted += static_cast<int>(before - values.size());
+  }
+  std::vector<const TraceEvent*> events;
+  for (const Named& v : values) events.push_back(v.event);
   std::vector<char> keep(ex.tensors.size(), 1);
   std::vector<char> known(events.size(), 0);  // a value the lesson's name takes somewhere
   if (timeline) {
@@ -99,9 +197,10 @@ LearnerExport export_for(const TraceDocument& trace, const std::string& source, 
     // A module-level value the lesson never has (no place) still takes its name's next entry in the lesson (its slot:
     // the program computed that step, differently): the values after it are placed past that entry, not
     // back in its section (a chapter's next section recomputing 3.5.1's values after a mistake in 3.5.1).
-    std::vector<int> min_entry(events.size(), 0), place;
+    std::vector<int> min_entry(events.size(), 0), place, slot;
     for (int round = 0; round < 16; ++round) {
       place = chain_places(*timeline, ex.tensors, keep, &min_entry);
+      slot.assign(events.size(), -1);
       std::vector<int> next = min_entry;
       int last = -1, bound = 0;
       for (size_t i = 0; i < events.size(); ++i) {
@@ -115,12 +214,31 @@ LearnerExport export_for(const TraceDocument& trace, const std::string& source, 
         for (int j = std::max(last + 1, next[i]); j < static_cast<int>(timeline->size()); ++j)
           if ((*timeline)[j].name == ex.tensors[i].name) {
             bound = std::max(bound, j + 1);
-            last = j;
+            last = slot[i] = j;
             break;
           }
       }
       if (next == min_entry) break;
       min_entry = next;
+    }
+    // A call's local bound again to the value it had (`attn_weights = self.dropout(attn_weights)` in eval
+    // mode) is the lesson's next step of that name, when the lesson has one before the next placed value.
+    for (size_t i = 0; i < events.size(); ++i) {
+      if (place[i] >= 0 || !keep[i] || !known[i] || events[i]->scope == "module") continue;
+      size_t j = i;
+      while (j-- > 0 && !(events[j]->call == events[i]->call && ex.tensors[j].name == ex.tensors[i].name)) {}
+      if (j >= i || place[j] < 0 || !tensors_close(ex.tensors[j].tensor, ex.tensors[i].tensor)) continue;
+      int next = static_cast<int>(timeline->size());
+      for (size_t k = i + 1; k < events.size(); ++k)
+        if (place[k] >= 0) {
+          next = place[k];
+          break;
+        }
+      for (int e = place[j] + 1; e < next; ++e)
+        if ((*timeline)[e].name == ex.tensors[i].name) {
+          place[i] = e;
+          break;
+        }
     }
     // A module-level value placed where its name takes another value before the next placed one's place
     // is checked as an export is, from the program's order (an earlier value left there: the mask's result discarded).
@@ -139,6 +257,25 @@ LearnerExport export_for(const TraceDocument& trace, const std::string& source, 
         }
       next_place = here;
     }
+    // A module-level value the lesson never has is checked at its slot (the step the program computed
+    // differently: a KV cache's mask at the step it went wrong, not the lesson's first mask).
+    // So is one equal to an earlier step's value (a loop repeating it: every cached step's `out` the first's)
+    // when its name has a step between the placed values around it.
+    for (size_t i = 0; i < events.size(); ++i) {
+      if (place[i] >= 0 || !keep[i] || !known[i] || events[i]->scope != "module") continue;
+      int last = -1, next = -1;
+      for (size_t j = 0; j < i; ++j) last = std::max(last, chained[j] ? place[j] : -1);
+      for (size_t j = i + 1; j < events.size() && next < 0; ++j) next = chained[j] ? place[j] : -1;
+      for (int e = last + 1; e < next; ++e)
+        if ((*timeline)[e].name == ex.tensors[i].name) {
+          slot[i] = e;
+          break;
+        }
+    }
+    // (Of the lesson's shape there: a value of another shape is left to the program's order, as an export is.)
+    for (size_t i = 0; i < events.size(); ++i)
+      if (place[i] < 0 && slot[i] >= 0 && (*timeline)[slot[i]].tensor.shape() == ex.tensors[i].tensor.shape())
+        place[i] = slot[i];
     for (size_t i = 0; i < events.size(); ++i)
       if (place[i] >= 0) {
         cell[i] = (*timeline)[place[i]].cell;
@@ -197,7 +334,8 @@ LearnerExport export_for(const TraceDocument& trace, const std::string& source, 
     }
     kept.tensors.push_back(ex.tensors[i]);
     kept.tensors.back().origin = events[i]->origin;
-    if (furthest && events[i]->scope == "module") *furthest = static_cast<int>(events[i] - trace.events.data());
+    if (furthest && events[i]->scope == "module" && (chained[i] || ex.tensors[i].name == events[i]->name))
+      *furthest = std::max(*furthest, static_cast<int>(events[i] - trace.events.data()));
     kept.tensors.back().snapshot = true;
     if (cell[i]) kept.tensors.back().cell = cell[i];
     if (point[i] >= 0) kept.tensors.back().point = point[i];

@@ -2,6 +2,7 @@
 # every torch.Tensor bound to a name, in order, with its file/cell and line, as "attn-tutor-trace/1".
 # Embedded in the binary and given to the learner's Python with -c: argv[1] the program, argv[2] the trace.
 # Standard library and torch only.
+import ast
 import json
 import math
 import os
@@ -78,12 +79,14 @@ def _where(code_file, line):
     return w
 
 
-def _record(kind, name, scope, function, code_file, line, t):
+def _record(kind, name, scope, function, code_file, line, t, owner=None):
     if len(_doc["events"]) >= MAX_EVENTS:
         _doc["truncated"] = True
         return
     ev = {"seq": _seq(), "kind": kind, "name": name, "scope": scope, "function": function[0], "def_line": function[1],
           "call": function[2]}
+    if owner is not None:
+        ev["owner"] = owner
     ev.update(_where(code_file, line))
     try:
         ev["shape"] = list(t.shape)
@@ -117,14 +120,71 @@ class _Frame:
 
 
 _state = {}  # id(frame) -> _Frame
+_assigns = {}  # code filename -> {line: (first line, last line, names)}: the simple assignment statement on a line
 _module_seen = {}  # id(globals) -> the names seen at module level
 _self_seen = {}  # id(self) -> (self, its attributes seen)
 _calls = [0]  # the calls of the learner's functions so far (each event names its call)
 
 
-def _scan(frame, st):
+def _targets(node, out):
+    if isinstance(node, ast.Name):
+        out.add(node.id)
+    elif isinstance(node, (ast.Tuple, ast.List)):
+        for e in node.elts:
+            _targets(e, out)
+    elif isinstance(node, ast.Starred):
+        _targets(node.value, out)
+
+
+def _assignments(source):
+    """{line: (first line, last line, names)}: the names each assignment statement binds, on each of its lines."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return {}
+    lines = {}
+    for node in ast.walk(tree):
+        names = set()
+        if isinstance(node, ast.Assign):
+            for t in node.targets:
+                _targets(t, names)
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)) and node.value is not None:
+            _targets(node.target, names)
+        if names:
+            last = getattr(node, "end_lineno", None) or node.lineno
+            for ln in range(node.lineno, last + 1):
+                lines[ln] = (node.lineno, last, names)
+    return lines
+
+
+def _rebound(frame, st):
+    """The names the statement that just ran (on st.line) assigned: a name bound again to the tensor it held
+    (`attn_weights = self.dropout(attn_weights)` in eval mode) is a binding all the same."""
+    stmt = _assigns.get(st.file, {}).get(st.line)
+    if stmt is None or stmt[0] <= frame.f_lineno <= stmt[1]:
+        return ()  # no assignment there, or still inside it (a statement over several lines)
+    return stmt[2]
+
+
+def _module_attributes(k, v, st, items):
+    """A module bound to a global: its tensor attributes and buffers (not its parameters) as NAME.ATTR, each
+    time one changes (a KV cache a call filled), before the line's own names (the call ran first)."""
+    d = getattr(v, "__dict__", None)
+    if not isinstance(d, dict):
+        return
+    pools = [d] + ([d["_buffers"]] if isinstance(d.get("_buffers"), dict) else [])
+    n = 0
+    for pool in pools:
+        for a, t in list(pool.items()):
+            if isinstance(t, _TENSOR) and isinstance(a, str) and not isinstance(t, _PARAMETER) and n < 64:
+                n += 1
+                items.append(("%s.%s" % (k, a), t, k))
+
+
+def _scan(frame, st, returning=False):
     """The names of `frame` (and self's attributes) whose tensor is new or changed since the last look."""
     items = []
+    owned = []  # (NAME.ATTR, tensor, NAME): the attributes of the modules bound to globals
     for k, v in list(frame.f_locals.items()):
         if isinstance(v, _TENSOR):
             items.append((k, v))
@@ -141,6 +201,7 @@ def _scan(frame, st):
                     params = []
                 for pname, p in params:
                     _record("bind", "%s.%s" % (k, pname), "module", st.function, st.file, st.line, p)
+            _module_attributes(k, v, st, owned)
     me = frame.f_locals.get("self") if st.scope == "local" else None
     if me is not None:
         d = getattr(me, "__dict__", None)
@@ -152,11 +213,19 @@ def _scan(frame, st):
                         items.append(("self." + k, v))
     # self's attributes are the object's, seen across its methods' calls; the rest are this frame's names
     mine = _self_seen.setdefault(id(me), (me, {}))[1] if me is not None else None
+    rebound = _rebound(frame, st) if not returning else _assigns.get(st.file, {}).get(st.line, (0, 0, ()))[2]
+    for k, v, owner in owned:
+        version = getattr(v, "_version", 0)
+        old = st.seen.get(k)
+        if old is None or old[0] != id(v) or old[1] != version:
+            st.seen[k] = (id(v), version, v)
+            _record("bind" if old is None or old[0] != id(v) else "in_place", k, "module", st.function, st.file,
+                    st.line, v, owner)
     for k, v in items:
         seen = mine if k.startswith("self.") else st.seen
         version = getattr(v, "_version", 0)
         old = seen.get(k)
-        if old is None or old[0] != id(v):
+        if old is None or old[0] != id(v) or (k in rebound and old[1] == version):
             seen[k] = (id(v), version, v)
             _record("bind", k, "self" if k.startswith("self.") else st.scope, st.function, st.file, st.line, v)
         elif old[1] != version:
@@ -169,7 +238,7 @@ def _local(frame, event, arg):
     if st is None:
         return _local
     if event in ("line", "return"):
-        _scan(frame, st)
+        _scan(frame, st, event == "return")
         st.line = frame.f_lineno
         if event == "return":
             _state.pop(id(frame), None)
@@ -177,6 +246,7 @@ def _local(frame, event, arg):
 
 
 _MODULE = torch.nn.Module
+_PARAMETER = getattr(torch.nn, "Parameter", None) or getattr(torch, "Parameter", ())
 
 
 def _global(frame, event, arg):
@@ -268,6 +338,7 @@ def _main():
     programs = _programs()
     for filename, cell, source in programs:
         _sources[filename] = (cell, source.split("\n"))
+        _assigns[filename] = _assignments(source)
     compiled = []
     for filename, cell, source in programs:
         try:
