@@ -73,7 +73,7 @@ const std::vector<LessonInfo>& lessons() {
         "out_book"}, course_mha_work},
       {"d2l-mha", {"d2l 11.5"}, {"--num-heads", "--dropout", "--bernoulli", "--num-hiddens", "--valid-lens"},
        {{"--num-heads", "5"}, {"--dropout", "0.5"}, {"--num-hiddens", "100"}}, d2l_mha_lesson,
-       {"valid_lens", "X", "masked_softmax(X, valid_lens)", "mask", "nn.functional.softmax(X.reshape(shape), dim=-1)",
+       {"X", "valid_lens", "masked_softmax(X, valid_lens)", "mask", "nn.functional.softmax(X.reshape(shape), dim=-1)",
         "valid_lens.reshape(-1)", "X_reshaped", "X_permuted", "X_final", "X_book", "Z", "Y",
         "attention(X, Y, Y, valid_lens)", "self.W_q.weight", "queries", "keys", "values", "queries[0]", "scores",
         "self.attention_weights", "output", "output_concat"}, d2l_mha_work},

@@ -16,8 +16,8 @@ const std::string kLessonTraces = std::string(ATTN_TEST_FIXTURE_DIR) + "/traces/
 
 TEST_CASE("check program: every lesson's own --py program, traced, checks clean against its lesson") {
   const std::vector<std::string> lessons = {"naive-scores", "softmax", "trainable", "causal-mask", "dropout",
-                                            "wrapper",      "mha",     "course-mha", "kv-cache",   "gqa",
-                                            "mla",          "swa"};
+                                            "wrapper",      "mha",     "course-mha", "d2l-mha",    "kv-cache",
+                                            "gqa",          "mla",     "swa"};
   for (const std::string& lesson : lessons) {
     CAPTURE(lesson);
     const CliResult r = run_cli("check '" + kLessonTraces + "/" + lesson + ".json' --color never");

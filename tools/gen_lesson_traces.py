@@ -20,10 +20,8 @@ from gen_trace_fixtures import trace  # noqa: E402  (the same tracer run and the
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = os.path.join(ROOT, "tests", "fixtures", "traces", "lessons")
-# d2l-mha is left out: its own program does not check clean yet (its functions rebind the lesson's own
-# names, X and valid_lens, in place; README "Checking your own PyTorch code" says so).
 LESSONS = ["naive-scores", "softmax", "trainable", "causal-mask", "dropout", "wrapper", "mha", "course-mha",
-           "kv-cache", "gqa", "mla", "swa"]
+           "d2l-mha", "kv-cache", "gqa", "mla", "swa"]
 BOOK_MASK = "mask = torch.triu(torch.ones(context_length, context_length), diagonal=1)"
 
 

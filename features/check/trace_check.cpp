@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <map>
 #include <set>
@@ -57,6 +58,19 @@ bool lesson_takes(const LessonInfo& lesson, const std::string& key) {
   return false;
 }
 
+// Whether `value` is the lesson's own default for the setting `key`: the lesson's default explains it (and
+// says what it means there: d2l-mha's 0.5 is d2l's dropout in eval(), --dropout 0.5 would train).
+bool equals_lesson_default(const LessonInfo& lesson, const std::string& key, double value) {
+  for (const OptionRow& row : option_table())
+    if (row.config_key() == key) {
+      const std::string d = lesson.default_value(row.flag);
+      char* end = nullptr;
+      const double v = d.empty() ? 0.0 : std::strtod(d.c_str(), &end);
+      return !d.empty() && end && *end == '\0' && v == value;
+    }
+  return false;
+}
+
 // The book's six embeddings, as every lesson's default inputs.
 bool book_inputs(const Tensor& t) {
   const Tensor book = LessonOptions{}.inputs.embeddings;
@@ -77,6 +91,7 @@ json settings_for(const LessonInfo& lesson, const TraceDocument& trace, const Le
       const std::string key = config_key_of(arg);
       if (key.empty() || !lesson_takes(lesson, key) || value.is_null() || value.is_string()) continue;
       if (cls.empty() && defaults.contains(key) && defaults[key] == value) continue;
+      if (value.is_number() && equals_lesson_default(lesson, key, value.get<double>())) continue;
       if (key == "dropout" && !value.is_number()) continue;
       config[key] = value;
     }

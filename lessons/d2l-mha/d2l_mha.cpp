@@ -37,8 +37,8 @@ void masked_softmax_cells(Notebook& nb, const LessonOptions& opt) {
   gen.manual_seed(opt.seed_or(kSeed));
   const Tensor X({2, 2, 4}, rand_values(gen, 16));
   const Tensor valid_lens = d2l::int64_tensor({2}, {2, 3});
+  nb.show("X", X);  // recorded in the code's order: X, then valid_lens
   nb.record("valid_lens", valid_lens);
-  nb.show("X", X);
   d2l::MaskedSoftmaxTrace t;
   const Tensor weights = d2l::masked_softmax(X, valid_lens, &t, opt.variant);
   nb.show("masked_softmax(X, valid_lens)", weights);
@@ -230,11 +230,13 @@ Notebook d2l_mha_lesson(const LessonOptions& opt) {
     Y = ones({kBatchSize, kNumKvpairs, num_hiddens});
     call = "attention(X, Y, Y, valid_lens)";
   }
+  // In the code's order: d2l's cell binds valid_lens before X and Y; with --inputs, X before valid_lens.
+  if (!own_inputs) nb.record("valid_lens", valid_lens);
   if (!own_inputs) {
     nb.record("X", X);
     nb.record("Y", Y);
   }
-  nb.record("valid_lens", valid_lens);
+  if (own_inputs) nb.record("valid_lens", valid_lens);
   d2l::MultiHeadAttentionTrace t;
   const Tensor out = attention.forward(X, Y, Y, valid_lens, gen, opt.bernoulli, &t, opt.variant);
   nb.trace(t.steps);
