@@ -58,3 +58,30 @@ TEST_CASE("check program: a chapter program with one mistake differs at it, with
   CHECK(zh.exit_code == 1);
   CHECK(zh.out.find("第一处差异在课程 causal-mask") != std::string::npos);
 }
+
+TEST_CASE("check program: a chapter program with the wrapper's heads reversed names the wrapper's context_vecs") {
+  // The wrapper's first head equals 3.5.3's CausalAttention (same seed, same sizes): its values stay 3.5.3's
+  // matches, and the first difference is the wrapper's concatenation, with its diagnosis.
+  const CliResult r = run_cli("check '" + kLessonTraces + "/chapter-heads-reversed.json' --color never");
+  CAPTURE(r.out);
+  CHECK(r.exit_code == 1);
+  CHECK(r.out.find("its first difference is in lesson wrapper") != std::string::npos);
+  CHECK(r.out.find("First difference: context_vecs (") != std::string::npos);
+  CHECK(r.out.find("(`context_vecs = mha(batch)`): differs from the lesson's In [51]") != std::string::npos);
+  CHECK(r.out.find("Diagnosis: heads concatenated in the wrong order") != std::string::npos);
+  CHECK(r.out.find("1 differ.") != std::string::npos);
+}
+
+TEST_CASE("check program: a chapter's mistake in a class used again later is diagnosed for all its differences") {
+  // CausalAttention written once (3.5.3) without the scaling and used again by 3.6.1's wrapper: the
+  // diagnosis reruns the mistake in both lessons, so it explains the wrapper's differences too (no
+  // "another mistake follows").
+  const CliResult r = run_cli("check '" + kLessonTraces + "/chapter-noscale.json' --color never");
+  CAPTURE(r.out);
+  CHECK(r.exit_code == 1);
+  CHECK(r.out.find("its first difference is in lesson dropout") != std::string::npos);
+  CHECK(r.out.find("First difference: attn_weights (") != std::string::npos);
+  CHECK(r.out.find("Diagnosis: no √d_k scaling") != std::string::npos);
+  CHECK(r.out.find("another mistake follows") == std::string::npos);
+  CHECK(r.out.find("7 differ.") != std::string::npos);
+}

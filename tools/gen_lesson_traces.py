@@ -48,6 +48,35 @@ def main():
         with open(wrong, "w", encoding="utf-8") as f:
             f.write(src.replace(BOOK_MASK, BOOK_MASK.replace(", diagonal=1)", ")"), 1))
         trace(wrong, os.path.join(OUT, "chapter-triu.json"))
+        # The wrapper's heads concatenated in reverse (its forward's one line).
+        heads = "torch.cat([head(x) for head in self.heads], dim=-1)"
+        if src.count(heads) != 1:
+            sys.exit("the chapter's program has not one line %r" % heads)
+        reversed_heads = os.path.join(tmp, "chapter-heads-reversed.py")
+        with open(reversed_heads, "w", encoding="utf-8") as f:
+            f.write(src.replace(heads, heads.replace("in self.heads", "in reversed(self.heads)")))
+        trace(reversed_heads, os.path.join(OUT, "chapter-heads-reversed.json"))
+        # A learner's chapter that writes CausalAttention once (3.5.3) and uses it again in 3.6.1's wrapper,
+        # without the scaling: in the class and in 3.5.3's step-by-step cell alike.
+        trace(write_chapter_noscale(src, tmp), os.path.join(OUT, "chapter-noscale.json"))
+
+
+def write_chapter_noscale(src, tmp):
+    lines = src.split("\n")
+    classes = [i for i, ln in enumerate(lines) if ln.startswith("class CausalAttention(")]
+    wrapper = [i for i, ln in enumerate(lines) if ln.startswith("class MultiHeadAttentionWrapper(")]
+    if len(classes) != 2 or len(wrapper) != 1 or not classes[1] < wrapper[0]:
+        sys.exit("the chapter's program has not two CausalAttention classes before the wrapper")
+    lines = lines[:classes[1]] + lines[wrapper[0]:]  # 3.6.1 reuses 3.5.3's class
+    scaled = "attn_weights = torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=-1)"
+    first = next(i for i in range(classes[0], len(lines)) if scaled in lines[i])  # the class's forward
+    step = next(i for i in range(first + 1, len(lines)) if lines[i] == scaled)  # 3.5.3's step-by-step cell
+    for i in (first, step):
+        lines[i] = lines[i].replace(scaled, "attn_weights = torch.softmax(attn_scores, dim=-1)")
+    path = os.path.join(tmp, "chapter-noscale.py")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("\n".join(lines))
+    return path
 
 
 if __name__ == "__main__":

@@ -367,22 +367,44 @@ CheckReport check_trace(const TraceDocument& trace, const std::string& source, c
                        });
     if (chapter && (clean || (matched >= 2 * most && best->differing > 0))) {
       // Its first difference diagnosed with the mistakes of the lesson it is in: the chapter's timeline
-      // with that lesson's part rerun with each (the others run apart, as in `all`).
+      // with that lesson's part rerun with each (the others run apart, as in `all`), and also with every
+      // later lesson that can have the same mistake rerun with it (a class written once and used again:
+      // the chapter's CausalAttention in the wrapper), whichever gives more of the learner's later values.
       size_t k = 0;
       CheckReport report = check_export(ex, all, [&](const CheckReport& rep) {
         const TensorCheck& c = rep.checks[rep.first_divergence];
         while (k + 1 < starts.size() && starts[k + 1].first <= c.expected) ++k;
-        const int from = starts[k].first, to = k + 1 < starts.size() ? starts[k + 1].first : static_cast<int>(rep.tool.size());
+        const auto end_of = [&](size_t l) {
+          return l + 1 < starts.size() ? starts[l + 1].first : static_cast<int>(rep.tool.size());
+        };
         const bool shapes_differ = rep.yours[rep.first_divergence].tensor.shape() != rep.tool[c.expected].tensor.shape();
-        std::vector<WhatIf> what_ifs = mistake_what_ifs(starts[k].second->name, opt, shapes_differ);
-        for (WhatIf& w : what_ifs) {
-          std::vector<Binding> tl(rep.tool.begin(), rep.tool.begin() + from);
-          for (Binding b : w.timeline) {
-            b.cell += base_cell[k];
+        const auto append = [&](std::vector<Binding>& tl, const std::vector<Binding>& part, size_t l) {
+          for (Binding b : part) {
+            b.cell += base_cell[l];
             tl.push_back(std::move(b));
           }
-          tl.insert(tl.end(), rep.tool.begin() + to, rep.tool.end());
-          w.timeline = std::move(tl);
+        };
+        std::vector<std::vector<WhatIf>> later(starts.size());
+        for (size_t l = k + 1; l < starts.size(); ++l) later[l] = mistake_what_ifs(starts[l].second->name, opt, shapes_differ);
+        std::vector<WhatIf> what_ifs;
+        for (const WhatIf& w : mistake_what_ifs(starts[k].second->name, opt, shapes_differ)) {
+          // Each later lesson's rerun with the same mistake (none: the lesson as it is).
+          std::vector<const WhatIf*> same(starts.size(), nullptr);
+          for (size_t l = k + 1; l < starts.size(); ++l)
+            for (const WhatIf& o : later[l])
+              if (!same[l] && o.mistake == w.mistake && o.detail.key == w.detail.key) same[l] = &o;
+          // The mistake in lesson k's part, and in the later parts up to lesson m that can have it, for each m.
+          for (size_t m = k; m < starts.size(); ++m) {
+            if (m > k && !same[m]) continue;
+            WhatIf rerun = w;
+            rerun.timeline.assign(rep.tool.begin(), rep.tool.begin() + starts[k].first);
+            append(rerun.timeline, w.timeline, k);
+            for (size_t l = k + 1; l < starts.size(); ++l) {
+              if (l <= m && same[l]) append(rerun.timeline, same[l]->timeline, l);
+              else rerun.timeline.insert(rerun.timeline.end(), rep.tool.begin() + starts[l].first, rep.tool.begin() + end_of(l));
+            }
+            what_ifs.push_back(std::move(rerun));
+          }
         }
         return what_ifs;
       });
