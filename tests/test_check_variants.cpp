@@ -188,6 +188,7 @@ TEST_CASE("check: the mistakes after the chapter and the shape-changing ones are
       {"no-scaling-gqa", "attn_weights", "no-scaling", "not divided by head_dim**0.5 (head_dim = 2)"},
       {"view-no-transpose-merge", "context_vecs", "view-no-transpose", "the heads merged with"},
       {"view-no-transpose-gqa", "queries", "view-no-transpose", "(key/value groups alike)"},
+      {"view-no-transpose-merge-gqa", "context_vec", "view-no-transpose", "the heads merged with"},
       {"view-no-transpose-mla", "attn_weights", "view-no-transpose", "(key/value groups alike)"},
       {"view-no-transpose-kv-cache", "attn_weights", "view-no-transpose", "(key/value groups alike)"},
       {"view-no-transpose-swa", "attn_weights", "view-no-transpose", "(key/value groups alike)"},

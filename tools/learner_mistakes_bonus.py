@@ -42,6 +42,19 @@ def attend_unscaled(module, queries, keys, values, mask_bool, seen):
     return module.out_proj(context_vec)
 
 
+def attend_merged_without_transpose(module, queries, keys, values, mask_bool, seen):
+    """tbn.attend with the mistake: the heads merged back by contiguous().view with no transpose(1, 2)."""
+    b, _, n_q, _ = queries.shape
+    attn_scores = queries @ keys.transpose(2, 3)
+    seen["attn_scores"] = attn_scores.clone()
+    attn_scores = attn_scores.masked_fill(mask_bool, -torch.inf)
+    attn_weights = torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=-1)
+    attn_weights = module.dropout(attn_weights)
+    context_vec = (attn_weights @ values).contiguous().view(b, n_q, module.d_out)  # the mistake: no transpose(1, 2)
+    seen.update(mask_bool=mask_bool, masked_scores=attn_scores, attn_weights=attn_weights, context_vec=context_vec)
+    return module.out_proj(context_vec)
+
+
 class LearnerGQA(tbn.GroupedQueryAttention):
     """GroupedQueryAttention's forward as a learner writes it; `mistake` picks the one line that differs."""
     mistake = None
@@ -76,7 +89,7 @@ class LearnerGQA(tbn.GroupedQueryAttention):
         mask = self.future_mask(use_cache, queries.shape[-2], keys.shape[-2])
         seen.update(queries_p=queries_p, keys_p=keys_p, values_p=values_p, queries=queries, keys_new=keys_new,
                     values_new=values_new, keys=keys, values=values)
-        attend = attend_unscaled if self.mistake == "scale" else tbn.attend
+        attend = {"scale": attend_unscaled, "merge": attend_merged_without_transpose}.get(self.mistake, tbn.attend)
         return attend(self, queries, keys, values, mask, seen)
 
 
@@ -101,6 +114,10 @@ def gqa_wrong_group():
 
 def gqa_view():
     return gqa_with("view", {}, ["queries", "attn_weights", "full"])
+
+
+def gqa_merge_view():
+    return gqa_with("merge", {}, ["queries", "attn_weights", "context_vec", "full"])
 
 
 class LearnerMLA(tbn.MultiHeadLatentAttention):
@@ -308,6 +325,7 @@ MISTAKES = {  # the mistake's id, or (a second fixture of one) the id and what d
     "view-no-transpose-merge": view_no_transpose_merge,
     "view-no-transpose-merged-value": view_no_transpose_merged_value,
     "view-no-transpose-gqa": gqa_view,
+    "view-no-transpose-merge-gqa": gqa_merge_view,
     "view-no-transpose-mla": mla_view,
     "view-no-transpose-kv-cache": kv_cache_view,
     "view-no-transpose-swa": swa_view,

@@ -43,6 +43,10 @@ std::vector<MistakeRerun> bonus_mistake_reruns(const std::string& lesson, const 
     v = Variant();
     v.split_without_transpose = true;
     add("view-no-transpose", text("check.detail.bonus-split-no-transpose"), v);
+    // merging back: (attn_weights @ values) of shape (b, H, T, hd) viewed straight as (b, T, d_out)
+    v = Variant();
+    v.merge_without_transpose = true;
+    add("view-no-transpose", text("check.detail.merge-no-transpose"), v);
   }
   if (lesson == "gqa") {
     const int64_t groups = opt.num_kv_groups.value_or(lesson_default_count("gqa", "--num-kv-groups"));

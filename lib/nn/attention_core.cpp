@@ -20,9 +20,10 @@ Tensor attend_heads(const Tensor& queries, const Tensor& keys, const Tensor& val
   const bool scaled = v.scale != Variant::Scale::None;
   t.attn_weights = softmax(scaled ? div(t.masked_scores, sqrt_d_k(keys.size(-1))) : t.masked_scores, -1);
   t.dropped_weights = attn::dropout(t.attn_weights, dropout, gen, path);
-  // (b, H, Tq, hd) -> (b, Tq, H, hd) -> (b, Tq, H * hd)
+  // (b, H, Tq, hd) -> (b, Tq, H, hd) -> (b, Tq, H * hd); without the transpose (a mistake) the heads'
+  // (b, H, Tq, hd) memory is viewed as (b, Tq, H * hd) as it lies
   t.context_heads = matmul(t.dropped_weights, values);
-  t.context_transposed = transpose(t.context_heads, 1, 2);
+  t.context_transposed = v.merge_without_transpose ? t.context_heads : transpose(t.context_heads, 1, 2);
   t.context_contiguous = contiguous(t.context_transposed);
   t.context_merged = view(t.context_contiguous, {b, num_tokens, queries.size(1) * values.size(-1)});
   t.context_vec = out_proj(t.context_merged);

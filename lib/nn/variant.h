@@ -32,7 +32,7 @@ struct Variant {
   bool rand_mask = false;           // a hand-written dropout: (torch.rand(x.shape) > p) instead of nn.Dropout's draws
   bool dropout_by_p = false;        // survivors * 1/p instead of 1/(1-p)
   bool split_without_transpose = false;  // mha: x.view(b, num_heads, T, head_dim) straight away
-  bool merge_without_transpose = false;  // mha: (w @ v).contiguous().view(b, T, d_out), heads not moved back
+  bool merge_without_transpose = false;  // mha, bonus: (w @ v).contiguous().view(b, T, d_out), heads not moved back
   bool no_out_proj = false;              // mha: out_proj never applied
   std::vector<int> head_order;           // wrapper: torch.cat of the heads in this order (empty: list order)
   std::optional<Tensor> stale_scores;    // every head masks and softmaxes this global instead of its own scores
