@@ -117,3 +117,21 @@ TEST_CASE("output width: verify's lines fit COLUMNS=80, its sources below when t
   const CliResult gqa = run_cli_env("COLUMNS=80", "verify gqa");
   CHECK(gqa.out.find("    --num-kv-groups 1]") != std::string::npos);
 }
+
+TEST_CASE("step pages: a line's screen rows and a text cut into screens at line ends") {
+  CHECK(attn::screen_rows("", 80) == 1);
+  CHECK(attn::screen_rows(std::string(80, 'x'), 80) == 1);
+  CHECK(attn::screen_rows(std::string(81, 'x'), 80) == 2);
+  CHECK(attn::screen_rows("\x1b[36m" + std::string(80, 'x') + "\x1b[0m", 80) == 1);  // escapes take no column
+  CHECK(attn::screen_rows("注意力", 5) == 2);  // a wide character that does not fit moves to the next row whole
+  CHECK(attn::screen_rows("注意力", 6) == 1);
+  const std::vector<std::string> pages = attn::screen_pages("a\nb\n" + std::string(15, 'c') + "\nd\ne\n", 3, 10);
+  REQUIRE(pages.size() == 3);
+  CHECK(pages[0] == "a\nb\n");                            // the long line (2 rows) does not fit beside them
+  CHECK(pages[1] == std::string(15, 'c') + "\nd\n");
+  CHECK(pages[2] == "e\n");
+  const std::vector<std::string> tall = attn::screen_pages(std::string(50, 'x') + "\ny\n", 3, 10);  // 5 rows alone
+  REQUIRE(tall.size() == 2);
+  CHECK(tall[0] == std::string(50, 'x') + "\n");
+  CHECK(attn::screen_pages("", 24, 80).size() == 1);
+}
