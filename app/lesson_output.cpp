@@ -76,7 +76,10 @@ int write_lesson_outputs(const Notebook& nb, const CliOptions& cli, const Lesson
   const std::string text = render_text(nb, options);
   if (cli.given("--step") && is_terminal(STDIN_FILENO) && is_terminal(STDOUT_FILENO)) {
     outputs.commit();  // the files first: the terminal session can end any time
-    step_through_terminal(split_cells(text), std::cout, opt.lang);
+    int last_cell = 0;  // the counter's "of N": the notebook's last cell, also when --from starts later
+    for (const NotebookItem& item : nb.items())
+      if (item.kind == NotebookItem::Kind::Code) last_cell = std::max(last_cell, item.cell);
+    step_through_terminal(split_cells(text), std::cout, opt.lang, last_cell);
     return 0;
   }
   outputs.set_stdout(text);  // --step is ignored unless both ends are a terminal

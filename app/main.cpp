@@ -87,7 +87,7 @@ int run_verify(const std::string& only_lesson, const std::string* html, Lang lan
   for (const VerifyResult& r : results) all_ok = all_ok && r.ok;
   OutputSet outputs;
   if (html && *html != "-") outputs.add_file("--html", *html, verify_html(results, lang));
-  outputs.set_stdout(html && *html == "-" ? verify_html(results, lang) : render_verify(results, lang));
+  outputs.set_stdout(html && *html == "-" ? verify_html(results, lang) : render_verify(results, lang, output_columns()));
   outputs.commit();
   return all_ok ? 0 : 1;
 }
@@ -102,7 +102,7 @@ int run_check(const std::string& path, const std::string& color, const std::stri
   const CheckReport report = check_any(path, traced);
   const int code = report.ok() ? 0 : 1;
   if (!html) {
-    std::cout << render_report(report, use_color(color), lang);
+    std::cout << render_report(report, use_color(color), lang, output_columns());
     return code;
   }
   OutputSet outputs;
@@ -111,7 +111,7 @@ int run_check(const std::string& path, const std::string& color, const std::stri
     outputs.set_stdout(check_html(report, lang));
   } else {
     outputs.add_file("--html", *html, check_html(report, lang));
-    outputs.set_stdout(render_report(report, use_color(color), lang));
+    outputs.set_stdout(render_report(report, use_color(color), lang, output_columns()));
   }
   outputs.commit();
   return code;

@@ -1,11 +1,15 @@
 #include "terminal.h"
 
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <termios.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstddef>
+#include <cstdlib>
+
+#include "notebook/text_pages.h"
 
 #if defined(__EMSCRIPTEN__)
 #include <emscripten.h>
@@ -14,6 +18,11 @@
 EM_JS(int, attn_node_isatty, (int fd), {
   if (typeof process === 'undefined' || typeof require === 'undefined') return 0;
   return require('tty').isatty(fd) ? 1 : 0;
+});
+// The terminal's size on stdout: columns (`rows` 0) or rows; 0 when stdout is no terminal.
+EM_JS(int, attn_node_stdout_size, (int rows), {
+  if (typeof process === 'undefined' || !process.stdout || !process.stdout.isTTY) return 0;
+  return (rows ? process.stdout.rows : process.stdout.columns) | 0;
 });
 EM_JS(int, attn_node_raw_mode, (int on), {
   try {
@@ -46,6 +55,13 @@ namespace attn {
 
 bool is_terminal(int fd) { return attn_node_isatty(fd) == 1; }
 
+namespace {
+size_t stdout_size(bool rows) {
+  const int n = attn_node_stdout_size(rows ? 1 : 0);
+  return n > 0 ? static_cast<size_t>(n) : 0;
+}
+}  // namespace
+
 TerminalKeys::TerminalKeys() { active_ = attn_node_raw_mode(1) == 1; }
 TerminalKeys::~TerminalKeys() {
   if (active_) attn_node_raw_mode(0);
@@ -60,6 +76,13 @@ int TerminalKeys::read_key() {
 bool is_terminal(int fd) { return isatty(fd) == 1; }
 
 namespace {
+
+// The terminal's size on stdout (TIOCGWINSZ): columns or rows; 0 when stdout is no terminal.
+size_t stdout_size(bool rows) {
+  struct winsize size {};
+  if (!isatty(STDOUT_FILENO) || ioctl(STDOUT_FILENO, TIOCGWINSZ, &size) != 0) return 0;
+  return rows ? size.ws_row : size.ws_col;
+}
 
 // The terminal's mode before raw mode, for the signal handler.
 struct termios saved_mode;
@@ -121,5 +144,18 @@ int TerminalKeys::read_key() {
 }
 
 #endif
+
+// Both builds: the environment first, then the terminal, then the classic 80x24.
+size_t output_columns() {
+  if (const size_t n = terminal_dimension(std::getenv("COLUMNS"))) return n;
+  if (const size_t n = stdout_size(false)) return n;
+  return 80;
+}
+
+size_t output_rows() {
+  if (const size_t n = terminal_dimension(std::getenv("LINES"))) return n;
+  if (const size_t n = stdout_size(true)) return n;
+  return 24;
+}
 
 }  // namespace attn

@@ -28,14 +28,15 @@ std::string temp_dir() {
 namespace {
 
 // Runs the executable with `env` assignments in front (after a neutral locale, so a learner's
-// LANG=zh_CN on the test machine does not change the expected English text).
+// LANG=zh_CN on the test machine does not change the expected English text; an exported COLUMNS does
+// not change the text's layout: without it output is 80 columns wide).
 CliResult run_with_env(const std::string& env, const std::string& args, const std::string& stdin_text) {
   static const std::string dir = temp_dir();
   static int counter = 0;
   const std::string base = dir + "/run" + std::to_string(counter++);
   const std::string in = base + ".in", out = base + ".out", err = base + ".err";
   std::ofstream(in) << stdin_text;
-  const std::string cmd = "LC_ALL= LC_MESSAGES= LANG=C.UTF-8 " + env + " '" + std::string(ATTN_TUTOR_EXE) + "' " +
+  const std::string cmd = "LC_ALL= LC_MESSAGES= LANG=C.UTF-8 COLUMNS= LINES= " + env + " '" + std::string(ATTN_TUTOR_EXE) + "' " +
                           args + " <" + in + " >" + out + " 2>" + err;
   const int status = std::system(cmd.c_str());
   CliResult r;

@@ -1,7 +1,9 @@
 #!/bin/sh
-# --step in a real terminal (tmux): one cell at a time on single keys without Enter (n or space next,
-# b back, c clear the screen before each cell, q quit; Enter goes on too); the terminal's mode is
-# restored on q and on Ctrl-C. Without a terminal --step is ignored and everything is printed.
+# --step in a real terminal (tmux): one cell at a time on single keys without Enter (space, PgDn or
+# Enter the next page of a tall cell, then the next cell; n the next cell; PgUp the page before; b the
+# cell before, redrawn from its top; c clear the screen before each page; q quit); the prompt counts the
+# cell shown (its In number) and its page; the terminal's mode is restored on q and on Ctrl-C. Without a
+# terminal --step is ignored and everything is printed.
 set -eu
 exe="$1"
 sock="attn-step-$$"
@@ -70,9 +72,9 @@ wait_text "^MODE " "stty did not report the mode"
 tmux -L "$sock" capture-pane -p -S -300 | grep -q '^MODE icanon$' || fail "the terminal was left in raw mode after Ctrl-C"
 tmux -L "$sock" kill-server 2>/dev/null || true
 sock="attn-step-$$-from"
-# --from with --step: the first page is the cell asked for.
+# --from with --step: the first page is the cell asked for, and the counter names it (cell 7 of 13).
 tmux -L "$sock" new-session -d -x 120 -y 60 "'$exe' mha --step --from 7 --color never; echo STEP-EXITED; sleep 30"
-wait_prompt 1
+wait_prompt 7 "13"
 tmux -L "$sock" capture-pane -p -S -300 | grep -q '^In \[7\]:' || fail "--from 7 --step did not start at In [7]"
 tmux -L "$sock" capture-pane -p -S -300 | grep -q '^In \[6\]:' && fail "--from 7 --step showed In [6]"
 tmux -L "$sock" send-keys q
@@ -86,5 +88,44 @@ tmux -L "$sock" capture-pane -p -S -300 | grep -- "-- 单元格 1/" | grep -q "�
 tmux -L "$sock" capture-pane -p -S -300 | grep -q -- "-- cell " && fail "an English prompt under --lang zh"
 tmux -L "$sock" send-keys q
 wait_text STEP-EXITED "q did not quit under --lang zh"
+tmux -L "$sock" kill-server 2>/dev/null || true
+sock="attn-step-$$-page"
+# 80x24: a cell taller than the screen is shown page by page. mha's In [4] (the class and its run) takes
+# 4 pages of at most 23 rows above the prompt; every page fits the screen, so its first line is visible.
+cell_end=$("$exe" mha --from 4 --color never | sed -n '/^In \[5\]:/q;p' | grep -v '^$' | tail -n 1)  # In [4]'s last line
+[ -n "$cell_end" ] || fail "no text for In [4]"
+tmux -L "$sock" new-session -d -x 80 -y 24 "'$exe' mha --step --color never; echo STEP-EXITED; sleep 30"
+wait_prompt 1 "13"
+visible | grep -q '^In \[1\]:' || fail "In [1] not on the screen at 80x24"
+tmux -L "$sock" send-keys n n n
+wait_prompt 4 "13, page 1/4"
+visible | grep -q '^In \[4\]:' || fail "the first page of In [4] does not show its first line"
+visible | grep -q 'class MultiHeadAttention' || fail "the first page of In [4] does not show the class line"
+visible | grep -qxF -- "$cell_end" && fail "the first page of In [4] shows the cell's end"
+[ "$(visible | wc -l)" -le 24 ] || fail "more rows than the screen"
+tmux -L "$sock" send-keys Space
+wait_prompt 4 "13, page 2/4"
+visible | grep -q '^In \[5\]:' && fail "space went past In [4]'s second page"
+tmux -L "$sock" send-keys PPage
+wait_prompt 4 "13, page 1/4"
+[ "$(visible | sed -n 1p)" = "In [4]:" ] || fail "PgUp did not redraw In [4]'s first page from the screen's top"
+tmux -L "$sock" send-keys NPage
+wait_prompt 4 "13, page 2/4"
+tmux -L "$sock" send-keys Space Space
+wait_prompt 4 "13, page 4/4"
+visible | grep -qxF -- "$cell_end" || fail "the last page of In [4] does not show the cell's end"
+tmux -L "$sock" send-keys Space
+wait_prompt 5 "13"
+visible | grep -q '^In \[5\]:' || fail "space on the last page did not go to In [5]"
+tmux -L "$sock" send-keys b
+wait_prompt 4 "13, page 1/4"
+[ "$(visible | sed -n 1p)" = "In [4]:" ] || fail "b did not redraw In [4] from the screen's top"
+visible | grep -q '^In \[5\]:' && fail "b left In [5] on the screen"
+tmux -L "$sock" send-keys Enter
+wait_prompt 4 "13, page 2/4"
+tmux -L "$sock" send-keys n
+wait_prompt 5 "13"
+tmux -L "$sock" send-keys q
+wait_text STEP-EXITED "q did not quit at 80x24"
 tmux -L "$sock" kill-server 2>/dev/null || true
 echo "step mode ok"

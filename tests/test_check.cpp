@@ -186,7 +186,7 @@ TEST_CASE("check: the report shows both tensors and where they differ") {
                    "    masked = attn_scores.masked_fill(mask.bool(), -torch.inf)\n") != std::string::npos);
   check_contains(r.out, {"yours:", "attn-tutor:",
                          "tensor([[1., 1., 1., 1., 1., 1.],     tensor([[0., 1., 1., 1., 1., 1.],",
-                         "6 of 36 values differ (max |diff| 1); the first at [0, 0]: yours 1.0, attn-tutor 0.0",
+                         "6 of 36 values differ (max |diff| 1); the first at [0, 0]: yours 1.0,\n  attn-tutor 0.0",  // 80 columns
                          "    x . . . . .\n    . x . . . .\n", "3 match, 4 differ."});
 }
 

@@ -68,7 +68,7 @@ TEST_CASE("check --html: the marks are exactly the differing values the text rep
   for (const char* name : fixtures) {
     const std::string path = kMistakes + name + ".json";
     CAPTURE(path);
-    const CliResult text = run_cli("check " + path + " --color never");
+    const CliResult text = run_cli_env("COLUMNS=200", "check " + path + " --color never");  // side by side
     const CliResult html = run_cli("check " + path + " --html -");
     CHECK(text.exit_code == 1);
     CHECK(html.exit_code == text.exit_code);

@@ -142,6 +142,18 @@ void check_bench_options(const BenchOptions& opt) {
   }
 }
 
+int64_t calls_per_sample(double run_ms) {
+  if (!(run_ms > 0)) return kMaxCallsPerSample;  // 0, negative or nan
+  const double calls = std::floor(kSampleMs / run_ms);
+  if (calls < 1) return 1;
+  return calls >= static_cast<double>(kMaxCallsPerSample) ? kMaxCallsPerSample : static_cast<int64_t>(calls);
+}
+
+bool timing_done(int64_t samples, double timed_ms, int64_t min_repeats) {
+  if (samples >= kMaxSamples) return true;
+  return samples >= min_repeats && timed_ms >= kMinTimedMs;
+}
+
 const FormResult* BenchResult::form(const std::string& name) const {
   for (const FormResult& f : forms)
     if (f.name == name) return &f;
@@ -194,26 +206,44 @@ BenchResult run_attention_bench(const BenchOptions& options, const BenchProgress
   // Warm-up: mha first (the reference), then the others; it sizes the workspaces and faults in
   // their pages, so the timed runs below measure the computation.
   const int order[] = {1, 0, 2, 3};
+  std::vector<double> fastest(forms);  // each form's fastest run so far (ms): its samples' length
   for (int i : order) {
     if (progress) progress(kForms[i].name, 0, repeats);
+    const auto t0 = clock::now();
     kForms[i].forward(w, s, x.data(), outs[i].data(), threads, spaces[i]);
+    fastest[i] = std::chrono::duration<double, std::milli>(clock::now() - t0).count();
     r.forms[i].name = kForms[i].name;
     r.forms[i].extra_bytes = spaces[i].bytes();
     double diff = 0;
     for (size_t j = 0; j < n; ++j) diff = std::max(diff, static_cast<double>(std::fabs(outs[i][j] - outs[1][j])));
     r.forms[i].max_abs_diff = diff;
   }
-  // Timed runs, round-robin, so a slow moment of the machine does not fall on one form only.
-  for (int rep = 1; rep <= repeats; ++rep)
+  // Timed samples, round-robin, so a slow moment of the machine does not fall on one form only; a form
+  // that is timed enough (timing_done) sits the later rounds out. The peak is measured after each of
+  // the first --repeats rounds.
+  for (int round = 1;; ++round) {
+    bool any = false;
     for (int i = 0; i < forms; ++i) {
-      if (progress) progress(kForms[i].name, rep, repeats);
+      FormResult& f = r.forms[i];
+      if (timing_done(static_cast<int64_t>(f.ms.size()), f.timed_ms, repeats)) continue;
+      any = true;
+      const int sample = static_cast<int>(f.ms.size()) + 1;
+      if (progress) progress(kForms[i].name, sample, std::max(repeats, sample));
       std::fill(std::begin(spaces[i].phase_ms), std::end(spaces[i].phase_ms), 0.0);
+      const int64_t runs = calls_per_sample(fastest[i]);
       const auto t0 = clock::now();
-      kForms[i].forward(w, s, x.data(), outs[i].data(), threads, spaces[i]);
-      r.forms[i].ms.push_back(std::chrono::duration<double, std::milli>(clock::now() - t0).count());
-      for (int p = 0; p < Workspace::kPhases; ++p) r.forms[i].phase_runs[p].push_back(spaces[i].phase_ms[p]);
-      if (i + 1 == forms) peak.measure(1);
+      for (int64_t c = 0; c < runs; ++c) kForms[i].forward(w, s, x.data(), outs[i].data(), threads, spaces[i]);
+      const double ms = std::chrono::duration<double, std::milli>(clock::now() - t0).count();
+      const double calls = static_cast<double>(runs);
+      f.ms.push_back(ms / calls);
+      f.runs += runs;
+      f.timed_ms += ms;
+      fastest[i] = std::min(fastest[i], ms / calls);
+      for (int p = 0; p < Workspace::kPhases; ++p) f.phase_runs[p].push_back(spaces[i].phase_ms[p] / calls);
     }
+    if (!any) break;
+    if (round <= repeats) peak.measure(1);
+  }
   peak.measure(5);
   r.peak_loop = peak.loop_text();
   const FmaPeak::Loop loop = peak.loop();
@@ -240,7 +270,7 @@ std::string bench_json(const BenchResult& r, const std::string& version) {
   j["version"] = version;
   j["config"] = {{"batch", s.batch}, {"tokens", s.tokens}, {"d_model", s.d_model}, {"num_heads", s.heads},
                  {"head_dim", s.head_dim()}, {"threads", r.options.threads}, {"repeats", r.options.repeats},
-                 {"seed", r.options.seed}};
+                 {"seed", r.options.seed}, {"min_timed_ms", kMinTimedMs}};
   j["machine"] = {{"cpu", r.cpu}, {"hardware_threads", r.hardware_threads}, {"kernels", r.kernels},
                   {"threading", r.threading}, {"gemm_micro_kernel", {r.gemm_mr, r.gemm_nr}},
                   {"flash_tile", {r.flash_query_tile, r.flash_key_tile}}, {"peak_loop", r.peak_loop},
@@ -251,7 +281,7 @@ std::string bench_json(const BenchResult& r, const std::string& version) {
   nlohmann::ordered_json forms = nlohmann::ordered_json::array();
   for (const FormResult& f : r.forms)
     forms.push_back({{"name", f.name}, {"median_ms", f.median_ms}, {"min_ms", f.min_ms}, {"max_ms", f.max_ms},
-                     {"times_ms", f.ms}, {"gflops", f.gflops}, {"peak_fraction", f.peak_fraction},
+                     {"times_ms", f.ms}, {"runs", f.runs}, {"timed_ms", f.timed_ms}, {"gflops", f.gflops}, {"peak_fraction", f.peak_fraction},
                      {"extra_bytes", f.extra_bytes}, {"max_abs_diff_vs_mha", f.max_abs_diff},
                      {"phases_median_ms", {{"projections", f.phase_median_ms[Workspace::kProjections]},
                                            {"attention", f.phase_median_ms[Workspace::kAttention]},

@@ -15,7 +15,7 @@ namespace attn {
 struct BenchOptions {
   AttentionShape shape;  // GPT-2 small by default: batch 8, 1024 tokens, 768 dims, 12 heads
   int threads = 0;       // 0: every hardware thread
-  int64_t repeats = 5;
+  int64_t repeats = 5;   // the fewest timed samples per form (each form also runs kMinTimedMs in all)
   uint64_t seed = 123;
   std::optional<Isa> kernels;  // run these kernels instead of the widest the CPU has (must be supported)
 };
@@ -30,9 +30,25 @@ double bench_flops_estimate(const BenchOptions& opt);
 // About ten default runs (GPT-2 small, 5 repeats: 1.5 TFLOP, a minute on 2 cores).
 constexpr double kMaxBenchFlops = 16e12;
 
+// How a form is timed. A timing under a millisecond is mostly the clock's and the machine's noise, so a
+// timed sample runs the form several times in a row (about kSampleMs: calls_per_sample of the fastest
+// run so far, the warm-up's at first) and records the time per run; a form is sampled until it has at
+// least --repeats samples and kMinTimedMs of timed runs in all (at most kMaxSamples samples).
+constexpr double kMinTimedMs = 200;
+constexpr double kSampleMs = 10;
+constexpr int64_t kMaxCallsPerSample = 1000000;
+constexpr int64_t kMaxSamples = 100000;
+// Runs per timed sample for a form whose one run took `run_ms`: kSampleMs / run_ms, at
+// least 1 (a run of kSampleMs or more is a sample alone), at most kMaxCallsPerSample (a time of 0 or less).
+int64_t calls_per_sample(double run_ms);
+// Whether a form with `samples` timed samples, `timed_ms` of timed runs in all, is timed enough.
+bool timing_done(int64_t samples, double timed_ms, int64_t min_repeats);
+
 struct FormResult {
   std::string name;             // wrapper, mha, fused-qkv, flash
-  std::vector<double> ms;       // wall time of each timed run
+  std::vector<double> ms;       // time per run of each timed sample (of one or more runs)
+  int64_t runs = 0;             // timed runs in all samples
+  double timed_ms = 0;          // all timed runs together
   double median_ms = 0, min_ms = 0, max_ms = 0;
   double gflops = 0;            // counted FLOPs / median time
   double peak_fraction = 0;     // gflops / peak

@@ -50,6 +50,16 @@ std::string note(const std::string& text) { return wrap_text(text, "# ", 80) + "
 
 }  // namespace
 
+std::string ms_text(double ms) { return ms >= 1 || ms == 0 ? fmt("%.1f", ms) : fmt("%.3g", ms); }
+
+std::string flop_text(double flops, double total) {
+  if (total >= 1e9) return fmt("%.4g GFLOP", flops / 1e9);
+  if (total >= 1e6) return fmt("%.4g MFLOP", flops / 1e6);
+  return fmt("%.4g kFLOP", flops / 1e3);
+}
+
+bool ranges_overlap(const FormResult& a, const FormResult& b) { return a.min_ms <= b.max_ms && b.min_ms <= a.max_ms; }
+
 std::string peak_loop_words(int chains, int lanes, const std::string& isa, Lang lang) {
   if (lanes > 1) return ui("bench.loop.simd", lang, {std::to_string(chains), std::to_string(lanes), isa});
   return ui("bench.loop.portable", lang, {std::to_string(chains), isa});
@@ -67,11 +77,12 @@ std::string render_bench(const BenchResult& r, Lang lang) {
   std::string out;
 
   out += ui("bench.title", lang);
-  out += ui("bench.shape", lang, {fmt("%lld", (long long)b), fmt("%lld", (long long)T), fmt("%lld", (long long)d), fmt("%lld", (long long)h), fmt("%lld", (long long)hd), fmt("%d", threads), fmt("%d", (int)r.options.repeats), fmt("%llu", (unsigned long long)r.options.seed)});
+  out += ui("bench.shape", lang, {fmt("%lld", (long long)b), fmt("%lld", (long long)T), fmt("%lld", (long long)d), fmt("%lld", (long long)h), fmt("%lld", (long long)hd), fmt("%d", threads), fmt("%d", (int)r.options.repeats), fmt("%llu", (unsigned long long)r.options.seed), fmt("%g", kMinTimedMs / 1000)});
   out += ui("bench.machine", lang, {fmt("%s", r.cpu.c_str()), fmt("%d", r.hardware_threads), fmt("%s", r.kernels.c_str()), fmt("%lld", (long long)r.gemm_mr), fmt("%lld", (long long)r.gemm_nr), fmt("%lld", (long long)r.flash_query_tile), fmt("%lld", (long long)r.flash_key_tile), fmt("%s", r.threading.c_str())});
   const std::string loop = peak_loop_words(r.peak_chains, r.peak_lanes, r.peak_isa, lang);
   out += ui("bench.peak", lang, {fmt("%d", threads), fmt("%.1f", r.peak_gflops), loop, fmt("%d", r.peak_trials)});
-  out += ui("bench.flops", lang, {fmt("%.2f", r.projection_flops / 1e9), fmt("%.2f", r.attention_flops / 1e9), fmt("%.2f", r.flops() / 1e9)});
+  out += ui("bench.flops", lang, {flop_text(r.projection_flops, r.flops()), flop_text(r.attention_flops, r.flops()),
+                                  flop_text(r.flops(), r.flops())});
   out += "\n";
 
   const std::vector<std::string> head = {ui("bench.col.form", lang),          ui("bench.col.median", lang),
@@ -83,15 +94,24 @@ std::string render_bench(const BenchResult& r, Lang lang) {
   for (const FormResult& f : r.forms) {
     const std::vector<std::string> cells = {
         f.name,
-        fmt("%.1f", f.median_ms),
-        fmt("%.1f – %.1f", f.min_ms, f.max_ms),
+        ms_text(f.median_ms),
+        ms_text(f.min_ms) + " – " + ms_text(f.max_ms),
         fmt("%.1f", f.gflops),
         fmt("%.1f%%", 100 * f.peak_fraction),
         memory(static_cast<double>(f.extra_bytes)),
         &f == &M ? ui("bench.reference", lang) : diff_text(f.max_abs_diff)};
     for (size_t c = 0; c < cells.size(); ++c) out += pad(cells[c], widths[c], c > 0) + (c + 1 < cells.size() ? " " : "\n");
   }
-  out += "\n" + ui("bench.share", lang);
+  // how the forms were timed, and what a sub-millisecond timing is worth
+  std::string runs;
+  bool sub_ms = false;
+  for (const FormResult& f : r.forms) {
+    runs += (runs.empty() ? "" : ", ") + f.name + " " + fmt("%lld", (long long)f.runs);
+    sub_ms = sub_ms || f.median_ms < 1;
+  }
+  out += "\n" + note(ui("bench.timing", lang, {fmt("%d", (int)r.options.repeats), fmt("%g", kMinTimedMs / 1000), runs}) +
+                     (sub_ms ? ui("bench.noise", lang) : ""));
+  out += ui("bench.share", lang);
   for (const FormResult& f : r.forms)
     out += pad(f.name, 10) + " " + bar(f.peak_fraction, 40) + fmt(" %3.0f%%\n", 100 * f.peak_fraction);
   out += "\n";
@@ -101,16 +121,18 @@ std::string render_bench(const BenchResult& r, Lang lang) {
   const double ratio = W.median_ms / M.median_ms;
   const double proj_ratio = W.phase_median_ms[P] / M.phase_median_ms[P];
   const double att_ratio = W.phase_median_ms[A] / M.phase_median_ms[A];
-  std::string n1 = ui("bench.wrapper.intro", lang, {fmt("%lld", (long long)(3 * h)), fmt("%lld", (long long)hd), fmt("%.1f", W.phase_median_ms[P]), fmt("%.1f", M.phase_median_ms[P]), fmt("%lld", (long long)d), fmt("%.1f", W.phase_median_ms[A]), fmt("%.1f", M.phase_median_ms[A]), fmt("%.2f", ratio)});
-  if (ratio > 1.05) {
+  std::string n1 = ui("bench.wrapper.intro", lang, {fmt("%lld", (long long)(3 * h)), fmt("%lld", (long long)hd), ms_text(W.phase_median_ms[P]), ms_text(M.phase_median_ms[P]), fmt("%lld", (long long)d), ms_text(W.phase_median_ms[A]), ms_text(M.phase_median_ms[A]), fmt("%.2f", ratio)});
+  const bool within_spread = ranges_overlap(W, M);  // the two timings' min–max ranges overlap: no difference measured
+  if (ratio > 1.05 && !within_spread) {
     n1 += ui("bench.wrapper.slower", lang);
     if (proj_ratio > 1.05)
       n1 += ui("bench.wrapper.streamed", lang, {fmt("%lld", (long long)hd), fmt("%lld", (long long)hd), fmt("%lld", (long long)(3 * h))});
     if (att_ratio > 1.05)
       n1 += ui("bench.wrapper.rounds", lang, {fmt("%lld", (long long)h)});
   } else {
-    n1 += ratio >= 0.95 ? ui("bench.wrapper.close", lang)
-                        : ui("bench.wrapper.faster", lang);
+    n1 += (ratio >= 0.95 && ratio <= 1.05) ? ui("bench.wrapper.close", lang)
+          : within_spread                  ? ui("bench.wrapper.within-spread", lang)
+                                           : ui("bench.wrapper.faster", lang);
     n1 += ui("bench.wrapper.argument", lang, {fmt("%lld", (long long)hd), fmt("%lld", (long long)r.gemm_mr), fmt("%lld", (long long)r.gemm_nr)});
     if (att_ratio < 0.95)
       n1 += ui("bench.wrapper.attention-faster", lang, {fmt("%.2f", att_ratio), fmt("%s", memory(per_head_bytes).c_str()), fmt("%lld", (long long)h), fmt("%s", memory(mha_bytes).c_str())});
@@ -124,7 +146,7 @@ std::string render_bench(const BenchResult& r, Lang lang) {
 
   // fused-qkv
   const double proj_change = 100 * (F.phase_median_ms[P] / M.phase_median_ms[P] - 1);
-  out += note(ui("bench.fused-qkv", lang, {fmt("%.1f", F.phase_median_ms[P]), fmt("%.1f", M.phase_median_ms[P]), fmt("%+.0f", proj_change), fmt("%.2f", M.median_ms / F.median_ms)}));
+  out += note(ui("bench.fused-qkv", lang, {ms_text(F.phase_median_ms[P]), ms_text(M.phase_median_ms[P]), fmt("%+.0f", proj_change), fmt("%.2f", M.median_ms / F.median_ms)}));
 
   // flash
   const double done_rate = r.flash_flops_done / (X.median_ms * 1e6);

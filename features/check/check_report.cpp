@@ -54,18 +54,22 @@ std::vector<std::string> lines_of(const std::string& text) {
 
 size_t columns(const std::string& s) { return display_width(s); }
 
-std::string two_columns(const std::string& left, const std::string& right) {
+std::string two_columns(const std::string& left, const std::string& right, size_t page_width) {
   const std::vector<std::string> a = lines_of(left), b = lines_of(right);
-  size_t width = 0;
+  size_t width = 0, right_width = 0;
   for (const std::string& line : a) width = std::max(width, columns(line));
+  for (const std::string& line : b) right_width = std::max(right_width, columns(line));
+  if (width + kColumnGap + right_width > page_width) return left + "\n\n" + right + "\n";  // one above the other
   std::string out;
   for (size_t i = 0; i < std::max(a.size(), b.size()); ++i) {
     std::string line = i < a.size() ? a[i] : "";
-    if (i < b.size()) line += std::string(width - columns(line) + 4, ' ') + b[i];
+    if (i < b.size()) line += std::string(width - columns(line) + kColumnGap, ' ') + b[i];
     out += line + "\n";
   }
   return out;
 }
+
+size_t prose_width(size_t page_width) { return std::max<size_t>(kMinProseColumns, std::min<size_t>(100, page_width - std::min<size_t>(page_width, 2))); }
 
 // Text wrapped at `width` columns (text_width.h: no word, number or Chinese word split), every line
 // after the first indented by `indent`.
@@ -219,11 +223,11 @@ std::string tensor_line(const CheckReport& r, size_t i, const Style& st, const s
                                                    diff_text(c.max_diff)});
 }
 
-std::string diagnosis_text(const Diagnosis& d, const Style& st, const std::string& label, Lang lang) {
+std::string diagnosis_text(const Diagnosis& d, const Style& st, const std::string& label, Lang lang, size_t width) {
   std::string out = st.paint("1;33", label + d.mistake->title(lang)) + "\n";
   out += "  " + wrap(d.detail.key.empty() ? ui("check.recomputed", lang) : ui("check.recomputed-detail", lang, {d.detail}),
-                     100, "  ") + "\n";
-  out += "  " + wrap(d.mistake->explanation(lang), 100, "  ") + "\n";
+                     width, "  ") + "\n";
+  out += "  " + wrap(d.mistake->explanation(lang), width, "  ") + "\n";
   const std::string label_fix = ui("check.fix", lang);
   std::string fix;
   for (const std::string& line : lines_of(d.mistake->fix(lang)))
@@ -234,8 +238,9 @@ std::string diagnosis_text(const Diagnosis& d, const Style& st, const std::strin
 
 }  // namespace check_text
 
-std::string render_report(const CheckReport& r, bool color, Lang lang) {
+std::string render_report(const CheckReport& r, bool color, Lang lang, size_t page_width) {
   using namespace check_text;
+  const size_t prose = prose_width(page_width);
   using V = TensorCheck::Verdict;
   using E = TensorCheck::Elsewhere;
   const Style st{color};
@@ -301,7 +306,7 @@ std::string render_report(const CheckReport& r, bool color, Lang lang) {
                   : ui("check.lesson-value-after", lang, {name, code_text(t.code), in_cell(t.cell)})) + "\n";
   if (t.cell > 0 && t.cell < static_cast<int>(r.cells.size())) out += indented(r.cells[t.cell], "    ");
   out += "\n" + two_columns(ui("check.yours", lang) + "\n" + plain_repr(y.tensor),
-                            ui("check.attn-tutor", lang) + "\n" + plain_repr(t.tensor));
+                            ui("check.attn-tutor", lang) + "\n" + plain_repr(t.tensor), page_width);
   if (y.tensor.shape() != t.tensor.shape()) {
     out += "\n" + ui("check.your-shape", lang, {shape_of(y.tensor), shape_of(t.tensor)}) + "\n";
   } else {
@@ -309,8 +314,9 @@ std::string render_report(const CheckReport& r, bool color, Lang lang) {
     const bool all = c.differing == static_cast<int64_t>(a.size());
     const std::string how_many = all ? ui("check.all-values", lang, {std::to_string(a.size())})
                                      : ui("check.some-values", lang, {std::to_string(c.differing), std::to_string(a.size())});
-    out += "\n" + ui("check.values-summary", lang, {how_many, diff_text(c.max_diff), index_text(c.first_diff, t.tensor.shape()),
-                                                    value_text(a[c.first_diff]), value_text(b[c.first_diff])}) + "\n";
+    out += "\n" + wrap(ui("check.values-summary", lang, {how_many, diff_text(c.max_diff), index_text(c.first_diff, t.tensor.shape()),
+                                                         value_text(a[c.first_diff]), value_text(b[c.first_diff])}),
+                       prose, "  ") + "\n";
     if (!all && t.tensor.dim() > 0 && a.size() <= 1024)
       out += ui("check.where", lang) + "\n" + where_map(y.tensor, t.tensor, lang);
   }
@@ -322,16 +328,16 @@ std::string render_report(const CheckReport& r, bool color, Lang lang) {
     out += wrap(ui("check.stale", lang, {name, in_cell(o.cell), code_text(o.code), step}) +
                     (c.elsewhere == E::Stale ? ui("check.stale-sure", lang, {name})
                                              : ui("check.stale-unsure", lang, {name, std::to_string(o.cell)})),
-                100, "") + "\n\n";
+                prose, "") + "\n\n";
   }
   if (c.elsewhere == E::Unsure && !r.diagnoses.empty()) {
     out += ui("check.if-never-reached", lang) + "\n";
     for (const Diagnosis& d : r.diagnoses) out += "  - " + ui("check.title-detail", lang, {d.mistake->title(lang), d.detail}) + "\n";
   } else if (r.diagnoses.size() == 1) {
-    out += diagnosis_text(r.diagnoses[0], st, ui("check.diagnosis", lang), lang);
+    out += diagnosis_text(r.diagnoses[0], st, ui("check.diagnosis", lang), lang, prose);
   } else if (r.diagnoses.size() > 1) {
     out += ui("check.several", lang, {std::to_string(r.diagnoses.size())}) + "\n";
-    for (const Diagnosis& d : r.diagnoses) out += diagnosis_text(d, st, ui("check.possible-diagnosis", lang), lang);
+    for (const Diagnosis& d : r.diagnoses) out += diagnosis_text(d, st, ui("check.possible-diagnosis", lang), lang, prose);
   } else {
     out += ui("check.no-mistake", lang, {r.lesson, in_cell(t.cell)}) + "\n";
   }

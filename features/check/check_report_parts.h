@@ -17,6 +17,9 @@ constexpr size_t kMaxTensorLines = 64;
 constexpr size_t kNameColumns = 60;
 constexpr size_t kCodeColumns = 200;
 constexpr size_t kSourceColumns = 120;
+// The text report's layout: the spaces between the two tensors side by side, the narrowest prose wrap.
+constexpr size_t kColumnGap = 4;
+constexpr size_t kMinProseColumns = 40;
 
 struct Style {
   bool on;
@@ -32,6 +35,11 @@ std::vector<char> listed_tensors(const CheckReport& r);
 // A line of the lesson's code (which can quote the export's tokens), escaped and shortened.
 std::string code_text(const std::string& code);
 std::vector<std::string> lines_of(const std::string& text);
+// Two blocks of lines side by side (kColumnGap apart) when both fit in `page_width` columns (display
+// width: a Chinese character takes two), else `left`, a blank line, then `right`.
+std::string two_columns(const std::string& left, const std::string& right, size_t page_width);
+// The columns the report's prose wraps at on a page `page_width` wide: at most 100, at least kMinProseColumns.
+size_t prose_width(size_t page_width);
 // print(t) without the autograd suffix or the Parameter prefix: what both sides of the report show.
 std::string plain_repr(const Tensor& t);
 std::string value_text(float v);

@@ -33,7 +33,8 @@ double max_printed_diff(const std::string& a, const std::string& b);
 
 // One line per entry ("✓ mha  context_vecs  (2, 6, 2)  max|diff| 0  [§3.6.2]"), the texts of a failure
 // below its line, and the count, in `lang`; sources named as the learner knows them (ReferenceEntry::shown).
-std::string render_verify(const std::vector<VerifyResult>& results, Lang lang);
+// A line wider than `page_width` columns (display width) puts its [source] on the lines below, indented.
+std::string render_verify(const std::vector<VerifyResult>& results, Lang lang, size_t page_width = 80);
 // Where an entry comes from, as the learner knows it: "§3.5.1 step (1)", "d2l.ai §11.5".
 std::string learner_source(const ReferenceEntry& entry, Lang lang);
 // The same with the options it was printed with (", --init randn"), as the text's [...] says it.

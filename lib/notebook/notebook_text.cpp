@@ -34,15 +34,35 @@ bool continues(const std::string& line) {
   return !line.empty() && (line[0] == ' ' || line[0] == ')' || line[0] == ']' || line[0] == '}');
 }
 
-// A compound statement's header (class, def, for, if, with ...): its body follows, indented.
+// `line` without its comment: from the first '#' outside a string literal on.
+std::string without_comment(const std::string& line) {
+  char quote = 0;
+  for (size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quote) {
+      if (c == '\\') ++i;  // an escaped character, the quote too
+      else if (c == quote) quote = 0;
+    } else if (c == '\'' || c == '"') {
+      quote = c;
+    } else if (c == '#') {
+      return line.substr(0, i);
+    }
+  }
+  return line;
+}
+
+// A compound statement's header (class, def, for, if, with ...): its body follows, indented. The
+// colon ends the code, a comment may follow it ("class A(nn.Module):  # plus a cache").
 bool opens_block(const std::string& line) {
-  const size_t end = line.find_last_not_of(' ');
-  return end != std::string::npos && line[end] == ':';
+  const std::string code = without_comment(line);
+  const size_t end = code.find_last_not_of(" \t");
+  return end != std::string::npos && code[end] == ':';
 }
 
 // The cell as a Python session that pastes into the REPL: ">>> " starts a statement, "... "
 // continues one, and a bare "..." ends a block (the empty line the REPL needs before the next
-// statement) or stands for a blank line inside one. A blank line between statements is a bare ">>>".
+// statement) or stands for a blank line inside one (a blank line followed by an indented line is inside
+// a block: a class's blank line between its methods). A blank line between statements is a bare ">>>".
 std::string code_block(const std::string& code, int cell) {
   std::string out = "In [" + std::to_string(cell) + "]:\n";
   std::vector<std::string> lines;
@@ -54,16 +74,18 @@ std::string code_block(const std::string& code, int cell) {
     if (blank(line)) {
       size_t next = i + 1;
       while (next < lines.size() && blank(lines[next])) ++next;
-      if (!in_block) {
+      const bool body_goes_on = next < lines.size() && continues(lines[next]);
+      if (!in_block && !body_goes_on) {
         out += ">>>\n";
         continue;
       }
       out += "...\n";
-      if (next == lines.size() || !continues(lines[next])) in_block = false;  // this blank line ends it
+      in_block = body_goes_on;  // a blank line before the next statement ends the block
       continue;
     }
     if (continues(line)) {
       out += "... " + line + "\n";
+      if (opens_block(line)) in_block = true;  // a header split over lines: "def f(a,\n      b):"
       continue;
     }
     if (in_block) out += "...\n";

@@ -1,6 +1,7 @@
 #!/bin/sh
 # The snapshot test: every command in commands.txt prints exactly what expected/NAME.out holds.
 # Usage: run.sh ATTN_TUTOR [--update]. Kept while code moves, so a restructure changes no number.
+# Every command runs 80 columns wide (COLUMNS=80: check and verify fit their text to it).
 set -u
 exe=$(cd "$(dirname "$1")" && pwd)/$(basename "$1"); update="${2:-}"
 here=$(cd "$(dirname "$0")" && pwd)
@@ -14,7 +15,7 @@ while IFS='	' read -r name args; do
   rm -f "$tmp/out.html" "$tmp/out.json"
   got="$tmp/$name.got"
   # shellcheck disable=SC2086
-  (cd "$tmp" && eval "LANG=C.UTF-8 LC_ALL= NO_COLOR= COLORTERM= \"\$exe\" $words" >"$got" 2>"$got.err"; echo "exit $?" >>"$got")
+  (cd "$tmp" && eval "LANG=C.UTF-8 LC_ALL= NO_COLOR= COLORTERM= COLUMNS=80 LINES= \"\$exe\" $words" >"$got" 2>"$got.err"; echo "exit $?" >>"$got")
   printf -- '--- stderr\n' >>"$got"; cat "$got.err" >>"$got"
   for f in out.html out.json; do
     if [ -f "$tmp/$f" ]; then printf -- '--- %s\n' "$f" >>"$got"; cat "$tmp/$f" >>"$got"; fi
