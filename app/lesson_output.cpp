@@ -7,6 +7,7 @@
 
 #include "cli_messages.h"
 #include "core/output_file.h"
+#include "core/safe_text.h"
 #include "core/usage_error.h"
 #include "language.h"
 #include "notebook/heatmap.h"
@@ -43,6 +44,13 @@ const FileOutput kFileOutputs[] = {
 // The files the lessons read: no output may be one of them.
 const char* const kInputOptions[] = {"--inputs"};
 
+// --bernoulli mkl with --py or --ipynb: one line on stderr once the export is written (the script itself says
+// it at the top and warns when it runs where it cannot draw these masks).
+void note_mkl_export(const Notebook& nb, const CliOptions& cli) {
+  if (export_needs_mkl(nb) && (cli.given("--py") || cli.given("--ipynb")))
+    std::cerr << "attn-tutor: " << clean_message(tr("app.note.mkl-export")) << "\n";
+}
+
 }  // namespace
 
 int write_lesson_outputs(const Notebook& nb, const CliOptions& cli, const LessonOptions& opt, bool color) {
@@ -64,6 +72,7 @@ int write_lesson_outputs(const Notebook& nb, const CliOptions& cli, const Lesson
   if (to_stdout) {
     outputs.set_stdout(to_stdout->render(nb, cli, opt));
     outputs.commit();
+    note_mkl_export(nb, cli);
     return 0;
   }
   TextOptions options;
@@ -79,11 +88,13 @@ int write_lesson_outputs(const Notebook& nb, const CliOptions& cli, const Lesson
     int last_cell = 0;  // the counter's "of N": the notebook's last cell, also when --from starts later
     for (const NotebookItem& item : nb.items())
       if (item.kind == NotebookItem::Kind::Code) last_cell = std::max(last_cell, item.cell);
+    note_mkl_export(nb, cli);
     step_through_terminal(split_cells(text), std::cout, opt.lang, last_cell);
     return 0;
   }
   outputs.set_stdout(text);  // --step is ignored unless both ends are a terminal
   outputs.commit();
+  note_mkl_export(nb, cli);
   return 0;
 }
 

@@ -63,7 +63,7 @@ bool use_color(const std::string& mode) {
 Notebook run_all(const LessonOptions& opt) {
   Notebook all("all", {}, opt.config_json(), opt.inputs.tokens);
   for (const LessonInfo& lesson : lessons())
-    if (lesson.in_chapter()) all.append(lesson.run(opt));
+    if (lesson.in_chapter()) all.append(lesson.run(opt), "all.start");  // a heading where each lesson starts
   return all;
 }
 

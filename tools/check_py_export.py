@@ -28,8 +28,12 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 TOOL = os.path.join(HERE, "..", "build", "attn-tutor")
 
 INPUTS = os.path.join(HERE, "..", "tests", "fixtures", "snapshot_inputs.json")  # 4 tokens of 4 numbers
+# The whole numbers, [[1,0],[0,1],[1,1]]: JSON integers the tool computes with as float32, which the
+# cells must write as float literals (1.0), or torch.tensor makes an int64 tensor (other numbers, and
+# softmax and nn.Linear refuse it). Every lesson takes --inputs, so every lesson runs it.
+INTEGER_INPUTS = os.path.join(HERE, "..", "tests", "fixtures", "integer_inputs.json")
 COMMON = [[], ["--seed", "7"], ["--tokens", "the cat sat on mats"], ["--tokens", "one two three four", "--d-in", "5"],
-          ["--qkv-bias"], ["--inputs", INPUTS]]
+          ["--qkv-bias"], ["--inputs", INPUTS], ["--inputs", INTEGER_INPUTS]]
 CHAPTER_D_OUT = [["--d-out", "4"]]
 # Each lesson's option sets beyond the common ones (the lesson's own options, as in lessons/registry.cpp).
 EXTRA = {

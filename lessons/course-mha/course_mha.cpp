@@ -191,6 +191,7 @@ Notebook course_mha_lesson(const LessonOptions& opt) {
 
   nb.source_heading("course", "lesson.source", "heading.0022");
   nb.cell(hyperparameter_code(c));
+  nb.note("course.intro");  // which code this lesson replays, as the learner knows it
   if (c.post) {
     nb.note("i_torch_equal_out_course_out_boo.note3", {str(c.T)});
   } else {

@@ -84,10 +84,10 @@ void transpose_cells(Notebook& nb) {
   nb.source_heading("d2l 11.5", "lesson.source", "heading.0042");
   std::vector<std::string> code = kTransposeCode;
   code.insert(code.end(), {"", "num_heads = 2",
-                           "X = torch.tensor([[[10, 11, 12, 13],   # sentence 1, word A",
-                           "                   [14, 15, 16, 17]],  # sentence 1, word B",
-                           "                  [[20, 21, 22, 23],   # sentence 2, word C",
-                           "                   [24, 25, 26, 27]]]) # sentence 2, word D",
+                           "X = torch.tensor([[[10, 11, 12, 13],   # sentence 0, word A",
+                           "                   [14, 15, 16, 17]],  # sentence 0, word B",
+                           "                  [[20, 21, 22, 23],   # sentence 1, word C",
+                           "                   [24, 25, 26, 27]]]) # sentence 1, word D",
                            "print(X)"});
   nb.cell(code);
   const Tensor X = d2l::int64_tensor({2, 2, 4}, {10, 11, 12, 13, 14, 15, 16, 17, 20, 21, 22, 23, 24, 25, 26, 27});

@@ -83,8 +83,10 @@ Notebook dropout_lesson(const LessonOptions& opt) {
   nb.show("dropout(attn_weights).sum(dim=-1)", sum(dropout_step(w.attn_weights, p, true, gen, opt.bernoulli, v), -1, false));
   if (p == 0.0)
     nb.note("dropout_attn_weights_sum_dim_1.note");
+  else if (p < 1.0)  // the expected row sum is (1-p) x 1/(1-p) = 1 below p = 1, and 0 at p = 1
+    nb.note("dropout_attn_weights_sum_dim_1.note2", {p_text(p)});
   else
-    nb.note("dropout_attn_weights_sum_dim_1.note2");
+    nb.note("dropout_attn_weights_sum_dim_1.note_all");
   nb.explain("dropout_attn_weights_sum_dim_1.explain");
 
   nb.heading("3.5.3", "heading.3.5.3");

@@ -99,7 +99,14 @@ Notebook gqa_lesson(const LessonOptions& given) {
   const int64_t gqa_cached = 2 * g * gqa.head_dim, mha_cached = mha.cached_per_token, mha_params = mha.parameters;
   nb.print(str(gqa.parameter_count()) + " " + str(mha_params));
   nb.print(str(gqa_cached) + " " + str(mha_cached));
-  nb.note("cost.note", {str(gqa.parameter_count()), str(mha_params), str(gqa_cached), str(mha_cached), gs});
+  // Where the parameters differ: MultiHeadAttention's out_proj has a bias (d_out numbers) that GroupedQueryAttention's
+  // (bias=False) lacks; the rest is W_key and W_value, num_kv_groups x head_dim output features instead of d_out.
+  const int64_t fewer = mha_params - gqa.parameter_count(), out_bias = gqa.d_out, kv_fewer = fewer - out_bias;
+  const Prose ratio = gqa.group_size == 1 ? text("cost.note_same") : text("cost.note_fewer", {gs});
+  const Prose params = kv_fewer == 0 ? text("cost.note_params_bias", {str(fewer)})
+                                     : text("cost.note_params_kv", {str(fewer), str(kv_fewer), str(g * gqa.head_dim),
+                                                                   str(gqa.d_out), str(out_bias)});
+  nb.note("cost.note", {str(gqa.parameter_count()), str(mha_params), str(gqa_cached), str(mha_cached), ratio, params});
   nb.explain("cost.explain", {gstr});
 
   module_steps_cell(nb, "gqa", "gqa.cache_k", x, full, gqa, &GroupedQueryAttention::cache_k);

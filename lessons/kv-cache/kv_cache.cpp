@@ -141,7 +141,7 @@ void overflow_cell(Notebook& nb, KVCacheMultiHeadAttention& mha, const Tensor& x
     error = e.what();
   }
   nb.print("RuntimeError: " + error);
-  nb.note("overflow.note", {str(ctx), str(ctx + 1)});
+  nb.note("overflow.note", {str(ctx), str(ctx - 1)});
   nb.explain("overflow.explain", {str(ctx)});
 }
 

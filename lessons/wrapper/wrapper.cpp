@@ -71,7 +71,11 @@ Notebook wrapper_lesson(const LessonOptions& opt) {
     const bool book = !opt.seed && !opt.custom_inputs && d_out == 2 && h >= 2 && !opt.qkv_bias;
     nb.confusion("context_vecs_ca_batch.confusion", {drawn, last, (h >= 2 ? text("context_vecs_ca_batch.confusion_if") : text("context_vecs_ca_batch.confusion_else")), (book ? text("context_vecs_ca_batch.confusion_if2") : ""), seed});
   } else {
-    nb.confusion("context_vecs_ca_batch.confusion2", {seed});
+    // The book's numbers only at its seed and settings (§3.6.1: its inputs, d_out 2, 2 heads, dropout 0, no bias).
+    const bool book_numbers = opt.seed_or(123) == 123 && !opt.custom_inputs && d_out == 2 && h == 2 && p == 0.0 &&
+                              !opt.qkv_bias;
+    nb.confusion("context_vecs_ca_batch.confusion2",
+                 {seed, text(book_numbers ? "context_vecs_ca_batch.confusion2_book" : "context_vecs_ca_batch.confusion2_other")});
   }
 
   std::vector<std::string> heads_code = {"# inside mha(batch) above, before the cat: self is mha, x is batch",

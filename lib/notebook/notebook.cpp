@@ -182,8 +182,17 @@ std::vector<int> cells_missing_from(const std::vector<int>& present, int cells) 
 std::vector<int> Notebook::cells_without_note() const { return cells_missing_from(noted_cells_, cell_); }
 std::vector<int> Notebook::cells_without_explanation() const { return cells_missing_from(explained_cells_, cell_); }
 
-void Notebook::append(const Notebook& other) {
+void Notebook::append(const Notebook& other, const std::string& start_key) {
   const int base = cell_;
+  if (!start_key.empty()) {
+    NotebookItem start{NotebookItem::Kind::Heading, other.lesson_, base};
+    std::string sections;
+    for (const std::string& s : other.sections_) sections += (sections.empty() ? "" : ", ") + s;
+    start.source = text(start_key + ".source", {other.lesson_});
+    start.prose = text(start_key, {sections, std::to_string(base + 1)});
+    start.table = other.text_;
+    items_.push_back(start);
+  }
   appended_after_.push_back(base);
   for (int c : other.appended_after_) appended_after_.push_back(base + c);
   const int tensor_base = static_cast<int>(tensors_.size());

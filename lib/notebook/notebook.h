@@ -96,8 +96,11 @@ class Notebook {
   const std::vector<int>& appended_after() const { return appended_after_; }
   // The code of cell `n` (In [n]), its lines joined with newlines.
   std::string cell_code(int n) const;
-  // Appends another notebook's items and tensors (for `all`), renumbering its cells.
-  void append(const Notebook& other);
+  // Appends another notebook's items and tensors (for `all`), renumbering its cells. With `start_key`, a
+  // heading opens the appended part: the lesson's name as its section (so `--from LESSON` starts there),
+  // shown as `start_key`.source of the other notebook's text table with {the lesson}, then `start_key`
+  // with {its sections, "3.3.1, 3.3.2"; the number its first cell gets here}.
+  void append(const Notebook& other, const std::string& start_key = "");
 
  private:
   std::string code_for(const std::string& name) const;

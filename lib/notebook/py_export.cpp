@@ -3,6 +3,7 @@
 #include <cctype>
 
 #include "core/py_repr.h"
+#include "notebook/picture_text.h"
 #include "notebook/text_width.h"
 
 namespace attn {
@@ -56,7 +57,27 @@ nlohmann::json source_lines(const std::string& text) {
 
 const char* kHeader = "import torch\nimport torch.nn as nn\n";
 
+// Whether the lesson drew its dropout masks on the MKL path (--bernoulli mkl; the config says so).
+bool mkl_masks(const Notebook& nb) {
+  const auto it = nb.config().find("bernoulli");
+  return it != nb.config().end() && it->is_string() && it->get<std::string>() == "mkl";
+}
+
 }  // namespace
+
+bool export_needs_mkl(const Notebook& nb) { return mkl_masks(nb); }
+
+std::string export_header(const Notebook& nb, Lang lang) {
+  if (!mkl_masks(nb)) return kHeader;
+  // --bernoulli mkl: the masks of PyTorch <= 2.6 built with MKL on an Intel CPU. Say so at the top, and
+  // warn on stderr (stdout stays what the tool printed) where the script cannot draw them.
+  std::string out = wrap_text(py_comment(picture_say("export.mkl_comment", lang)), "# ", 100);
+  out += kHeader;
+  out += "import sys\n";
+  out += "if not torch.backends.mkl.is_available() or tuple(int(p) for p in torch.__version__.split(\".\")[:2]) >= (2, 7):\n";
+  out += "    print(" + py_str(picture_say("export.mkl_warning", lang)) + ", file=sys.stderr)\n";
+  return out;
+}
 
 std::string cell_stdout(const Notebook& nb, int cell) {
   std::string out;
@@ -67,7 +88,7 @@ std::string cell_stdout(const Notebook& nb, int cell) {
 
 std::string export_python(const Notebook& nb, Lang lang, bool explain) {
   std::string out = "# attn-tutor " + nb.lesson() + "\n";
-  out += kHeader;
+  out += export_header(nb, lang);
   for (const NotebookItem& item : nb.items()) {
     if (item.kind == Kind::Heading) {
       out += "\n# == " + py_comment(item_text(item, lang)) + "\n";
@@ -97,7 +118,7 @@ std::string export_ipynb(const Notebook& nb, Lang lang, bool explain) {
                    {"execution_count", nullptr},
                    {"metadata", nlohmann::json::object()},
                    {"outputs", nlohmann::json::array()},
-                   {"source", source_lines(std::string(kHeader).substr(0, std::string(kHeader).size() - 1))}});
+                   {"source", source_lines(export_header(nb, lang).substr(0, export_header(nb, lang).size() - 1))}});
   for (const NotebookItem& item : nb.items()) {
     if (item.kind == Kind::Heading) {
       markdown("## " + markdown_text(item_text(item, lang)));

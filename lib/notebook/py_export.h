@@ -15,6 +15,12 @@ namespace attn {
 std::string export_python(const Notebook& nb, Lang lang, bool explain = false);
 // The .ipynb JSON (nbformat 4.4, Python 3 kernel), the headings and notes as Markdown in `lang`.
 std::string export_ipynb(const Notebook& nb, Lang lang, bool explain = false);
+// The code both exports start with: the imports, and with --bernoulli mkl (the notebook's config) a comment
+// saying that the dropout masks are those of PyTorch <= 2.6 with MKL on an Intel CPU, and a check that prints
+// a warning on stderr when this PyTorch has no MKL or is 2.7 or later (stdout stays what the tool printed).
+std::string export_header(const Notebook& nb, Lang lang);
+// Whether the exports carry that warning: the lesson drew its dropout masks on the MKL path.
+bool export_needs_mkl(const Notebook& nb);
 // What cell `cell`'s code prints, as the tool shows it: its output lines, each ending in '\n'.
 std::string cell_stdout(const Notebook& nb, int cell);
 
