@@ -10,8 +10,9 @@ Needs torch: run it with the Python that has it (Debian's python3-torch: /usr/bi
    tensor the JSON export recorded in that cell is evaluated by its name (an expression such as
    `(out - full[:, 0:1, :]).abs().max()`, or a module attribute: `cache_k` is `mha.cache_k`) and must be
    bit-identical (float32 values, NaN where NaN, the bool and int64 ones exactly). A name bound several
-   times within one cell (a loop) is compared at its last binding; the earlier ones are counted as
-   "in a loop" (the loop's printed lines are compared by tools/check_py_export.py).
+   times within one cell (a loop, or gqa's attn_scores before and after its masked_fill) is compared at its
+   last binding; the earlier ones are counted (a loop's printed lines are compared by
+   tools/check_py_export.py, and tests/test_bonus_fixtures.cpp compares every binding with real PyTorch).
 2. The equivalence checks of the bonus material (ch04/03_kv-cache/tests.py, ch04/06_swa/tests.py and the
    READMEs of 04_gqa and 05_mla), on the shown classes:
    - kv-cache, gqa, mla, swa: the tokens fed one at a time with use_cache=True, and a chunked prefill,
@@ -185,7 +186,7 @@ def replay(tool, lesson, argv):
     devnull.close()
     if cls not in scope:
         fail(where, f"no class {cls} in the cells")
-    print(f"  {where}: {compared} tensors bit-identical to the JSON export ({looped} earlier bindings in a loop)")
+    print(f"  {where}: {compared} tensors bit-identical to the JSON export ({looped} earlier bindings in the same cell, a loop or a rebinding)")
     return scope, cells
 
 

@@ -281,7 +281,7 @@ def run_gqa(c, x, rec):
     gqa = seeded(GroupedQueryAttention, c, x, c["num_kv_groups"])
     full = forward_cell(gqa, x, (("queries", "queries_p"), ("keys", "keys_p"), ("values", "values_p"), "queries",
                                  "keys_new", "values_new", "keys", "values", "attn_scores", ("mask", "mask_bool"),
-                                 "attn_weights", "context_vec"), rec,
+                                 ("attn_scores", "masked_scores"), "attn_weights", "context_vec"), rec,
                         [("gqa", n) for n in ("W_key", "W_value", "W_query", "out_proj")])
     steps(gqa, x, full, ("gqa.cache_k", "cache_k"), rec)
     return gqa
@@ -290,8 +290,8 @@ def run_gqa(c, x, rec):
 def run_mla(c, x, rec):
     mla = seeded(MultiHeadLatentAttention, c, x, latent_dim=c["latent_dim"])
     full = forward_cell(mla, x, ("queries_all", "latent", "keys_all", "values_all", "queries", "keys", "values",
-                                 "attn_scores", "mask_bool", "attn_weights", "context_vec"), rec,
-                        [("mla", n) for n in ("W_query", "W_DKV", "W_UK", "W_UV", "out_proj")])
+                                 "attn_scores", "mask_bool", ("attn_scores", "masked_scores"), "attn_weights", "context_vec"),
+                        rec, [("mla", n) for n in ("W_query", "W_DKV", "W_UK", "W_UV", "out_proj")])
     steps(mla, x, full, ("mla.cache_c_kv", "cache_c_kv"), rec)
     return mla
 

@@ -89,7 +89,8 @@ Notebook gqa_lesson(const LessonOptions& given) {
                     "q_positions = torch.arange(num_tokens_Q, device=device, dtype=torch.long)  # use_cache=False",
                     "k_positions = torch.arange(num_tokens_K, device=device, dtype=torch.long)",
                     "mask = q_positions.unsqueeze(-1) < k_positions.unsqueeze(0)",
-                    "attn_weights = torch.softmax(attn_scores.masked_fill(mask, -torch.inf) / keys.shape[-1]**0.5, dim=-1)",
+                    "attn_scores = attn_scores.masked_fill(mask, -torch.inf)",
+                    "attn_weights = torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=-1)",
                     "print(mask)", "print(attn_weights)"},
                t, "mask", {gs});
   output_cell(nb, "gqa", t, full);

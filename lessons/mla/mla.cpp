@@ -66,7 +66,8 @@ Notebook mla_lesson(const LessonOptions& given) {
                     "q_positions = torch.arange(num_tokens_Q, device=device, dtype=torch.long)  # use_cache=False",
                     "k_positions = torch.arange(num_tokens_K, device=device, dtype=torch.long)",
                     "mask_bool = q_positions.unsqueeze(-1) < k_positions.unsqueeze(0)",
-                    "attn_weights = torch.softmax(attn_scores.masked_fill(mask_bool, -torch.inf) / keys.shape[-1]**0.5, dim=-1)",
+                    "attn_scores.masked_fill_(mask_bool, -torch.inf)",
+                    "attn_weights = torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=-1)",
                     "print(mask_bool)", "print(attn_weights)"},
                t, "mask_bool");
   output_cell(nb, "mla", t, full);
