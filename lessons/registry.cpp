@@ -98,7 +98,8 @@ const std::vector<LessonInfo>& lessons() {
       {"swa", {"ch04/06_swa"}, {"--d-out", "--num-heads", "--window"}, {{"--d-out", "4"}, {"--num-heads", "2"}, {"--window", "3"}},
        swa_lesson,
        {"x", "queries", "keys", "values", "diff", "mask_bool", "attn_scores", "attn_weights", "context_vec", "full",
-        "causal", "(full - causal).abs().max(dim=-1).values", "out", "swa.cache_k"}, swa_work},
+        "causal", "(full - causal).abs().max(dim=-1).values", "out", "swa.cache_k", "before",
+        "torch.isnan(before).any(dim=-1)", "prefill", "(prefill - full).abs().max()"}, swa_work},
   };
   return all;
 }

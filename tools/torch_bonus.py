@@ -181,6 +181,7 @@ class MultiHeadAttentionWithSWA(CachedAttention):
         super().__init__(d_out, num_heads, dropout)
         self.chapter_layers(d_in, qkv_bias)
         self.sliding_window_size = sliding_window_size
+        self.before_fix = False  # the forward before the bonus's fix: the chunk attends to the trimmed cache only
 
     def forward(self, x, use_cache=False):
         n = x.shape[1]
@@ -194,6 +195,8 @@ class MultiHeadAttentionWithSWA(CachedAttention):
             keys, values = all_k, all_v
             if self.sliding_window_size is not None:
                 keep = min(all_k.shape[1], self.sliding_window_size + n - 1)  # W - 1 older ones and the new chunk
+                if self.before_fix:  # trimmed to the last W first, and the chunk attended to those only
+                    keep = min(all_k.shape[1], self.sliding_window_size)
                 keys, values = all_k[:, -keep:], all_v[:, -keep:]
                 keep_cache = min(all_k.shape[1], self.sliding_window_size)
                 self.cache_k, self.cache_v = all_k[:, -keep_cache:], all_v[:, -keep_cache:]
@@ -278,7 +281,7 @@ def run_gqa(c, x, rec):
     gqa = seeded(GroupedQueryAttention, c, x, c["num_kv_groups"])
     full = forward_cell(gqa, x, (("queries", "queries_p"), ("keys", "keys_p"), ("values", "values_p"), "queries",
                                  "keys_new", "values_new", "keys", "values", "attn_scores", ("mask", "mask_bool"),
-                                 "attn_weights", "context_vec"), rec,
+                                 ("attn_scores", "masked_scores"), "attn_weights", "context_vec"), rec,
                         [("gqa", n) for n in ("W_key", "W_value", "W_query", "out_proj")])
     steps(gqa, x, full, ("gqa.cache_k", "cache_k"), rec)
     return gqa
@@ -287,8 +290,8 @@ def run_gqa(c, x, rec):
 def run_mla(c, x, rec):
     mla = seeded(MultiHeadLatentAttention, c, x, latent_dim=c["latent_dim"])
     full = forward_cell(mla, x, ("queries_all", "latent", "keys_all", "values_all", "queries", "keys", "values",
-                                 "attn_scores", "mask_bool", "attn_weights", "context_vec"), rec,
-                        [("mla", n) for n in ("W_query", "W_DKV", "W_UK", "W_UV", "out_proj")])
+                                 "attn_scores", "mask_bool", ("attn_scores", "masked_scores"), "attn_weights", "context_vec"),
+                        rec, [("mla", n) for n in ("W_query", "W_DKV", "W_UK", "W_UV", "out_proj")])
     steps(mla, x, full, ("mla.cache_c_kv", "cache_c_kv"), rec)
     return mla
 
@@ -301,6 +304,16 @@ def run_swa(c, x, rec):
     rec("causal", causal_out)
     rec("(full - causal).abs().max(dim=-1).values", (full - causal_out).abs().max(dim=-1).values)
     steps(swa, x, full, ("swa.cache_k", "cache_k"), rec)
+    # the cached multi-token prefill: the forward before the fix (NaN where a query sees no key), then the class
+    before_fix = seeded(MultiHeadAttentionWithSWA, c, x, sliding_window_size=c["window"])
+    before_fix.before_fix = True
+    before = before_fix(x, use_cache=True)
+    rec("before", before)
+    rec("torch.isnan(before).any(dim=-1)", torch.isnan(before).any(dim=-1))
+    swa.reset_cache()
+    prefill = swa(x, use_cache=True)
+    rec("prefill", prefill)
+    rec("(prefill - full).abs().max()", max_diff(prefill, full))
     return swa
 
 

@@ -227,6 +227,8 @@ def data_text(v, sep=", ", inf_strings=False):
         return "[" + sep.join(data_text(x, sep, inf_strings) for x in v) + "]"
     if inf_strings and math.isinf(v):
         return '"inf"' if v > 0 else '"-inf"'
+    if inf_strings and math.isnan(v):  # swa's forward before its fix: rows with no key
+        return '"nan"'
     return f32_text(v)
 
 

@@ -81,6 +81,7 @@ void weights_cell(Notebook& nb, const std::vector<std::string>& code, const Bonu
   nb.cell(code);
   nb.record("attn_scores", t.attn_scores);
   nb.show(mask_name, t.mask_bool);
+  nb.record("attn_scores", t.masked_scores, true);  // the class's own masked_fill(_) binds (or fills) attn_scores again
   nb.show("attn_weights", t.attn_weights);
   std::vector<Prose> values = {shape_text(t.attn_weights.shape())};
   values.insert(values.end(), more.begin(), more.end());

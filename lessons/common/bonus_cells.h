@@ -57,7 +57,8 @@ void class_parameters_cell(Notebook& nb, const LessonOptions& opt, const std::st
 
 // `code`, then queries and values recorded, keys shown, with heads.note (the keys' shape) and heads.explain.
 void heads_cell(Notebook& nb, const std::vector<std::string>& code, const BonusAttentionTrace& t);
-// `code`, then attn_scores recorded, the mask (as `mask_name`) and attn_weights shown, with weights.note
+// `code`, then attn_scores recorded, the mask (as `mask_name`) shown, attn_scores masked recorded (the class
+// masks the scores in a statement of its own) and attn_weights shown, with weights.note
 // (the weights' shape, then `more`) and weights.explain.
 void weights_cell(Notebook& nb, const std::vector<std::string>& code, const BonusAttentionTrace& t,
                   const std::string& mask_name, const std::vector<Prose>& more = {});

@@ -71,8 +71,9 @@ Notebook gqa_lesson(const LessonOptions& given) {
   nb.note("heads.note", {shape_text(t.queries.shape()), shape_text(t.keys_new.shape())});
   nb.explain("heads.explain", {hs, gstr});
 
-  nb.cell({"keys = keys_new.repeat_interleave(gqa.group_size, dim=1)",
-           "values = values_new.repeat_interleave(gqa.group_size, dim=1)", "print(keys)",
+  nb.cell({"keys_base, values_base = keys_new, values_new  # use_cache=False",
+           "keys = keys_base.repeat_interleave(gqa.group_size, dim=1)",
+           "values = values_base.repeat_interleave(gqa.group_size, dim=1)", "print(keys)",
            "for head in range(gqa.num_heads):", "    print(\"query head\", head, \"reads key/value group\", head // gqa.group_size)"});
   nb.show("keys", t.keys);
   nb.record("values", t.values);
@@ -83,9 +84,13 @@ Notebook gqa_lesson(const LessonOptions& given) {
   nb.explain("repeat.explain", {gs});
   nb.confusion("repeat.confusion");
 
-  weights_cell(nb, {"attn_scores = queries @ keys.transpose(2, 3)",
-                    "mask = torch.arange(num_tokens).unsqueeze(-1) < torch.arange(num_tokens).unsqueeze(0)",
-                    "attn_weights = torch.softmax(attn_scores.masked_fill(mask, -torch.inf) / keys.shape[-1]**0.5, dim=-1)",
+  weights_cell(nb, {"attn_scores = queries @ keys.transpose(2, 3)  # Dot product for each head",
+                    "num_tokens_Q = queries.shape[-2]", "num_tokens_K = keys.shape[-2]", "device = queries.device",
+                    "q_positions = torch.arange(num_tokens_Q, device=device, dtype=torch.long)  # use_cache=False",
+                    "k_positions = torch.arange(num_tokens_K, device=device, dtype=torch.long)",
+                    "mask = q_positions.unsqueeze(-1) < k_positions.unsqueeze(0)",
+                    "attn_scores = attn_scores.masked_fill(mask, -torch.inf)",
+                    "attn_weights = torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=-1)",
                     "print(mask)", "print(attn_weights)"},
                t, "mask", {gs});
   output_cell(nb, "gqa", t, full);

@@ -54,16 +54,20 @@ Notebook mla_lesson(const LessonOptions& given) {
   nb.note("up.note", {shape_text(t.keys_proj.shape()), L, d});
   nb.explain("up.explain", {L, d});
 
-  heads_cell(nb, {"b, num_tokens, _ = x.shape",
-                  "queries = queries_all.view(b, num_tokens, mla.num_heads, mla.head_dim).transpose(1, 2).contiguous()",
-                  "keys = keys_all.view(b, num_tokens, mla.num_heads, mla.head_dim).transpose(1, 2).contiguous()",
-                  "values = values_all.view(b, num_tokens, mla.num_heads, mla.head_dim).transpose(1, 2).contiguous()",
+  heads_cell(nb, {"b, num_tokens, _ = x.shape", "num_heads = mla.num_heads", "head_dim = mla.head_dim",
+                  "queries = mla._reshape_to_heads(queries_all, num_heads, head_dim)",
+                  "keys = mla._reshape_to_heads(keys_all, num_heads, head_dim)",
+                  "values = mla._reshape_to_heads(values_all, num_heads, head_dim)",
                   "print(keys)"},
              t);
 
-  weights_cell(nb, {"attn_scores = queries @ keys.transpose(-2, -1)",
-                    "mask_bool = torch.arange(num_tokens).unsqueeze(-1) < torch.arange(num_tokens).unsqueeze(0)",
-                    "attn_weights = torch.softmax(attn_scores.masked_fill(mask_bool, -torch.inf) / keys.shape[-1]**0.5, dim=-1)",
+  weights_cell(nb, {"attn_scores = torch.matmul(queries, keys.transpose(-2, -1))",
+                    "num_tokens_Q = queries.shape[-2]", "num_tokens_K = keys.shape[-2]", "device = queries.device",
+                    "q_positions = torch.arange(num_tokens_Q, device=device, dtype=torch.long)  # use_cache=False",
+                    "k_positions = torch.arange(num_tokens_K, device=device, dtype=torch.long)",
+                    "mask_bool = q_positions.unsqueeze(-1) < k_positions.unsqueeze(0)",
+                    "attn_scores.masked_fill_(mask_bool, -torch.inf)",
+                    "attn_weights = torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=-1)",
                     "print(mask_bool)", "print(attn_weights)"},
                t, "mask_bool");
   output_cell(nb, "mla", t, full);

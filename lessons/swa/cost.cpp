@@ -9,12 +9,13 @@ LessonWork swa_work(const LessonOptions& opt) {
   LessonWork w;
   const BonusSizes s = bonus_sizes("swa", opt);
   const double layer = 3 * s.d_in * s.d_out + s.d_out * s.d_out;
-  w.weights = 2 * layer;  // the windowed module and the causal one it is compared with
-  w.macs = 3 * s.tokens * layer;  // both full forwards and the steps
-  w.calls = s.tokens + 2, w.cached = s.tokens;
+  // the windowed module, the causal one it is compared with, and the forward before the fix (the prefill cells)
+  w.weights = 3 * layer;
+  w.macs = 5 * s.tokens * layer;  // both full forwards, the steps, and the two cached prefills
+  w.calls = s.tokens + 4, w.cached = s.tokens;
   token_steps(w, s);
-  w.streamed += s.tokens * s.tokens * s.d_out;  // the causal module's forward
-  w.head_keys += s.tokens * s.tokens * s.heads;
+  w.streamed += 3 * s.tokens * s.tokens * s.d_out;  // the causal module's forward and the two prefills
+  w.head_keys += 3 * s.tokens * s.tokens * s.heads;
   w.weight_knobs = w.mac_knobs = w.step_knobs = {"d_out"};
   return w;
 }

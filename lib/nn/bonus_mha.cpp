@@ -164,8 +164,10 @@ Tensor SlidingWindowAttention::forward(const Tensor& x, bool use_cache, Generato
     keys = combined_k;
     values = combined_v;
     if (window) {
-      // the last W - 1 older keys and the whole new chunk; the cache keeps the last W
-      const int64_t attn_keep = std::min(all, *window + num_tokens - 1), cache_keep = std::min(all, *window);
+      // the last W - 1 older keys and the whole new chunk; the cache keeps the last W (before the fix:
+      // the chunk attended to the trimmed cache, the last W keys)
+      const int64_t cache_keep = std::min(all, *window);
+      const int64_t attn_keep = variant.swa_trim_before_attend ? cache_keep : std::min(all, *window + num_tokens - 1);
       keys = narrow(combined_k, 1, all - attn_keep, attn_keep);
       values = narrow(combined_v, 1, all - attn_keep, attn_keep);
       const int64_t cache_from = variant.cache_keeps_oldest ? 0 : all - cache_keep;  // [:, :W] or [:, -W:]

@@ -45,6 +45,10 @@ struct Variant {
   // and the kv-cache lesson's cells.
   bool window_off_by_one = false;  // swa: mask_bool = (diff < 0) | (diff > W): W + 1 keys visible
   bool cache_keeps_oldest = false; // swa: self.cache_k = ...[:, :W] (the oldest W tokens) instead of [:, -W:]
+  // swa: the bonus forward before its fix for a cached multi-token prefill: the cache is trimmed to the last W
+  // first and the chunk attends to those W keys only (a query more than W - 1 tokens before the chunk's end
+  // sees no key at all: its row is all -inf, its softmax NaN)
+  bool swa_trim_before_attend = false;
   bool mask_from_row0 = false;     // kv-cache: self.mask.bool()[:num_tokens, :num_keys], not from ptr_current_pos
   bool no_reset_cache = false;     // kv-cache lesson: the new prompt without mha.reset_cache() before it
   // The mistakes of the lessons after the chapter (lib/nn/bonus_*.cpp; split_without_transpose
