@@ -148,6 +148,7 @@ LearnerExport export_for(const TraceDocument& trace, const std::string& source, 
   std::vector<const TraceEvent*> events;
   for (const Named& v : values) events.push_back(v.event);
   std::vector<char> keep(ex.tensors.size(), 1);
+  std::vector<char> rank_ok(ex.tensors.size(), 1);  // of a shape the lesson's name has somewhere
   std::vector<char> known(events.size(), 0);  // a value the lesson's name takes somewhere
   if (timeline) {
     // Each object's chain of states: a binding, then the in-place changes of the same name in the same function.
@@ -172,7 +173,6 @@ LearnerExport export_for(const TraceDocument& trace, const std::string& source, 
       return false;
     };
     std::set<std::string> some_rank;  // names of which the program has a value of a shape the lesson has
-    std::vector<char> rank_ok(events.size(), 0);
     for (size_t i = 0; i < events.size(); ++i)
       if ((rank_ok[i] = lesson_rank(i))) some_rank.insert(ex.tensors[i].name);
     for (size_t i = 0; i < events.size(); ++i)
@@ -250,8 +250,10 @@ LearnerExport export_for(const TraceDocument& trace, const std::string& source, 
     for (size_t i = events.size(); i-- > 0;) {
       if (place[i] < 0) continue;
       const int here = place[i];
+      // (Not for another value in the same cell: one statement of the lesson's code rebinding it, which a
+      // program may write inline: `torch.softmax(attn_scores.masked_fill(mask, -torch.inf), ...)`.)
       for (int j = here + 1; j < next_place && events[i]->scope == "module"; ++j)
-        if ((*timeline)[j].name == ex.tensors[i].name) {
+        if ((*timeline)[j].name == ex.tensors[i].name && (*timeline)[j].cell != (*timeline)[here].cell) {
           place[i] = -1;
           break;
         }
@@ -334,7 +336,7 @@ LearnerExport export_for(const TraceDocument& trace, const std::string& source, 
     }
     kept.tensors.push_back(ex.tensors[i]);
     kept.tensors.back().origin = events[i]->origin;
-    if (furthest && events[i]->scope == "module" && (chained[i] || ex.tensors[i].name == events[i]->name))
+    if (furthest && events[i]->scope == "module" && rank_ok[i] && (chained[i] || ex.tensors[i].name == events[i]->name))
       *furthest = std::max(*furthest, static_cast<int>(events[i] - trace.events.data()));
     kept.tensors.back().snapshot = true;
     if (cell[i]) kept.tensors.back().cell = cell[i];
