@@ -104,26 +104,8 @@ def same_bits(a, b):
     return False, f"max |diff| {diff[~torch.isnan(diff)].max().item() if (~torch.isnan(diff)).any() else 'nan'}"
 
 
-def class_source(cells, cls):
-    """The lines of `class cls(...)` from the code cell that shows it, up to the first unindented line."""
-    for cell in cells:
-        lines = "".join(cell["source"]).split("\n")
-        for i, line in enumerate(lines):
-            if line.startswith(f"class {cls}("):
-                out = [line]
-                for more in lines[i + 1:]:
-                    if more and not more[0].isspace():
-                        break
-                    out.append(more)
-                while out and not out[-1].strip():
-                    out.pop()
-                return out
-    return None
-
-
-def bonus_class(path, cls):
-    with open(path, encoding="utf-8") as f:
-        lines = f.read().split("\n")
+def class_lines(lines, cls):
+    """The lines of `class cls(...)` in `lines`, up to the first unindented line (trailing blank lines dropped)."""
     for i, line in enumerate(lines):
         if line.startswith(f"class {cls}("):
             out = [line]
@@ -135,6 +117,20 @@ def bonus_class(path, cls):
                 out.pop()
             return out
     return None
+
+
+def class_source(cells, cls):
+    """The lines of `class cls(...)` from the code cell that shows it."""
+    for cell in cells:
+        out = class_lines("".join(cell["source"]).split("\n"), cls)
+        if out is not None:
+            return out
+    return None
+
+
+def bonus_class(path, cls):
+    with open(path, encoding="utf-8") as f:
+        return class_lines(f.read().split("\n"), cls)
 
 
 def evaluate(name, scope, module):

@@ -30,27 +30,21 @@ def run_with(lesson, name, cls, config, names):
     return lesson, dict(value(n) for n in names), config
 
 
-def attend_unscaled(module, queries, keys, values, mask_bool, seen):
-    """tbn.attend with the mistake: softmax of the masked scores, not divided by head_dim**0.5."""
+def attend_with(mistake, module, queries, keys, values, mask_bool, seen):
+    """tbn.attend with one mistake: "scale" (softmax of the masked scores, not divided by head_dim**0.5) or
+    "merge" (the heads merged back by contiguous().view with no transpose(1, 2))."""
     b, _, n_q, _ = queries.shape
     attn_scores = queries @ keys.transpose(2, 3)
     seen["attn_scores"] = attn_scores.clone()
     attn_scores = attn_scores.masked_fill(mask_bool, -torch.inf)
-    attn_weights = module.dropout(torch.softmax(attn_scores, dim=-1))  # the mistake: no / keys.shape[-1]**0.5
-    context_vec = (attn_weights @ values).transpose(1, 2).contiguous().view(b, n_q, module.d_out)
-    seen.update(mask_bool=mask_bool, masked_scores=attn_scores, attn_weights=attn_weights, context_vec=context_vec)
-    return module.out_proj(context_vec)
-
-
-def attend_merged_without_transpose(module, queries, keys, values, mask_bool, seen):
-    """tbn.attend with the mistake: the heads merged back by contiguous().view with no transpose(1, 2)."""
-    b, _, n_q, _ = queries.shape
-    attn_scores = queries @ keys.transpose(2, 3)
-    seen["attn_scores"] = attn_scores.clone()
-    attn_scores = attn_scores.masked_fill(mask_bool, -torch.inf)
-    attn_weights = torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=-1)
-    attn_weights = module.dropout(attn_weights)
-    context_vec = (attn_weights @ values).contiguous().view(b, n_q, module.d_out)  # the mistake: no transpose(1, 2)
+    if mistake == "scale":
+        attn_weights = module.dropout(torch.softmax(attn_scores, dim=-1))  # the mistake: no / keys.shape[-1]**0.5
+    else:
+        attn_weights = module.dropout(torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=-1))
+    merged = attn_weights @ values
+    if mistake != "merge":
+        merged = merged.transpose(1, 2)  # (the mistake leaves it out)
+    context_vec = merged.contiguous().view(b, n_q, module.d_out)
     seen.update(mask_bool=mask_bool, masked_scores=attn_scores, attn_weights=attn_weights, context_vec=context_vec)
     return module.out_proj(context_vec)
 
@@ -89,8 +83,9 @@ class LearnerGQA(tbn.GroupedQueryAttention):
         mask = self.future_mask(use_cache, queries.shape[-2], keys.shape[-2])
         seen.update(queries_p=queries_p, keys_p=keys_p, values_p=values_p, queries=queries, keys_new=keys_new,
                     values_new=values_new, keys=keys, values=values)
-        attend = {"scale": attend_unscaled, "merge": attend_merged_without_transpose}.get(self.mistake, tbn.attend)
-        return attend(self, queries, keys, values, mask, seen)
+        if self.mistake in ("scale", "merge"):
+            return attend_with(self.mistake, self, queries, keys, values, mask, seen)
+        return tbn.attend(self, queries, keys, values, mask, seen)
 
 
 def gqa_with(mistake, config, names):
