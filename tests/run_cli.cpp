@@ -52,6 +52,8 @@ CliResult run_cli(const std::string& args, const std::string& stdin_text) { retu
 
 CliResult run_cli_env(const std::string& env, const std::string& args) { return run_with_env(env, args, ""); }
 
+CliResult run_cli_wide(const std::string& args) { return run_with_env("COLUMNS=1000", args, ""); }
+
 std::string write_file(const std::string& dir, const std::string& name, const std::string& text) {
   const std::string path = dir + "/" + name;
   std::ofstream(path) << text;

@@ -13,6 +13,9 @@ struct CliResult {
 CliResult run_cli(const std::string& args, const std::string& stdin_text = "");
 // The same with environment assignments before the command, e.g. "LANG=zh_CN.UTF-8".
 CliResult run_cli_env(const std::string& env, const std::string& args);
+// `check`'s report on a page no line fills (COLUMNS=1000): each tensor's verdict on its line, for tests of what
+// a report says rather than of how it fits 80 columns (tests/test_output_width.cpp tests that).
+CliResult run_cli_wide(const std::string& args);
 std::string read_text_file(const std::string& path);
 std::string temp_dir();  // a fresh directory for this test run
 std::string write_file(const std::string& dir, const std::string& name, const std::string& text);  // its path

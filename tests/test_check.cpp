@@ -23,7 +23,7 @@ const std::string kMistakes = std::string(ATTN_TEST_FIXTURE_DIR) + "/mistakes/";
 
 bool file_exists(const std::string& path) { return std::ifstream(path).good(); }
 
-CliResult check(const std::string& path) { return run_cli("check '" + path + "' --color never"); }
+CliResult check(const std::string& path) { return run_cli_wide("check '" + path + "' --color never"); }
 
 // The report's text with its wrapped lines joined.
 std::string flat(std::string text) {
@@ -178,7 +178,7 @@ TEST_CASE("check: the stale attn_scores export is a reader's run on Intel/Window
 }
 
 TEST_CASE("check: the report shows both tensors and where they differ") {
-  const CliResult r = check(kMistakes + "triu-diagonal.json");
+  const CliResult r = run_cli("check '" + kMistakes + "triu-diagonal.json' --color never");  // at 80 columns
   check_contains(r.out, {"  \u2713 attn_scores", "  \u2717 mask ",
                          "First difference: mask (the first in the order the lesson computes them)\n"});
   // the whole cell the lesson's value comes from
@@ -260,7 +260,7 @@ TEST_CASE("check: an unknown name is listed, not failed") {
 }
 
 TEST_CASE("check: --color always paints the verdicts") {
-  const CliResult r = run_cli("check '" + kMistakes + "head-order.json' --color always");
+  const CliResult r = run_cli_wide("check '" + kMistakes + "head-order.json' --color always");
   CHECK(r.exit_code == 1);
   CHECK(r.out.find("\033[31m\u2717\033[0m") != std::string::npos);
   CHECK(r.out.find("\033[32m\u2713\033[0m") != std::string::npos);

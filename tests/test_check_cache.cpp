@@ -17,7 +17,7 @@ namespace {
 const std::string kMistakes = std::string(ATTN_TEST_FIXTURE_DIR) + "/mistakes/";
 
 CliResult check_fixture(const std::string& name) {
-  return run_cli("check '" + kMistakes + name + ".json' --color never");
+  return run_cli_wide("check '" + kMistakes + name + ".json' --color never");
 }
 
 // The report's text with its wrapped lines joined.
@@ -124,7 +124,7 @@ TEST_CASE("check: an export that forgets num_kv_groups, latent_dim or window is 
     nlohmann::json values = nlohmann::json::parse(read_text_file(kMistakes + fixture + ".json"));
     values["tensors"].erase(1);  // keys_new, latent
     REQUIRE(values["tensors"][0]["name"] == "attn_weights");
-    const CliResult r = run_cli("check '" + write_file(temp_dir(), "values.json", values.dump()) + "' --color never");
+    const CliResult r = run_cli_wide("check '" + write_file(temp_dir(), "values.json", values.dump()) + "' --color never");
     CHECK(r.exit_code == 1);
     CHECK(r.out.find("First difference: attn_weights (") != std::string::npos);
     CHECK(r.out.find("\nDiagnosis: an export whose tensors show other settings than it declares\n") != std::string::npos);
@@ -132,7 +132,7 @@ TEST_CASE("check: an export that forgets num_kv_groups, latent_dim or window is 
   // Stated, the same numbers pass.
   nlohmann::json doc = nlohmann::json::parse(read_text_file(kMistakes + "export-settings-window.json"));
   doc["config"]["window"] = 2;
-  const CliResult fixed = run_cli("check '" + write_file(temp_dir(), "window.json", doc.dump()) + "' --color never");
+  const CliResult fixed = run_cli_wide("check '" + write_file(temp_dir(), "window.json", doc.dump()) + "' --color never");
   CHECK(fixed.exit_code == 0);
 }
 
@@ -167,7 +167,7 @@ TEST_CASE("check: one earlier value exported many times is compared, without a c
   const nlohmann::json first = doc["tensors"][0];
   doc["tensors"] = nlohmann::json::array();
   for (int i = 0; i < 4096; ++i) doc["tensors"].push_back(first);
-  const CliResult r = run_cli("check '" + write_file(temp_dir(), "many.json", doc.dump()) + "' --color never");
+  const CliResult r = run_cli_wide("check '" + write_file(temp_dir(), "many.json", doc.dump()) + "' --color never");
   CHECK(r.exit_code == 1);
   CHECK(r.err.empty());
   CHECK(r.out.find("4094 differ.") != std::string::npos);

@@ -13,7 +13,7 @@ namespace {
 const std::string kMistakes = std::string(ATTN_TEST_FIXTURE_DIR) + "/mistakes/";
 
 CliResult check_fixture(const std::string& name) {
-  return run_cli("check '" + kMistakes + name + ".json' --color never");
+  return run_cli_wide("check '" + kMistakes + name + ".json' --color never");
 }
 
 std::string title(const char* id) {

@@ -20,7 +20,7 @@ TEST_CASE("check program: every lesson's own --py program, traced, checks clean 
                                             "gqa",          "mla",     "swa"};
   for (const std::string& lesson : lessons) {
     CAPTURE(lesson);
-    const CliResult r = run_cli("check '" + kLessonTraces + "/" + lesson + ".json' --color never");
+    const CliResult r = run_cli_wide("check '" + kLessonTraces + "/" + lesson + ".json' --color never");
     CAPTURE(r.out);
     CAPTURE(r.err);
     CHECK(r.exit_code == 0);
@@ -32,18 +32,18 @@ TEST_CASE("check program: every lesson's own --py program, traced, checks clean 
 TEST_CASE("check program: the whole chapter's program and notebook check clean against the chapter") {
   for (const char* trace : {"chapter.json", "chapter-ipynb.json"}) {
     CAPTURE(trace);
-    const CliResult r = run_cli("check '" + kLessonTraces + "/" + trace + "' --color never");
+    const CliResult r = run_cli_wide("check '" + kLessonTraces + "/" + trace + "' --color never");
     CAPTURE(r.out);
     CHECK(r.exit_code == 0);
     CHECK(r.out.find("your program covers the chapter: checked against its 7 lessons") != std::string::npos);
     CHECK(r.out.find("✗") == std::string::npos);
   }
   // The notebook's tensors are named by cell.
-  CHECK(run_cli("check '" + kLessonTraces + "/chapter-ipynb.json' --color never").out.find("cell ") != std::string::npos);
+  CHECK(run_cli_wide("check '" + kLessonTraces + "/chapter-ipynb.json' --color never").out.find("cell ") != std::string::npos);
 }
 
 TEST_CASE("check program: a chapter program with one mistake differs at it, with its lesson's diagnosis") {
-  const CliResult r = run_cli("check '" + kLessonTraces + "/chapter-triu.json' --color never");
+  const CliResult r = run_cli_wide("check '" + kLessonTraces + "/chapter-triu.json' --color never");
   CAPTURE(r.out);
   CHECK(r.exit_code == 1);
   CHECK(r.out.find("its first difference is in lesson causal-mask") != std::string::npos);
@@ -54,7 +54,7 @@ TEST_CASE("check program: a chapter program with one mistake differs at it, with
   const size_t first_cross = r.out.find("✗");
   REQUIRE(first_cross != std::string::npos);
   CHECK(r.out.find("mask ", first_cross) < r.out.find("\n", first_cross));
-  const CliResult zh = run_cli("check '" + kLessonTraces + "/chapter-triu.json' --color never --lang zh");
+  const CliResult zh = run_cli_wide("check '" + kLessonTraces + "/chapter-triu.json' --color never --lang zh");
   CHECK(zh.exit_code == 1);
   CHECK(zh.out.find("第一处差异在课程 causal-mask") != std::string::npos);
 }
@@ -62,7 +62,7 @@ TEST_CASE("check program: a chapter program with one mistake differs at it, with
 TEST_CASE("check program: a chapter program with the wrapper's heads reversed names the wrapper's context_vecs") {
   // The wrapper's first head equals 3.5.3's CausalAttention (same seed, same sizes): its values stay 3.5.3's
   // matches, and the first difference is the wrapper's concatenation, with its diagnosis.
-  const CliResult r = run_cli("check '" + kLessonTraces + "/chapter-heads-reversed.json' --color never");
+  const CliResult r = run_cli_wide("check '" + kLessonTraces + "/chapter-heads-reversed.json' --color never");
   CAPTURE(r.out);
   CHECK(r.exit_code == 1);
   CHECK(r.out.find("its first difference is in lesson wrapper") != std::string::npos);
@@ -76,7 +76,7 @@ TEST_CASE("check program: a chapter's mistake in a class used again later is dia
   // CausalAttention written once (3.5.3) without the scaling and used again by 3.6.1's wrapper: the
   // diagnosis reruns the mistake in both lessons, so it explains the wrapper's differences too (no
   // "another mistake follows").
-  const CliResult r = run_cli("check '" + kLessonTraces + "/chapter-noscale.json' --color never");
+  const CliResult r = run_cli_wide("check '" + kLessonTraces + "/chapter-noscale.json' --color never");
   CAPTURE(r.out);
   CHECK(r.exit_code == 1);
   CHECK(r.out.find("its first difference is in lesson dropout") != std::string::npos);

@@ -127,7 +127,7 @@ TEST_CASE("check program: a loop, a flood, a crash, no torch, no python: one lin
     CHECK(entries(tmp) == 0);
   }
   // In Chinese too.
-  const CliResult zh = run_cli("check " + prog + " --python '" + python("loop.sh") + "' --timeout 1 --lang zh");
+  const CliResult zh = run_cli_wide("check " + prog + " --python '" + python("loop.sh") + "' --timeout 1 --lang zh");
   CHECK(zh.exit_code == 2);
   CHECK(zh.err.find("秒") != std::string::npos);
 }
@@ -214,7 +214,7 @@ TEST_CASE("check program: the tracer runs a notebook's code cells in order, magi
 }
 
 TEST_CASE("check program: what the notebook's program raised, in the learner's terms") {
-  const CliResult r = run_cli("check '" + kTrace + "/programs/cells.ipynb' --python '" + python("faketorch.sh") + "'");
+  const CliResult r = run_cli_wide("check '" + kTrace + "/programs/cells.ipynb' --python '" + python("faketorch.sh") + "'");
   CHECK(r.exit_code == 2);
   CHECK(count_lines(r.err) == 1);
   CHECK(r.err.find("`ZeroDivisionError: division by zero` at cell 4, line 3 of") != std::string::npos);
@@ -222,7 +222,7 @@ TEST_CASE("check program: what the notebook's program raised, in the learner's t
   for (const std::string& bad : {std::string("not json"), std::string("{\"cells\": 5}"), std::string("[1, 2]"),
                                  std::string("{\"cells\": [{\"cell_type\": \"code\", \"source\": 5}]}")}) {
     const std::string nb = write_file(dir, "bad.ipynb", bad);
-    const CliResult b = run_cli("check '" + nb + "' --python '" + python("faketorch.sh") + "'");
+    const CliResult b = run_cli_wide("check '" + nb + "' --python '" + python("faketorch.sh") + "'");
     CAPTURE(bad);
     CAPTURE(b.err);
     CHECK(b.exit_code == 2);
@@ -232,7 +232,7 @@ TEST_CASE("check program: what the notebook's program raised, in the learner's t
 }
 
 TEST_CASE("check program: the program's own output stays out of the report") {
-  const CliResult r = run_cli("check '" + kTraces + "/programs/mha-correct.py' --python '" + python("canned.sh") + "'");
+  const CliResult r = run_cli_wide("check '" + kTraces + "/programs/mha-correct.py' --python '" + python("canned.sh") + "'");
   CHECK(r.exit_code == 0);
   CHECK(r.out.find("lesson mha inferred from your program") != std::string::npos);
   CHECK(r.out.find("the program printed this") == std::string::npos);
@@ -262,27 +262,27 @@ TEST_CASE("check program: traces of real torch give each program's verdict, in t
            // A step the lesson does not have (dropout on the scores) inside forward: named from the merged heads, as its export is.
            {"wrapper-dropout-scores.json", 1, "wrapper", "Diagnosis: dropout on the scores before softmax"}}) {
     CAPTURE(c.trace);
-    const CliResult r = run_cli("check '" + kTraces + "/" + c.trace + "' --color never");
+    const CliResult r = run_cli_wide("check '" + kTraces + "/" + c.trace + "' --color never");
     CAPTURE(r.out);
     CAPTURE(r.err);
     CHECK(r.exit_code == c.code);
     CHECK(r.out.find("lesson " + c.lesson + " inferred from your program") != std::string::npos);
     CHECK(r.out.find(c.mentions) != std::string::npos);
-    const CliResult zh = run_cli("check '" + kTraces + "/" + c.trace + "' --color never --lang zh");
+    const CliResult zh = run_cli_wide("check '" + kTraces + "/" + c.trace + "' --color never --lang zh");
     CHECK(zh.exit_code == c.code);
     CHECK(zh.out.find("根据你的程序推断为课程 " + c.lesson) != std::string::npos);
-    const CliResult html = run_cli("check '" + kTraces + "/" + c.trace + "' --html -");
+    const CliResult html = run_cli_wide("check '" + kTraces + "/" + c.trace + "' --html -");
     CHECK(html.exit_code == c.code);
     CHECK(html.out.find("<span class=\"origin\">") != std::string::npos);
   }
   // The wrapper's heads reversed: the same verdict as its export's (tests/fixtures/mistakes/head-order.json),
   // the merged heads first, with the diagnosis (its heads' steps, each a value the lesson has, match).
-  const CliResult reversed = run_cli("check '" + kTraces + "/wrapper-reversed.json' --color never");
+  const CliResult reversed = run_cli_wide("check '" + kTraces + "/wrapper-reversed.json' --color never");
   CHECK(reversed.out.find("First difference: context_vecs") != std::string::npos);
   CHECK(reversed.out.find("Diagnosis: heads concatenated in the wrong order") != std::string::npos);
   // --lesson and --seed say instead: another seed, another verdict.
-  CHECK(run_cli("check '" + kTraces + "/mha-correct.json' --lesson mha").exit_code == 0);
-  const CliResult seeded = run_cli("check '" + kTraces + "/mha-correct.json' --seed 5");
+  CHECK(run_cli_wide("check '" + kTraces + "/mha-correct.json' --lesson mha").exit_code == 0);
+  const CliResult seeded = run_cli_wide("check '" + kTraces + "/mha-correct.json' --seed 5");
   CHECK(seeded.exit_code == 1);
   CHECK(seeded.out.find("seed 5") != std::string::npos);
 }

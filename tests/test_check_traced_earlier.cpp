@@ -83,7 +83,7 @@ TEST_CASE("check program: a value a loop repeats from an earlier step is not pla
   // A KV cache whose mask rows come from row 0: every cached step's `out` is the first step's. Each of the
   // lesson's entries places one value, so steps 2 to 5 are compared with the lesson's steps 2 to 5 (a ✗
   // each), never passed as a ✓ of step 1.
-  const CliResult r = run_cli("check '" + std::string(ATTN_TEST_FIXTURE_DIR) + "/traces/kv-mask-row0.json' --color never");
+  const CliResult r = run_cli_wide("check '" + std::string(ATTN_TEST_FIXTURE_DIR) + "/traces/kv-mask-row0.json' --color never");
   CAPTURE(r.out);
   CHECK(r.exit_code == 1);
   CHECK(r.out.find("lesson kv-cache inferred from your program") != std::string::npos);
@@ -113,7 +113,7 @@ TEST_CASE("check program: a traced value a call repeats or a module keeps is nam
            {"mha-eval-mode.json", "attn_weights",
             "line 31 of mha-eval-mode.py (`attn_weights = self.dropout(attn_weights)`): differs from the lesson's In [10]",
             "the module run in eval() where the lesson trains"}}) {
-    const CliResult r = run_cli("check '" + std::string(ATTN_TEST_FIXTURE_DIR) + "/traces/" + c.trace + "' --color never");
+    const CliResult r = run_cli_wide("check '" + std::string(ATTN_TEST_FIXTURE_DIR) + "/traces/" + c.trace + "' --color never");
     CAPTURE(r.out);
     CHECK(r.exit_code == 1);
     CHECK(r.out.find("First difference: " + c.first + " (") != std::string::npos);

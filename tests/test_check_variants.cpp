@@ -199,7 +199,7 @@ TEST_CASE("check: the mistakes after the chapter and the shape-changing ones are
   };
   for (const auto& c : cases) {
     INFO(c.file);
-    const CliResult r = run_cli(std::string("check '") + kMistakes + c.file + ".json' --color never");
+    const CliResult r = run_cli_wide(std::string("check '") + kMistakes + c.file + ".json' --color never");
     CHECK(r.exit_code == 1);
     CHECK(r.err.empty());
     CHECK(r.out.find(std::string("First difference: ") + c.first + " (") != std::string::npos);

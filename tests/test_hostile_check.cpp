@@ -170,7 +170,7 @@ TEST_CASE("hostile check: thousands of the lesson's own names stay fast and smal
     doc["tensors"] = repeated;
     const BoundedRun r = check_bounded(write_file(dir, "rep.json", doc.dump()));
     CHECK((r.exit_code == 0 || r.exit_code == 1));
-    CHECK(count_lines(r.out) < 200);
+    CHECK(count_lines(r.out) < 300);  // a bounded report: its listed tensors take two lines each at 80 columns
   }
 }
 
@@ -297,7 +297,7 @@ TEST_CASE("hostile check: the longest tokens the lessons take pass check in thei
   const std::string dir = temp_dir();
   const CliResult exported = run_cli("naive-scores --tokens '" + longest + " " + longest + "' --json " + dir + "/own.json");
   REQUIRE(exported.exit_code == 0);
-  const CliResult checked = run_cli("check " + dir + "/own.json --color never");
+  const CliResult checked = run_cli_wide("check " + dir + "/own.json --color never");
   CAPTURE(checked.err);
   CHECK(checked.exit_code == 0);
   json doc = json::parse(read_text(dir + "/own.json"));

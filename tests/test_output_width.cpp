@@ -135,3 +135,30 @@ TEST_CASE("step pages: a line's screen rows and a text cut into screens at line 
   CHECK(tall[0] == std::string(50, 'x') + "\n");
   CHECK(attn::screen_pages("", 24, 80).size() == 1);
 }
+
+TEST_CASE("output width: at COLUMNS=80 check's own lines fit, only code quoted as written may be wider") {
+  // The tensor list, the first difference and the lesson's step wrap at the page; what may be wider is code
+  // shown as the lesson writes it (its cell, indented four spaces, and the fix's `Fix:` line) and the header
+  // naming the file given.
+  for (const char* lang : {"en", "zh"})
+    for (const char* fixture : {"kv-mask-row0", "no-scaling", "dropout-reseed", "triu-diagonal", "view-no-transpose-merge-gqa",
+                                "way-context-vec-last", "head-order"}) {
+      CAPTURE(lang);
+      CAPTURE(fixture);
+      const CliResult r = run_cli_env("COLUMNS=80", "check " + kMistakes + fixture + ".json --color never --lang " + lang);
+      REQUIRE((r.exit_code == 0 || r.exit_code == 1));
+      const std::vector<std::string> lines = lines_of(r.out);
+      bool in_cell = false, in_fix = false;  // the lesson's cell (after "..., In [N]:" up to a blank line), the fix
+      for (size_t i = 1; i < lines.size(); ++i) {
+        const std::string& line = lines[i];
+        if (line.empty()) in_cell = false;
+        in_fix = line.find("Fix: ") != std::string::npos || line.find("改正：") != std::string::npos ||
+                 (in_fix && line.rfind("       ", 0) == 0);
+        if (!in_cell && !in_fix) CHECK_MESSAGE(attn::display_width(line) <= 80, line);
+        const size_t end = line.find_last_not_of(' ');
+        if (end != std::string::npos && line.rfind("    ", 0) != 0 &&
+            (line.compare(end, 1, ":") == 0 || (end >= 2 && line.compare(end - 2, 3, "：") == 0)) && line.find("In [") != std::string::npos)
+          in_cell = true;
+      }
+    }
+}

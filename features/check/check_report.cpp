@@ -74,7 +74,13 @@ size_t prose_width(size_t page_width) { return std::max<size_t>(kMinProseColumns
 // Text wrapped at `width` columns (text_width.h: no word, number or Chinese word split), every line
 // after the first indented by `indent`.
 std::string wrap(const std::string& text, size_t width, const std::string& indent) {
-  std::string out = wrap_text(text, indent, width + columns(indent));
+  // "In [5]" kept on one line: its space made a no-break space for the wrapping, then given back.
+  const std::string nbsp = "\xC2\xA0";
+  std::string kept = text;
+  for (size_t at = kept.find("In ["); at != std::string::npos; at = kept.find("In [", at + 4)) kept.replace(at + 2, 1, nbsp);
+  std::string out = wrap_text(kept, indent, width + columns(indent));
+  for (size_t at = out.find("In" + nbsp + "["); at != std::string::npos; at = out.find("In" + nbsp + "[", at + 3))
+    out.replace(at + 2, nbsp.size(), " ");
   if (!out.empty()) out.pop_back();
   return out.substr(std::min(out.size(), indent.size()));
 }
@@ -276,7 +282,14 @@ std::string render_report(const CheckReport& r, bool color, Lang lang, size_t pa
     const std::string shape = shape_of(r.yours[i].tensor);
     const std::string head = names[i] + std::string(width - columns(names[i]), ' ') + "  " + shape +
                              std::string(shape_width - shape.size(), ' ') + "  ";
-    out += "  " + tensor_line(r, i, st, head, lang) + "\n";
+    // The verdict on the lines below when the line is wider than the page (an 80-column terminal).
+    const std::string line = "  " + tensor_line(r, i, st, head, lang);
+    const size_t after_head = line.find(head) + head.size();
+    if (visible_width(line) > page_width && after_head < line.size())
+      out += line.substr(0, line.find_last_not_of(' ', after_head - 1) + 1) + "\n      " +
+             wrap(line.substr(after_head), page_width > 14 ? page_width - 8 : 6, "      ") + "\n";
+    else
+      out += line + "\n";
     if (r.yours[i].origin) out += "      " + origin_text(r.yours[i], lang) + "\n";
     line_end.push_back(out.size());
   }
@@ -299,11 +312,18 @@ std::string render_report(const CheckReport& r, bool color, Lang lang, size_t pa
   const TensorCheck& c = r.checks[r.first_divergence];
   const Binding& t = r.tool[c.expected];
   const std::string name = shown_name(y.name);
-  out += "\n" + st.paint("1", ui("check.first-difference", lang, {name})) + ui("check.first-in-order", lang) + "\n";
-  if (y.origin) out += ui("check.origin.differs", lang, {origin_text(y, lang), in_cell(t.cell)}) + "\n";
+  // (Wrapped at the page: the remark after the name, a long origin or step on the lines below.)
+  const std::string first = ui("check.first-difference", lang, {name}), in_order = ui("check.first-in-order", lang);
+  const size_t remark = std::min(in_order.find_first_not_of(' '), in_order.size());  // its leading space dropped
+  out += "\n" + st.paint("1", first) +
+         (visible_width(first + in_order) > page_width ? "\n  " + wrap(in_order.substr(remark), prose, "  ") : in_order) + "\n";
+  // (These two quote code: wrapped only where the page ends, not at the prose's measure.)
+  const size_t page = std::max<size_t>(page_width, kMinProseColumns + 2) - 2;
+  if (y.origin) out += wrap(ui("check.origin.differs", lang, {origin_text(y, lang), in_cell(t.cell)}), page, "  ") + "\n";
   const bool printed = is_print_line(t.code);
-  out += (printed ? ui("check.lesson-value", lang, {name, in_cell(t.cell)})
-                  : ui("check.lesson-value-after", lang, {name, code_text(t.code), in_cell(t.cell)})) + "\n";
+  out += wrap(printed ? ui("check.lesson-value", lang, {name, in_cell(t.cell)})
+                      : ui("check.lesson-value-after", lang, {name, code_text(t.code), in_cell(t.cell)}),
+              page, "  ") + "\n";
   if (t.cell > 0 && t.cell < static_cast<int>(r.cells.size())) out += indented(r.cells[t.cell], "    ");
   out += "\n" + two_columns(ui("check.yours", lang) + "\n" + plain_repr(y.tensor),
                             ui("check.attn-tutor", lang) + "\n" + plain_repr(t.tensor), page_width);
