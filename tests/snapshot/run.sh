@@ -14,7 +14,7 @@ while IFS='	' read -r name args; do
   rm -f "$tmp/out.html" "$tmp/out.json"
   got="$tmp/$name.got"
   # shellcheck disable=SC2086
-  (cd "$tmp" && eval "LANG=C.UTF-8 LC_ALL= NO_COLOR= COLORTERM= \"\$exe\" $words" >"$got" 2>"$got.err"; echo "exit $?" >>"$got")
+  (cd "$tmp" && eval "LANG=C.UTF-8 LC_ALL= NO_COLOR= COLORTERM= COLUMNS= \"\$exe\" $words" >"$got" 2>"$got.err"; echo "exit $?" >>"$got")
   printf -- '--- stderr\n' >>"$got"; cat "$got.err" >>"$got"
   for f in out.html out.json; do
     if [ -f "$tmp/$f" ]; then printf -- '--- %s\n' "$f" >>"$got"; cat "$tmp/$f" >>"$got"; fi
