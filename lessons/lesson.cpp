@@ -6,6 +6,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "lessons/options.h"
+#include "notebook/attention_matrix.h"
 #include "notebook/json_export.h"
 
 namespace attn {
@@ -92,7 +94,45 @@ std::vector<std::string> listing(const std::string& folder, const std::string& n
 Notebook lesson_notebook(const std::string& lesson, const LessonOptions& opt) {
   const LessonInfo* info = find_lesson(lesson);
   if (!info) throw std::logic_error("lesson " + lesson + " is not in lessons/registry.cpp");
-  return Notebook(lesson, info->sections, opt.config_json(), opt.inputs.tokens, &lesson_text(lesson));
+  Notebook nb(lesson, info->sections, opt.config_json(), opt.inputs.tokens, &lesson_text(lesson));
+  nb.set_settings(lesson_settings(*info, opt));
+  return nb;
+}
+
+std::vector<Setting> lesson_settings(const LessonInfo& info, const LessonOptions& opt) {
+  const nlohmann::json config = opt.config_json();
+  const TextTable& words = lesson_text(info.name);
+  std::vector<Setting> out;
+  for (const OptionRow& row : option_table()) {
+    // What the page is (its language, its explanations) and where it goes are not settings; --tokens
+    // is a way of giving the inputs, listed under "inputs".
+    if (!info.takes(row) || row.display || row.flag == "--lang" || row.flag == "--explain" || row.flag == "--tokens") continue;
+    if (row.flag == "--d-in" && opt.inputs_source != "tokens") continue;  // the inputs' width: set by --tokens only
+    const std::string key = row.config_key();
+    const auto it = config.find(key);
+    if (row.flag == "--inputs") {
+      const std::string source = config.value("inputs", std::string("book"));
+      std::string tokens;
+      for (const std::string& t : opt.inputs.tokens) tokens += (tokens.empty() ? "" : " ") + label_text(t);
+      out.push_back({key, source == "book" ? text("setting.inputs-book")
+                          : source == "tokens" ? text("setting.inputs-tokens", {tokens})
+                                               : text("setting.inputs-file", {source, tokens})});
+      continue;
+    }
+    if (it != config.end() && !it->is_null()) {
+      out.push_back({key, it->is_string() ? it->get<std::string>() : it->dump()});
+      continue;
+    }
+    if (row.flag == "--seed") {
+      out.push_back({key, text("setting.seed-book")});
+      continue;
+    }
+    const auto own = std::find_if(info.defaults.begin(), info.defaults.end(), [&](const OptionDefault& d) { return d.flag == row.flag; });
+    const bool in_words = own != info.defaults.end() && own->value.empty() && words.has("default." + key);
+    const std::string value = info.default_value(row.flag);
+    out.push_back({key, in_words ? text("default." + key) : !value.empty() ? Prose(value) : text("setting.unset")});
+  }
+  return out;
 }
 
 std::string LessonInfo::title(Lang lang) const { return lesson_text(name).render(text("lesson.title"), lang); }
