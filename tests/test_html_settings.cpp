@@ -63,4 +63,11 @@ TEST_CASE("html settings: the options each lesson takes with the values it used,
   CHECK(has(settings_of("mha --tokens 'red green blue'"), row("inputs", "--tokens: red green blue")));
   CHECK(has(settings_of("mha --tokens 'red green blue' --d-in 4"), row("d_in", "4")));
   CHECK(has(settings_of("mha --lang zh"), "书中的"));
+  // all: the options of the chapter's lessons, each unsaid one at the chapter's default or "each lesson's own".
+  const std::string all = settings_of("all");
+  CHECK(has(all, row("num_heads", "2")));
+  CHECK(has(all, row("dropout", "each lesson&#39;s own (see its --help)")));
+  CHECK_FALSE(has(all, "<th>valid_lens</th>"));  // d2l-mha is not in the chapter
+  CHECK_FALSE(has(all, "<th>lang</th>"));
+  CHECK(has(settings_of("all --dropout 0.2"), row("dropout", "0.2")));
 }
