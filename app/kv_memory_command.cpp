@@ -1,5 +1,6 @@
 #include "kv_memory_command.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <iostream>
 
@@ -56,13 +57,14 @@ void add_kv_memory_options(CLI::App* sub, KvMemoryCli& k) {
 
 namespace {
 
-// The terminal's width for the text: $COLUMNS when it is a whole number from 40 to 1000, else 80.
+// The terminal's width for the text: $COLUMNS when it is a whole number (at least 40, the plot's least,
+// at most 1000), else 80.
 size_t terminal_columns() {
   const char* env = std::getenv("COLUMNS");
   const std::string v = env ? env : "";
-  if (v.empty() || v.size() > 4 || v.find_first_not_of("0123456789") != std::string::npos) return 80;
+  if (v.empty() || v.size() > 9 || v.find_first_not_of("0123456789") != std::string::npos) return 80;
   const size_t n = static_cast<size_t>(std::stoul(v));
-  return n >= 40 && n <= 1000 ? n : 80;
+  return n == 0 ? 80 : std::clamp<size_t>(n, 40, 1000);
 }
 
 }  // namespace

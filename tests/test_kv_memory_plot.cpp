@@ -65,6 +65,8 @@ TEST_CASE("kv-memory text: every line fits $COLUMNS (default 80), the notes wrap
   const std::string wide = run_cli("kv-memory").out;
   setenv("COLUMNS", "60", 1);
   const std::string narrow = run_cli("kv-memory").out;
+  setenv("COLUMNS", "30", 1);
+  const std::string tiny = run_cli("kv-memory").out;
   setenv("COLUMNS", "not-a-number", 1);
   const std::string bad = run_cli("kv-memory").out;
   unsetenv("COLUMNS");
@@ -73,6 +75,7 @@ TEST_CASE("kv-memory text: every line fits $COLUMNS (default 80), the notes wrap
   CHECK(widest(narrow) <= 60);
   CHECK(axis_line(wide).size() == 120);
   CHECK(axis_line(narrow).size() == 60);
+  CHECK(axis_line(tiny).size() == 40);  // the plot's least width
   CHECK(bad == text);  // an unusable $COLUMNS: the default 80
 }
 
