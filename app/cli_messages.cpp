@@ -45,6 +45,11 @@ std::string unexpected_word_message(const std::string& word, const std::string& 
 }
 
 std::string missing_value_message(const std::string& option, const std::string& value_name, const std::string& command) {
+  // An output file (--html, --json, --py, --ipynb): the fix is a name, which the message gives whole.
+  if (value_name == "FILE|-" && option.size() > 2) {
+    const std::string file = (command.empty() ? std::string("attn-tutor") : command) + "." + option.substr(2);
+    return tr("cli.missing-file", {option, file});
+  }
   const std::string example = option + " " + (value_name.empty() ? "VALUE" : value_name);
   return tr("cli.missing-value", {option, example}) + run_help(command);
 }

@@ -1,5 +1,7 @@
 #include "kv_memory_command.h"
 
+#include <algorithm>
+#include <cstdlib>
 #include <iostream>
 
 #include "core/output_file.h"
@@ -42,6 +44,8 @@ void add_kv_memory_options(CLI::App* sub, KvMemoryCli& k) {
   sub->add_option("--latent-dim", k.latent_dim, tr("app.kv-memory.latent-dim"))
       ->type_name("D")
       ->transform(strict_integer_check());
+  sub->add_option("--plot", c.plot, tr("app.kv-memory.plot"))
+      ->check(CLI::IsMember({"methods", "gqa", "mla", "swa"}));
   sub->add_option("--json", k.json, tr("app.kv-memory.json"))
       ->type_name("FILE|-");
   sub->add_option("--html", k.html, tr("app.kv-memory.html"))
@@ -50,6 +54,20 @@ void add_kv_memory_options(CLI::App* sub, KvMemoryCli& k) {
   sub->add_option("--lang", k.lang, tr("app.kv-memory.lang"))
       ->check(CLI::IsMember({"en", "zh"}));
 }
+
+namespace {
+
+// The terminal's width for the text: $COLUMNS when it is a whole number (at least 40, the plot's least,
+// at most 1000), else 80.
+size_t terminal_columns() {
+  const char* env = std::getenv("COLUMNS");
+  const std::string v = env ? env : "";
+  if (v.empty() || v.size() > 9 || v.find_first_not_of("0123456789") != std::string::npos) return 80;
+  const size_t n = static_cast<size_t>(std::stoul(v));
+  return n == 0 ? 80 : std::clamp<size_t>(n, 40, 1000);
+}
+
+}  // namespace
 
 int run_kv_memory(KvMemoryCli& k, Lang env_lang) {
   if (k.html_given && k.html.empty()) throw UsageError(empty_path_message("--html", true));
@@ -64,7 +82,7 @@ int run_kv_memory(KvMemoryCli& k, Lang env_lang) {
   if (k.html_given && k.html != "-") outputs.add_file("--html", k.html, kv_memory_html(e, lang));
   outputs.set_stdout(k.json == "-"                     ? json
                      : k.html_given && k.html == "-" ? kv_memory_html(e, lang)
-                                                     : render_kv_memory(e, lang));
+                                                     : render_kv_memory(e, lang, terminal_columns()));
   outputs.commit();
   return 0;
 }

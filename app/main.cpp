@@ -61,7 +61,8 @@ bool use_color(const std::string& mode) {
 }
 
 Notebook run_all(const LessonOptions& opt) {
-  Notebook all("all", {}, opt.config_json(), opt.inputs.tokens);
+  Notebook all("all", {}, opt.config_json(), opt.inputs.tokens, &lesson_text("common"));
+  all.set_settings(chapter_settings(opt));  // the HTML report's settings table
   for (const LessonInfo& lesson : lessons())
     if (lesson.in_chapter()) all.append(lesson.run(opt), "all.start");  // a heading where each lesson starts
   return all;

@@ -16,6 +16,7 @@ _attn_tutor() {
     --color) COMPREPLY=($(compgen -W "auto always never" -- "$cur")); return ;;
     --preset) COMPREPLY=($(compgen -W "small post" -- "$cur")); return ;;
     --dtype) COMPREPLY=($(compgen -W "fp32 bf16 fp16 fp8 int8" -- "$cur")); return ;;
+    --plot) COMPREPLY=($(compgen -W "methods gqa mla swa" -- "$cur")); return ;;
     --kernels) COMPREPLY=($(compgen -W "avx512 avx2 neon portable" -- "$cur")); return ;;
   esac
   if [[ $COMP_CWORD -eq 1 ]]; then
@@ -24,7 +25,7 @@ _attn_tutor() {
     COMPREPLY=($(compgen -W "--batch --tokens --d-model --num-heads --threads --repeats --seed --kernels --json --lang --help" -- "$cur"))
   elif [[ ${COMP_WORDS[1]} == kv-memory ]]; then
     COMPREPLY=($(compgen -W "--emb-dim --num-heads --num-layers --context-length --num-kv-groups --batch-size --dtype
-                              --window --swa-ratio --latent-dim --json --html --lang --help" -- "$cur"))
+                              --window --swa-ratio --latent-dim --plot --json --html --lang --help" -- "$cur"))
   elif [[ ${COMP_WORDS[1]} == lessons ]]; then
     COMPREPLY=($(compgen -W "--json --lang --help" -- "$cur"))
   elif [[ ${COMP_WORDS[1]} == check ]]; then

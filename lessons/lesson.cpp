@@ -2,10 +2,13 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <functional>
 #include <map>
 #include <sstream>
 #include <stdexcept>
 
+#include "lessons/options.h"
+#include "notebook/attention_matrix.h"
 #include "notebook/json_export.h"
 
 namespace attn {
@@ -92,7 +95,71 @@ std::vector<std::string> listing(const std::string& folder, const std::string& n
 Notebook lesson_notebook(const std::string& lesson, const LessonOptions& opt) {
   const LessonInfo* info = find_lesson(lesson);
   if (!info) throw std::logic_error("lesson " + lesson + " is not in lessons/registry.cpp");
-  return Notebook(lesson, info->sections, opt.config_json(), opt.inputs.tokens, &lesson_text(lesson));
+  Notebook nb(lesson, info->sections, opt.config_json(), opt.inputs.tokens, &lesson_text(lesson));
+  nb.set_settings(lesson_settings(*info, opt));
+  return nb;
+}
+
+namespace {
+
+// The settings table's rows for the options `takes` accepts: the given value, else `unsaid(row)`.
+std::vector<Setting> settings_for(const std::function<bool(const OptionRow&)>& takes,
+                                  const std::function<Prose(const OptionRow&)>& unsaid, const LessonOptions& opt) {
+  const nlohmann::json config = opt.config_json();
+  std::vector<Setting> out;
+  for (const OptionRow& row : option_table()) {
+    // What the page is (its language, its explanations) and where it goes are not settings; --tokens
+    // is a way of giving the inputs, listed under "inputs".
+    if (!takes(row) || row.display || row.flag == "--lang" || row.flag == "--explain" || row.flag == "--tokens") continue;
+    if (row.flag == "--d-in" && opt.inputs_source != "tokens") continue;  // the inputs' width: set by --tokens only
+    const std::string key = row.config_key();
+    const auto it = config.find(key);
+    if (row.flag == "--inputs") {
+      const std::string source = config.value("inputs", std::string("book"));
+      std::string tokens;
+      for (const std::string& t : opt.inputs.tokens) tokens += (tokens.empty() ? "" : " ") + label_text(t);
+      out.push_back({key, source == "book" ? text("setting.inputs-book")
+                          : source == "tokens" ? text("setting.inputs-tokens", {tokens})
+                                               : text("setting.inputs-file", {source, tokens})});
+    } else if (it != config.end() && !it->is_null()) {
+      out.push_back({key, it->is_string() ? it->get<std::string>() : it->dump()});
+    } else if (row.flag == "--seed") {
+      out.push_back({key, text("setting.seed-book")});
+    } else {
+      out.push_back({key, unsaid(row)});
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<Setting> lesson_settings(const LessonInfo& info, const LessonOptions& opt) {
+  const TextTable& words = lesson_text(info.name);
+  return settings_for([&](const OptionRow& row) { return info.takes(row); },
+                      [&](const OptionRow& row) -> Prose {
+                        const std::string key = row.config_key();
+                        const auto own = std::find_if(info.defaults.begin(), info.defaults.end(),
+                                                      [&](const OptionDefault& d) { return d.flag == row.flag; });
+                        const bool in_words = own != info.defaults.end() && own->value.empty() && words.has("default." + key);
+                        const std::string value = info.default_value(row.flag);
+                        return in_words ? text("default." + key) : !value.empty() ? Prose(value) : text("setting.unset");
+                      },
+                      opt);
+}
+
+std::vector<Setting> chapter_settings(const LessonOptions& opt) {
+  return settings_for(
+      [](const OptionRow& row) {
+        for (const LessonInfo& l : lessons())
+          if (l.in_chapter() && l.takes(row)) return true;
+        return false;
+      },
+      [](const OptionRow& row) -> Prose {
+        const std::string value = chapter_default(row);
+        return value.empty() ? text("setting.each-lesson") : Prose(value);
+      },
+      opt);
 }
 
 std::string LessonInfo::title(Lang lang) const { return lesson_text(name).render(text("lesson.title"), lang); }

@@ -64,6 +64,13 @@ std::vector<std::string> listing(const std::string& folder, const std::string& n
 // A lesson's notebook, its prose from lesson_text(lesson).
 // Its sections come from the lesson's row in lessons/registry.cpp.
 Notebook lesson_notebook(const std::string& lesson, const LessonOptions& opt);
+struct LessonInfo;
+// The settings `info` takes (its option table rows that change what it computes) with the values `opt`
+// gives or the lesson's defaults: the HTML report's settings table.
+std::vector<Setting> lesson_settings(const LessonInfo& info, const LessonOptions& opt);
+// The same for `all`: the options a chapter lesson takes, unsaid ones at the chapter's default when the
+// lessons agree, else "each lesson's own".
+std::vector<Setting> chapter_settings(const LessonOptions& opt);
 
 // A lesson's own default for an option: one entry of its row's `defaults`.
 struct OptionDefault {

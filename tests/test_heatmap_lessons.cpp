@@ -96,8 +96,9 @@ TEST_CASE("heatmap for every lesson: the lessons that drew nothing now draw thei
   CHECK_FALSE(has(wrapper, "inside head 2's"));
   CHECK(has(run_cli("wrapper --heatmap --color never --num-heads 3").out, "inside head 2's forward"));
   const std::string d2l = run_cli("d2l-mha --heatmap --color never").out;
-  CHECK(has(d2l, "# heatmap of masked_softmax(X, valid_lens): rows are queries, columns keys\n"));
-  CHECK(has(d2l, "# heatmap of self.attention_weights: rows are queries, columns keys\n"));
+  // (their axes are positions, which the title says: tests/test_heatmap_readable.cpp)
+  CHECK(has(d2l, "# heatmap of masked_softmax(X, valid_lens): rows are queries, columns keys; rows"));
+  CHECK(has(d2l, "# heatmap of self.attention_weights: rows are queries, columns keys; rows and"));
   const std::string course = run_cli("course-mha --heatmap --color never").out;
   CHECK(has(course, "inside head 1's forward"));
   for (const char* lesson : {"mha", "kv-cache", "gqa", "mla", "swa"}) {

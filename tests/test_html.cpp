@@ -161,7 +161,7 @@ TEST_CASE("html report: contents, settings as a table, the command that makes th
   for (int cell = 1; html.find("id=\"cell-" + std::to_string(cell) + "\"") != std::string::npos; ++cell)
     CHECK(count(html, "href=\"#cell-" + std::to_string(cell) + "\"") == 1);
   CHECK(count(html, "<h2 id=\"item-") == count(html, "<a href=\"#item-"));
-  // Settings: one row per config entry, never the raw JSON.
+  // Settings: one row per option the lesson takes, with its value (tests/test_html_settings.cpp), never the raw JSON.
   CHECK(html.find("<tr><th>dropout</th><td>0.5</td></tr>") != std::string::npos);
   CHECK(html.find("<tr><th>seed</th><td>7</td></tr>") != std::string::npos);
   CHECK(html.find("{&quot;") == std::string::npos);

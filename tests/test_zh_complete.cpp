@@ -85,6 +85,8 @@ TEST_CASE("zh: the English-prose rule flags prose and spares code, tensors and n
 TEST_CASE("zh: verify, check, bench and kv-memory print no English prose") {
   for (const std::string args : {"verify --lang zh", "verify mha --lang zh", "kv-memory --lang zh",
                                  "kv-memory --lang zh --window 1024 --swa-ratio 5:1 --latent-dim 512",
+                                 "kv-memory --lang zh --plot gqa", "kv-memory --lang zh --plot mla",
+                                 "kv-memory --lang zh --plot swa --window 1024 --swa-ratio 5:1",
                                  "bench --batch 1 --tokens 32 --d-model 64 --num-heads 2 --repeats 1 --lang zh"})
     expect_chinese(args, run_cli(args));
   // The peak loop is worded by bench's table (lib/fast gives its facts), too short for the rule.
@@ -262,6 +264,8 @@ std::vector<std::string> bad_command_lines(const std::string& dir) {
       "kv-memory --dtype foo", "kv-memory --emb-dim 0", "kv-memory --num-kv-groups 5", "kv-memory --window 8 --swa-ratio x",
       "kv-memory --context-length 1073741824 --batch-size 1048576 --num-layers 65536",
       "kv-memory --json '" + dir + "/no/such/dir.json'",
+      // kv-memory --plot (issue 24)
+      "kv-memory --plot swa",
       // lesson sizes
       "mha --d-out 3 --num-heads 2", "gqa --num-heads 3 --d-out 6", "gqa --num-kv-groups 3", "kv-cache --d-out 3 --num-heads 2",
       "course-mha --num-heads 2", "course-mha --preset post --num-heads 7", "course-mha --qkv-bias",

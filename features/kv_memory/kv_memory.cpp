@@ -26,10 +26,16 @@ void positive(const std::string& flag, int64_t v, int64_t max) {
     throw UsageError(error_text("kvmem.err.range", {flag, str(v), str(max)}));
 }
 
-// "a:b" with non-negative a, b and a + b > 0, as the SWA estimator's parse_ratio.
+// "a:b" with non-negative a, b and a + b > 0, as the SWA estimator's parse_ratio (whose int() also
+// takes spaces around each number: " 5:1", "5 : 1").
 void parse_ratio(const std::string& text, int64_t& a, int64_t& b) {
   const size_t colon = text.find(':');
-  auto number = [](const std::string& s, int64_t& out) {
+  auto trim = [](const std::string& s) {
+    const size_t first = s.find_first_not_of(" \t"), last = s.find_last_not_of(" \t");
+    return first == std::string::npos ? std::string() : s.substr(first, last - first + 1);
+  };
+  auto number = [&](const std::string& raw, int64_t& out) {
+    const std::string s = trim(raw);
     if (s.empty() || s.size() > 6 || s.find_first_not_of("0123456789") != std::string::npos) return false;
     out = std::stoll(s);
     return true;
@@ -87,6 +93,8 @@ KvMemoryEstimate estimate_kv_memory(const KvMemoryConfig& c) {
   e.head_dim = (c.emb_dim + c.num_heads - 1) / c.num_heads;  // math.ceil(emb_dim / n_heads)
   e.gqa_kv_heads = c.num_heads / c.num_kv_groups;
   parse_ratio(c.swa_ratio, e.swa_a, e.swa_b);
+  e.config.swa_ratio = str(e.swa_a) + ":" + str(e.swa_b);  // as the printout and the JSON write it
+  if (c.plot == "swa" && !c.window) throw UsageError(error_text("kvmem.err.plot-window"));
   const int64_t block = e.swa_a + e.swa_b, blocks = c.num_layers / block, rest = c.num_layers % block;
   e.swa_layers = blocks * e.swa_a + std::min(e.swa_a, rest);
   e.full_layers = blocks * e.swa_b + std::max<int64_t>(0, rest - e.swa_a);

@@ -28,6 +28,11 @@ struct KvMemoryConfig {
   std::optional<int64_t> window;       // SWA (and GQA + SWA) only when given
   std::string swa_ratio = "1:0";       // the scripts' default: every layer sliding-window
   std::optional<int64_t> latent_dim;   // MLA only when given
+  // What the plot draws (--plot): "methods", one curve per estimator above; "gqa", MHA and GQA at the
+  // bonus plot's n_kv_groups (4, 8, 12, 24 that divide n_heads, and --num-kv-groups); "mla", MHA and MLA
+  // at its latent sizes (1024, 512, 256, 64, and --latent-dim); "swa" (needs --window), MHA, GQA and
+  // SWA at several ratios (--swa-ratio, 1:0, 5:1, 1:1) on MHA, GQA + SWA at --swa-ratio.
+  std::string plot = "methods";
 };
 
 struct KvMemoryTotals {
@@ -55,7 +60,8 @@ std::string grouped_2f(double x);
 std::string gigabytes(int64_t bytes);
 
 std::string kv_memory_json(const KvMemoryEstimate& e, const std::string& version);
-std::string render_kv_memory(const KvMemoryEstimate& e, Lang lang);
+// The text, its prose wrapped and its plot drawn to `columns` (the terminal's width, $COLUMNS).
+std::string render_kv_memory(const KvMemoryEstimate& e, Lang lang, size_t columns = 80);
 // The same as an HTML document (kv_memory_html.cpp):
 //   <main class="kv-memory"> <h1>, <pre class="estimate"> (the text's config, totals and formulas),
 //   <h2> + <table class="kv-memory"> (one <tr> per context length, <tr class="current"> for --context-length),

@@ -47,8 +47,13 @@ Look look_of(char mark) {
     case 'G': return {"#d95f02", "8 4"};
     case 'S': return {"#2ca02c", "2 3"};
     case 'W': return {"#d62728", "10 3 2 3"};
-    default: return {"#7b3fa0", "5 2"};
+    case 'L': return {"#7b3fa0", "5 2"};
+    default: break;
   }
+  // --plot gqa|mla|swa: the curves A, B, C, ...
+  static const Look more[] = {{"#d95f02", "8 4"}, {"#2ca02c", "2 3"}, {"#d62728", "10 3 2 3"}, {"#7b3fa0", "5 2"},
+                              {"#8c564b", "1 3"}, {"#17becf", "6 2 1 2"}};
+  return more[static_cast<size_t>(mark >= 'A' && mark <= 'Z' ? mark - 'A' : 0) % 6];
 }
 
 std::string esc(const std::string& text) { return html_escape(text); }
@@ -102,19 +107,21 @@ Ticks y_ticks(double largest) {
   return t;
 }
 
-std::string chart(const KvMemoryEstimate& e, const std::vector<Series>& series, Lang lang) {
+std::string chart(const KvMemoryEstimate& e, const std::vector<kv_text::PlotCurve>& series, Lang lang) {
+  using Curve = kv_text::PlotCurve;
+  auto gb_at = [](const Curve& s, size_t i) { return static_cast<double>(s.bytes[i]) / 1e9; };
   const double x0 = std::log2(static_cast<double>(e.by_context.front().context_length));
   const double x1 = std::log2(static_cast<double>(e.by_context.back().context_length));
   double largest = 0;
-  for (const KvMemoryTotals& t : e.by_context)
-    for (const Series& s : series) largest = std::max(largest, gb_of(s, t));
+  for (const Curve& s : series)
+    for (size_t i = 0; i < s.bytes.size(); ++i) largest = std::max(largest, gb_at(s, i));
   const Ticks ticks = y_ticks(largest);
   const double plot_w = kWidth - kLeft - kRight, plot_h = kHeight - kTop - kBottom;
   auto px = [&](int64_t n) { return kLeft + (x1 > x0 ? (std::log2(static_cast<double>(n)) - x0) / (x1 - x0) : 0.5) * plot_w; };
   auto py = [&](double gb) { return kTop + plot_h - gb / ticks.top * plot_h; };
 
   std::string labels;
-  for (const Series& s : series) labels += (labels.empty() ? "" : ", ") + s.label;
+  for (const Curve& s : series) labels += (labels.empty() ? "" : ", ") + s.label;
   std::string out = "<figure class=\"kv-chart\">\n<svg class=\"kv-chart\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 " +
                     num(kWidth) + " " + num(kHeight) + "\" role=\"img\" aria-label=\"" +
                     esc(ui("kvmem.html.chart-label", lang, {labels})) + "\">\n<title>" + esc(ui("kvmem.html.chart", lang)) +
@@ -145,17 +152,19 @@ std::string chart(const KvMemoryEstimate& e, const std::vector<Series>& series, 
   out += "<line class=\"current\" x1=\"" + num(xc) + "\" y1=\"" + num(kTop) + "\" x2=\"" + num(xc) + "\" y2=\"" + num(kTop + plot_h) +
          "\"><title>" + esc(ui("kvmem.html.current", lang, {std::to_string(e.config.context_length)})) + "</title></line>\n";
   // One line per estimator, a circle per point.
-  for (const Series& s : series) {
+  for (const Curve& s : series) {
     const Look look = look_of(s.mark);
     std::string points;
-    for (const KvMemoryTotals& t : e.by_context) points += (points.empty() ? "" : " ") + num(px(t.context_length)) + "," + num(py(gb_of(s, t)));
+    for (size_t i = 0; i < e.by_context.size(); ++i)
+      points += (points.empty() ? "" : " ") + num(px(e.by_context[i].context_length)) + "," + num(py(gb_at(s, i)));
     out += "<g class=\"series\" data-series=\"" + esc(s.label) + "\">\n<polyline points=\"" + points + "\" stroke=\"" + look.colour +
            "\"" + (*look.dash ? std::string(" stroke-dasharray=\"") + look.dash + "\"" : "") + "/>\n";
-    for (const KvMemoryTotals& t : e.by_context) {
-      const double gb = gb_of(s, t);
+    for (size_t i = 0; i < e.by_context.size(); ++i) {
+      const KvMemoryTotals& t = e.by_context[i];
+      const double gb = gb_at(s, i);
       out += "<circle cx=\"" + num(px(t.context_length)) + "\" cy=\"" + num(py(gb)) + "\" r=\"3.5\" fill=\"" + look.colour +
              "\" data-x=\"" + std::to_string(t.context_length) + "\" data-y=\"" + fixed(gb, 2) + "\" data-bytes=\"" +
-             std::to_string(*s.value(t)) + "\"><title>" +
+             std::to_string(s.bytes[i]) + "\"><title>" +
              esc(ui("kvmem.html.point", lang, {s.label, grouped_2f(gb), std::to_string(t.context_length)})) + "</title></circle>\n";
     }
     out += "</g>\n";
@@ -185,7 +194,9 @@ std::string kv_memory_html(const KvMemoryEstimate& e, Lang lang) {
   std::string body = "<main class=\"kv-memory\">\n<h1>" + esc(ui("kvmem.title", lang)) + "</h1>\n<pre class=\"estimate\">" +
                      esc(blocks) + "</pre>\n";
   body += "<h2>" + esc(without_colon(ui("kvmem.by-context", lang))) + "</h2>\n" + table(e, series, lang);
-  body += "<h2>" + esc(ui("kvmem.html.chart", lang)) + "</h2>\n" + chart(e, series, lang);
+  const kv_text::PlotCurves curves = kv_text::plot_curves(e, lang);
+  body += "<h2>" + esc(ui("kvmem.html.chart", lang)) + "</h2>\n" + chart(e, curves.curves, lang);
+  if (!curves.note.empty()) body += "<p class=\"note\">" + esc(curves.note) + "</p>\n";
   return html_document(lang, ui("kvmem.title", lang), kKvStyle, body + "</main>\n");
 }
 

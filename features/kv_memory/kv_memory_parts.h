@@ -22,6 +22,23 @@ struct Series {
   }
 };
 
+// One curve of the plot: its mark (its points; the lines between them in the lower case), its label, and
+// its bytes at each of the estimate's context lengths (by_context).
+struct PlotCurve {
+  char mark;
+  std::string label;
+  std::vector<int64_t> bytes;
+};
+struct PlotCurves {
+  std::vector<PlotCurve> curves;
+  std::string note;  // values of the bonus plot's list left out, and why ("" for none)
+};
+// The curves --plot chooses (KvMemoryConfig::plot), largest first after MHA.
+PlotCurves plot_curves(const KvMemoryEstimate& e, Lang lang);
+// The text chart of them, `columns` wide, appended to `out`.
+void plot_text(std::string& out, const KvMemoryEstimate& e, Lang lang, size_t columns);
+std::string pad_left(const std::string& s, size_t width);
+
 // MHA and GQA, then MHA+SWA and GQA+SWA with --window, then MLA with --latent-dim.
 std::vector<Series> series_of(const KvMemoryEstimate& e);
 // "1K", "128K", "5000": a context length as the plot's axis writes it.

@@ -88,7 +88,8 @@ void formula_block(std::string& out, const KvMemoryEstimate& e, Lang lang) {
   const std::string b = str(c.batch_size), n = str(c.context_length), hd = str(e.head_dim), by = str(e.bytes_per_elem);
   out += "\n" + ui("kvmem.how", lang) + "\n";
   out += "  head_dim = math.ceil(emb_dim / n_heads)  # math.ceil(" + str(c.emb_dim) + " / " + str(c.num_heads) + ") = " + hd + "\n";
-  out += "  per_layer = batch * context_length * head_dim * n_kv_heads * 2 * bytes_per_elem  # 2: K and V\n";
+  out += "  per_layer = (batch * context_length * head_dim * n_kv_heads\n"
+         "               * 2 * bytes_per_elem)  # 2: K and V\n";
   out += "  MHA: " + b + " * " + n + " * " + hd + " * " + str(c.num_heads) + " * 2 * " + by + " * " + str(c.num_layers) +
          ui("kvmem.layers-equal", lang, {bytes_text(e.totals.mha)}) + "\n";
   out += "  GQA: n_kv_heads = n_heads // n_kv_groups = " + str(c.num_heads) + " // " + str(c.num_kv_groups) + " = " +
@@ -115,49 +116,35 @@ void table_block(std::string& out, const KvMemoryEstimate& e, const std::vector<
   }
 }
 
-void plot_block(std::string& out, const KvMemoryEstimate& e, const std::vector<Series>& series, Lang lang) {
-  const int rows = 12, step = 6;
-  const int cols = static_cast<int>(e.by_context.size()) * step;
-  double top = 0;
-  for (const KvMemoryTotals& t : e.by_context)
-    for (const Series& s : series) top = std::max(top, static_cast<double>(*s.value(t)) / 1e9);
-  std::vector<std::string> grid(rows, std::string(static_cast<size_t>(cols), ' '));
-  for (size_t i = 0; i < e.by_context.size(); ++i)
-    for (const Series& s : series) {
-      const double gb = static_cast<double>(*s.value(e.by_context[i])) / 1e9;
-      const int r = top > 0 ? static_cast<int>(std::lround(gb / top * (rows - 1))) : 0;
-      char& cell = grid[static_cast<size_t>(rows - 1 - r)][i * step + 1];
-      cell = cell == ' ' ? s.mark : '*';
-    }
-  out += "\n" + ui("kvmem.plot", lang) + "\n";
-  const std::string top_label = grouped_2f(top);
-  for (int r = 0; r < rows; ++r) {
-    std::string label = r == 0 ? top_label : r == rows - 1 ? "0.00" : r == rows / 2 ? grouped_2f(top * (rows - 1 - r) / (rows - 1)) : "";
-    std::string line = pad_left(label, top_label.size()) + " |" + grid[static_cast<size_t>(r)];
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    out += line + "\n";
-  }
-  out += std::string(top_label.size() + 1, ' ') + "+" + std::string(static_cast<size_t>(cols), '-') + "\n";
-  std::string axis(top_label.size() + 2, ' ');
-  for (const KvMemoryTotals& t : e.by_context) axis += pad_right(short_length(t.context_length), step);
-  while (axis.back() == ' ') axis.pop_back();
-  out += axis + "\n";
-  std::string legend = " ";
-  for (const Series& s : series) legend += " " + std::string(1, s.mark) + " " + s.label;
-  out += legend + "  * " + ui("kvmem.several", lang) + "\n";
-}
-
 }  // namespace kv_text
 
-std::string render_kv_memory(const KvMemoryEstimate& e, Lang lang) {
+std::string render_kv_memory(const KvMemoryEstimate& e, Lang lang, size_t columns) {
   using namespace kv_text;
-  std::string out = ui("kvmem.title", lang) + "\n\n";
+  const size_t width = std::max<size_t>(columns, 40);
+  std::string out = wrap_text(ui("kvmem.title", lang), "", width) + "\n";
   config_block(out, e, lang);
   totals_block(out, e, lang);
-  formula_block(out, e, lang);
+  std::string formulas;
+  formula_block(formulas, e, lang);
+  // Prose lines wrapped to the terminal (the confusion as "# " lines, the rest indented under itself);
+  // the estimators' code lines as they are.
+  size_t start = 0;
+  while (start < formulas.size()) {
+    const size_t end = formulas.find('\n', start);
+    const std::string line = formulas.substr(start, end - start);
+    start = end == std::string::npos ? formulas.size() : end + 1;
+    if (display_width(line) <= width) {
+      out += line + "\n";
+      continue;
+    }
+    const size_t indent = line.find_first_not_of(' ');
+    const bool comment = line.compare(0, 2, "# ") == 0;
+    const std::string prefix = comment ? "# " : std::string(indent == std::string::npos ? 0 : indent, ' ');
+    out += wrap_text(line.substr(comment ? 2 : prefix.size()), prefix, width);
+  }
   const std::vector<Series> series = series_of(e);
   table_block(out, e, series, lang);
-  plot_block(out, e, series, lang);
+  plot_text(out, e, lang, width);
   return out;
 }
 

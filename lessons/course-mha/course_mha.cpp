@@ -186,6 +186,9 @@ void comparison_cells(Notebook& nb, const CourseConfig& c, const CourseMultiHead
 Notebook course_mha_lesson(const LessonOptions& opt) {
   const CourseConfig c = resolve(opt);
   Notebook nb = lesson_notebook("course-mha", opt);
+  nb.resolve_setting("d_model", str(c.d_model));  // the settings table: the values this run used
+  nb.resolve_setting("num_heads", str(c.num_heads));
+  nb.resolve_setting("context_length", str(c.context_length));
   const std::string seed_code = "torch.manual_seed(" + fmt_seed(opt, 123) + ")";
   const std::string d_model = str(c.d_model), heads = str(c.num_heads), hs = str(c.head_size());
 

@@ -168,8 +168,11 @@ Notebook d2l_mha_lesson(const LessonOptions& opt) {
   Tensor valid_lens = d2l::int64_tensor({kBatchSize}, {std::min<int64_t>(3, num_kvpairs), std::min<int64_t>(2, num_kvpairs)});
   if (opt.valid_lens) valid_lens = parse_valid_lens(*opt.valid_lens, num_queries, num_kvpairs);
 
+  nb.positions_not_tokens();  // random scores and integer examples: their axes are not the tokens
+  nb.resolve_setting("valid_lens", lens_code(valid_lens));  // the settings table: the lengths this run used
   masked_softmax_cells(nb, opt);
   transpose_cells(nb);
+  nb.positions_not_tokens(!own_inputs);  // the post's run on torch.ones: queries and keys by position
 
   nb.source_heading("d2l 11.5", "lesson.source", "heading.0043");
   const std::string seed = fmt_seed(opt, kSeed), h = std::to_string(num_heads);

@@ -20,6 +20,9 @@ const char* kReset = "\x1b[0m";
 const char* kEighths[] = {"", "\u258f", "\u258e", "\u258d", "\u258c", "\u258b", "\u258a", "\u2589"};
 constexpr size_t kWidth = 80, kMaxLabel = 10, kBarCells = 40;
 
+// How much of each cell's value a grid shows: all four decimals, two (short_value), or none (shading).
+enum class Detail { Full, Short, Shade };
+
 size_t width(const std::string& s) { return display_width(s); }
 
 std::string truncate(const std::string& s, size_t max) {
@@ -85,7 +88,7 @@ std::string fill_lines(const std::vector<std::string>& pieces) {
   return line.empty() ? out : out + line + "\n";
 }
 
-std::string legend(const std::string& title, const HeatScale& s, Palette p, Lang lang, bool compact, bool bars) {
+std::string legend(const std::string& title, const HeatScale& s, Palette p, Lang lang, Detail detail, bool bars) {
   std::string out = wrap_text(title, "# ", kWidth);
   out += wrap_text(bars ? picture_say("map.bar_scale", lang, {cell_text(s.hi, DType::Float32)}) : s.describe(lang),
                    "# ", kWidth);
@@ -107,22 +110,45 @@ std::string legend(const std::string& title, const HeatScale& s, Palette p, Lang
     if (s.has_dropped) pieces.push_back(colored(" \u00d7 ", kDroppedBg, kDroppedFg, p) + " " + picture_say("map.dropped", lang));
   }
   out += fill_lines(pieces);
-  if (compact) out += wrap_text(picture_say("map.values_omitted", lang), "# ", kWidth);
+  if (detail != Detail::Full)
+    out += wrap_text(picture_say(detail == Detail::Short ? "map.values_short" : "map.values_omitted", lang), "# ", kWidth);
   return out;
 }
 
-// One cell: full (its value) or compact (two columns of shading); its glyph or colour by its mark.
-std::string cell(float v, CellMark mark, const HeatScale& s, DType dtype, size_t value_w, bool compact, Palette p) {
+// A value in at most 4 columns where it can: ".08", "-.14", "1.0", "12", "T"/"F" for a bool.
+std::string short_value(float v, DType dtype) {
+  if (dtype == DType::Bool) return v != 0 ? "T" : "F";
+  if (!std::isfinite(v)) return cell_text(v, dtype);
+  const double a = std::fabs(static_cast<double>(v));
+  char buf[32];
+  if (a < 0.995) {
+    std::snprintf(buf, sizeof buf, "%.2f", static_cast<double>(v));
+    std::string t = buf;
+    if (t == "0.00" || t == "-0.00") return "0";
+    const size_t zero = t.find("0.");
+    if (zero != std::string::npos && zero <= 1) t.erase(zero, 1);  // "0.08" -> ".08", "-0.14" -> "-.14"
+    return t;
+  }
+  std::snprintf(buf, sizeof buf, a < 9.95 ? "%.1f" : a < 999.5 ? "%.0f" : "%.0e", static_cast<double>(v));
+  return buf;
+}
+
+std::string value_text(float v, DType dtype, Detail d) { return d == Detail::Full ? cell_text(v, dtype) : short_value(v, dtype); }
+
+// One cell: its value (full or short) or two columns of shading; its glyph or colour by its mark.
+std::string cell(float v, CellMark mark, const HeatScale& s, DType dtype, size_t value_w, Detail detail, Palette p) {
   const bool masked = mark == CellMark::Masked || !std::isfinite(v), dropped = mark == CellMark::Dropped;
   const double pos = masked || dropped ? 0 : s.position(v);
   const char* glyph = masked ? kMaskedMark : dropped ? kDroppedMark : kShades[shade_index(pos, s)];
+  const bool shade = detail == Detail::Shade;
   if (p == Palette::None) {
-    if (compact) return std::string(glyph) + glyph + " ";
-    return std::string(glyph) + " " + pad_left(cell_text(v, dtype), value_w) + " ";
+    if (shade) return std::string(glyph) + glyph + " ";
+    return std::string(glyph) + (detail == Detail::Full ? " " : "") + pad_left(value_text(v, dtype, detail), value_w) + " ";
   }
-  const std::string text = compact ? (masked || dropped ? std::string(glyph) + glyph : "  ")
-                                   : " " + pad_left(cell_text(v, dtype), value_w) + " ";
-  const std::string gap = compact ? " " : "";
+  const std::string text = shade ? (masked || dropped ? std::string(glyph) + glyph : "  ")
+                           : detail == Detail::Short ? pad_left(value_text(v, dtype, detail), value_w)
+                                                     : " " + pad_left(cell_text(v, dtype), value_w) + " ";
+  const std::string gap = detail == Detail::Full ? "" : " ";
   if (masked) return colored(text, kMaskedBg, kMaskedFg, p) + gap;
   if (dropped) return colored(text, kDroppedBg, kDroppedFg, p) + gap;
   const Rgb bg = heat_color(pos);
@@ -142,7 +168,7 @@ std::string bars_text(const NamedTensor& t, const std::vector<std::string>& toke
   s.hi = 0;
   for (float x : v)
     if (std::isfinite(x)) s.hi = std::max(s.hi, x);
-  std::string out = legend(title, s, p, lang, false, true);
+  std::string out = legend(title, s, p, lang, Detail::Full, true);
   const std::vector<std::string> labels = axis_labels(static_cast<int64_t>(v.size()), tokens);
   size_t label_w = 0, value_w = 0;
   for (const std::string& l : labels) label_w = std::max(label_w, std::min(kMaxLabel, width(l)));
@@ -171,7 +197,7 @@ std::string heatmap_text(const NamedTensor& t, const std::vector<std::string>& t
                          const std::string& given_title, const Tensor* undropped) {
   const std::string title = given_title.empty() ? map_title({t}, lang) : given_title;
   if (is_weight_vector(t)) return bars_text(t, tokens, p, lang, title);
-  const HeatScale scale = heat_scale(t, undropped);
+  HeatScale scale = heat_scale(t, undropped);
   const std::vector<AttentionGrid> before = undropped_grids(t.tensor, undropped);
   const DType dtype = t.tensor.dtype();
   const std::vector<AttentionGrid> grids = attention_grids(t.tensor);
@@ -179,38 +205,68 @@ std::string heatmap_text(const NamedTensor& t, const std::vector<std::string>& t
   const int64_t rows = grids.front().rows, cols = grids.front().cols;
   const std::vector<std::string> row_labels = axis_labels(rows, tokens), col_labels = axis_labels(cols, tokens);
 
-  size_t value_w = 0, label_w = 0;
+  size_t full_w = 0, short_w = 0, label_w = 0;
   for (const AttentionGrid& g : grids)
-    for (float v : g.values) value_w = std::max(value_w, width(cell_text(v, dtype)));
+    for (float v : g.values) {
+      full_w = std::max(full_w, width(cell_text(v, dtype)));
+      short_w = std::max(short_w, width(short_value(v, dtype)));
+    }
   for (const std::string& l : row_labels) label_w = std::max(label_w, std::min(kMaxLabel, width(l)));
   // Plain: glyph, space, value, space. Colour: space, value, space on the cell's background.
-  const size_t cell_w = value_w + (p == Palette::None ? 3 : 2);
-  const bool compact = label_w + cols * cell_w > kWidth;
+  Detail detail = label_w + cols * (full_w + (p == Palette::None ? 3 : 2)) > kWidth ? Detail::Short : Detail::Full;
   std::vector<std::string> labels = row_labels;
-  if (compact) {  // "3 with": the row's number, which also heads its column
+  if (detail != Detail::Full) {  // "3 with": the row's number, which also heads its column
     const size_t digits = std::to_string(rows - 1).size();
     label_w = 0;
     for (int64_t i = 0; i < rows; ++i) {
       labels[i] = pad_left(std::to_string(i), digits) + " " + row_labels[i];
       label_w = std::max(label_w, std::min(kMaxLabel, width(labels[i])));
     }
+    // Short: glyph (plain only), the rounded value, space; else two columns of shading and a space.
+    const size_t short_cell = std::max<size_t>(short_w + (p == Palette::None ? 2 : 1), 3);
+    if (label_w + 1 + cols * short_cell > kWidth) detail = Detail::Shade;
+  }
+  size_t value_w = detail == Detail::Full ? full_w : short_w;
+  if (detail == Detail::Short) value_w = std::max<size_t>(value_w, p == Palette::None ? 1 : 2);  // the column number
+  const size_t cell_w = detail == Detail::Shade ? 3 : value_w + (detail == Detail::Full ? (p == Palette::None ? 3 : 2) : (p == Palette::None ? 2 : 1));
+  // Shading alone carries the values: the shades span the values shown, not 0…1 (a row of 1/12s would
+  // all be the lightest shade on 0…1).
+  if (detail == Detail::Shade && scale.kind == HeatScale::Kind::Fixed01 && !scale.mask) {
+    bool any = false;
+    float lo = 0, hi = 0;
+    for (size_t gi = 0; gi < grids.size(); ++gi) {
+      const std::vector<CellMark> marks = cell_marks(t, grids[gi], before.empty() ? nullptr : &before[gi]);
+      for (size_t k = 0; k < grids[gi].values.size(); ++k) {
+        const float v = grids[gi].values[k];
+        if (marks[k] != CellMark::None || !std::isfinite(v)) continue;
+        lo = any ? std::min(lo, v) : v;
+        hi = any ? std::max(hi, v) : v;
+        any = true;
+      }
+    }
+    if (any && hi > lo) {
+      scale.kind = HeatScale::Kind::MinMax;
+      scale.lo = lo;
+      scale.hi = hi;
+    }
   }
 
-  std::string out = legend(title, scale, p, lang, compact, false);
+  std::string out = legend(title, scale, p, lang, detail, false);
   for (size_t gi = 0; gi < grids.size(); ++gi) {
     const AttentionGrid& g = grids[gi];
     const std::string caption = grid_caption(g, lang);
     if (!caption.empty()) out += caption + ":\n";
     std::string head(label_w + 1, ' ');
     for (int64_t j = 0; j < cols; ++j)
-      head += compact ? pad_left(std::to_string(j), 2) + " " : pad_left(truncate(col_labels[j], cell_w - 1), cell_w - 1) + " ";
+      head += detail == Detail::Full ? pad_left(truncate(col_labels[j], cell_w - 1), cell_w - 1) + " "
+                                     : pad_left(std::to_string(j), cell_w - 1) + " ";
     out += trimmed(head) + "\n";
     const std::vector<CellMark> marks = cell_marks(t, g, before.empty() ? nullptr : &before[gi]);
     for (int64_t i = 0; i < rows; ++i) {
       std::string row = pad_right(truncate(labels[i], label_w), label_w) + " ";
       for (int64_t j = 0; j < cols; ++j) {
         const size_t k = static_cast<size_t>(i * cols + j);
-        row += cell(g.values[k], marks[k], scale, dtype, value_w, compact, p);
+        row += cell(g.values[k], marks[k], scale, dtype, value_w, detail, p);
       }
       out += trimmed(row) + "\n";
     }
@@ -222,7 +278,7 @@ std::string output_heatmaps(const Notebook& nb, const NotebookItem& item, Palett
   if (nb.items().empty() || &item < &nb.items().front() || &item > &nb.items().back()) return "";
   std::string out;
   for (const MapSource& m : maps_after(nb, static_cast<size_t>(&item - &nb.items().front())))
-    out += heatmap_text(m.tensor, nb.tokens(), palette, lang, map_title(m, lang), m.undropped ? &*m.undropped : nullptr);
+    out += heatmap_text(m.tensor, map_tokens(nb, m), palette, lang, map_title(m, lang), m.undropped ? &*m.undropped : nullptr);
   return out;
 }
 

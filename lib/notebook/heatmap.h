@@ -1,8 +1,9 @@
 #pragma once
 // Attention matrices as grids in the terminal: token labels on rows (queries) and columns (keys), the
 // value in each cell with a shade (or its colour), masked and dropped cells marked apart, a legend
-// in the reader's language; 1-D weights as bars. Every line fits 80 columns: when the values do not
-// fit, the grid shows shading only with numbered columns. One grid per batch/head index.
+// in the reader's language; 1-D weights as bars. Every line fits 80 columns: when four decimals do not
+// fit, the grid shows each value to two decimals (".08") with numbered columns, and when those do not
+// fit either, shading only, on a ramp over the values shown. One grid per batch/head index.
 #include <string>
 #include <vector>
 

@@ -16,8 +16,10 @@ h2 { font-size: 1.25em; border-bottom: 2px solid #7b3fa0; padding-bottom: .2em; 
 nav.toc { font-size: .9em; border: 1px solid #ddd; padding: .4em 1em; margin: 1em 0; }
 nav.toc ul { margin: .2em 0; padding-left: 1.2em; }
 nav.toc .cells a { margin-right: .6em; }
-table.settings { border-collapse: collapse; font-size: .9em; margin: .4em 0 1em; }
-table.settings th, table.settings td { border: 1px solid #ddd; padding: .15em .6em; text-align: left; }
+table.settings { border-collapse: collapse; font-size: .9em; margin: .4em 0 1em; display: block; max-width: 100%;
+                 overflow-x: auto; }
+table.settings th, table.settings td { border: 1px solid #ddd; padding: .15em .6em; text-align: left;
+                                       overflow-wrap: anywhere; }
 table.settings td { font-family: "DejaVu Sans Mono", monospace; overflow-wrap: anywhere; }
 pre { font-family: "DejaVu Sans Mono", "Noto Sans Mono CJK SC", monospace; font-size: 13px; padding: .6em .8em;
       overflow-x: auto; border-radius: 4px; margin: .4em 0; }
@@ -26,8 +28,10 @@ pre.out { background: #f7f7f7; border-left: 4px solid #bbb; }
 pre.command { background: #f4f0f8; border-left: 4px solid #7b3fa0; white-space: pre-wrap; }
 .prompt { color: #2b7bb9; font-weight: bold; }
 .shape { font-family: "DejaVu Sans Mono", monospace; font-size: 12px; color: #777; margin: .2em 0; }
-.note { color: #22663a; margin: .3em 0 .8em; }
-figure.heatmap { margin: .6em 0 1em; }
+.note { color: #22663a; margin: .3em 0 .8em; overflow-wrap: anywhere; }
+h1, h2, .shape { overflow-wrap: anywhere; }
+figure.heatmap { margin: .6em 0 1em; max-width: 100%; overflow-x: auto; }
+/* a phone's width: the page fits it, a wide heatmap scrolls inside its figure (overflow-x above) */
 figure.heatmap figcaption { font-size: .9em; color: #333; margin-bottom: .3em; }
 .grids { display: flex; flex-wrap: wrap; gap: 1.2em; }
 .grid-caption { font-size: .85em; color: #555; }
@@ -64,6 +68,11 @@ std::string setting_value(const nlohmann::json& v, Lang lang) {
 std::string settings_table(const Notebook& nb, Lang lang) {
   std::string out = "<table class=\"settings\">\n<tr><th>" + html_escape(picture_say("html.setting", lang)) + "</th><th>" +
                     html_escape(picture_say("html.value", lang)) + "</th></tr>\n";
+  if (!nb.settings().empty() && nb.text_table()) {
+    for (const Setting& s : nb.settings())
+      out += "<tr><th>" + html_escape(s.name) + "</th><td>" + html_escape(nb.text_table()->render(s.value, lang)) + "</td></tr>\n";
+    return out + "</table>\n";
+  }
   for (const auto& [key, value] : nb.config().items())
     out += "<tr><th>" + html_escape(key) + "</th><td>" + html_escape(setting_value(value, lang)) + "</td></tr>\n";
   return out + "</table>\n";
@@ -98,8 +107,10 @@ std::string contents(const Notebook& nb, Lang lang) {
 std::string html_report(const Notebook& nb, Lang lang, bool explain, const std::string& command) {
   const std::string title = "attn-tutor: " + nb.lesson();
   std::string out = "<h1>" + html_escape(title) + "</h1>\n<p class=\"meta\">" + html_escape(picture_say("html.sections", lang)) + " " +
-         html_escape(joined(nb.sections(), ", ")) + " &middot; " + html_escape(picture_say("html.tokens", lang)) + " " +
-         html_escape(token_labels(nb.tokens())) + " &middot; attn-tutor " ATTN_TUTOR_VERSION "</p>\n";
+         html_escape(joined(nb.sections(), ", ")) + " &middot; " +
+         (nb.uses_tokens() ? html_escape(picture_say("html.tokens", lang)) + " " + html_escape(token_labels(nb.tokens())) + " &middot; "
+                           : std::string()) +
+         "attn-tutor " ATTN_TUTOR_VERSION "</p>\n";
   out += contents(nb, lang);
   out += "<h2>" + html_escape(picture_say("html.settings", lang)) + "</h2>\n" + settings_table(nb, lang);
   if (!command.empty())
@@ -128,7 +139,7 @@ std::string html_report(const Notebook& nb, Lang lang, bool explain, const std::
         break;
       case NotebookItem::Kind::Output:
         out += "<pre class=\"out\">" + html_escape(item.text) + "</pre>\n";
-        for (const MapSource& m : maps_after(nb, i)) out += html_map_figure(m, nb.tokens(), lang);
+        for (const MapSource& m : maps_after(nb, i)) out += html_map_figure(m, map_tokens(nb, m), lang);
         break;
       case NotebookItem::Kind::Shape:
         out += "<p class=\"shape\"># " + html_escape(item.text) + "</p>\n";

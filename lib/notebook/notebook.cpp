@@ -53,6 +53,7 @@ void Notebook::source_heading(const std::string& section, const std::string& sou
 
 void Notebook::cell(const std::vector<std::string>& code) {
   ++cell_;
+  if (positions_) position_cells_.push_back(cell_);
   cell_code_ = code;
   std::string text;
   for (size_t i = 0; i < code.size(); ++i) text += (i ? "\n" : "") + code[i];
@@ -127,6 +128,7 @@ void Notebook::record(const std::string& name, const Tensor& t, bool again) {
       if (b.name != name) continue;
       if (!b.traced || !same_tensor(b.tensor, t)) break;
       b.traced = false;
+      if (b.forward_cell < 0) b.forward_cell = b.cell;
       b.cell = cell_;
     }
     return;
@@ -182,6 +184,23 @@ std::vector<int> cells_missing_from(const std::vector<int>& present, int cells) 
 std::vector<int> Notebook::cells_without_note() const { return cells_missing_from(noted_cells_, cell_); }
 std::vector<int> Notebook::cells_without_explanation() const { return cells_missing_from(explained_cells_, cell_); }
 
+void Notebook::positions_not_tokens(bool on) {
+  positions_ = on;
+  const bool marked = std::find(position_cells_.begin(), position_cells_.end(), cell_) != position_cells_.end();
+  if (on && cell_ > 0 && !marked) position_cells_.push_back(cell_);
+}
+
+const std::vector<std::string>& Notebook::picture_tokens(int n) const {
+  static const std::vector<std::string> none;
+  return std::find(position_cells_.begin(), position_cells_.end(), n) != position_cells_.end() ? none : tokens_;
+}
+
+bool Notebook::uses_tokens() const {
+  for (int n = 1; n <= cell_; ++n)
+    if (std::find(position_cells_.begin(), position_cells_.end(), n) == position_cells_.end()) return true;
+  return cell_ == 0;
+}
+
 void Notebook::append(const Notebook& other, const std::string& start_key) {
   const int base = cell_;
   if (!start_key.empty()) {
@@ -215,6 +234,7 @@ void Notebook::append(const Notebook& other, const std::string& start_key) {
   }
   for (int c : other.noted_cells_) noted_cells_.push_back(c + base);
   for (int c : other.explained_cells_) explained_cells_.push_back(c + base);
+  for (int c : other.position_cells_) position_cells_.push_back(c + base);
   cell_ += other.cell_;
   for (const std::string& s : other.sections_)
     if (std::find(sections_.begin(), sections_.end(), s) == sections_.end()) sections_.push_back(s);

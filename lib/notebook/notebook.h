@@ -29,6 +29,7 @@ struct Binding {
   bool in_place = false;
   bool traced = false;   // from a forward's steps, not yet claimed by a show() or record()
   int head = -1;         // the head whose forward gives it (Step::head)
+  int forward_cell = -1; // a traced step a later show() or record() claimed: the cell whose forward computed it
 };
 
 struct NotebookItem {
@@ -45,6 +46,14 @@ struct NotebookItem {
 // What the reader sees of an item in `lang`: the heading "3.5.2  Title", a note, "More: ..." or
 // "⚠ Common confusion: ..."; the text itself for code, outputs and shapes.
 std::string item_text(const NotebookItem& item, Lang lang);
+
+// One setting a lesson ran with, as its HTML report lists it: the option's config name ("num_heads") and
+// the value it used (given, or the lesson's default; a sentence of the lesson's text table where the
+// default is one, "the book's torch.manual_seed values").
+struct Setting {
+  std::string name;
+  Prose value;
+};
 
 class Notebook {
  public:
@@ -78,6 +87,14 @@ class Notebook {
   void explain(const std::string& key, std::vector<Prose> args = {});
   // A well-known confusion, where it arises (always shown).
   void confusion(const std::string& key, std::vector<Prose> args = {});
+  // From the current cell on (`on`) or from the next cell on (`!on`): the cells' matrices are indexed by
+  // position, not by the lesson's tokens (their inputs are not the token embeddings: d2l's torch.ones, a
+  // random X), so their pictures number their rows and columns and say why.
+  void positions_not_tokens(bool on = true);
+  // The labels of the pictures of cell `n`: the tokens, or none (numbered) for a positions_not_tokens() cell.
+  const std::vector<std::string>& picture_tokens(int n) const;
+  // Some cell's pictures are labelled with the tokens (not every cell is positions_not_tokens()).
+  bool uses_tokens() const;
   // Cells with no annotation, and with no explanation.
   std::vector<int> cells_without_note() const;
   std::vector<int> cells_without_explanation() const;
@@ -86,6 +103,16 @@ class Notebook {
   const std::vector<std::string>& sections() const { return sections_; }
   const nlohmann::json& config() const { return config_; }
   const std::vector<std::string>& tokens() const { return tokens_; }
+  // The settings the lesson takes with the values it used (lessons/lesson.cpp); empty: the config's.
+  void set_settings(std::vector<Setting> settings) { settings_ = std::move(settings); }
+  const std::vector<Setting>& settings() const { return settings_; }
+  // The value a lesson resolved for setting `name` (a default that follows from other options); none
+  // when the lesson does not take it.
+  void resolve_setting(const std::string& name, Prose value) {
+    for (Setting& s : settings_)
+      if (s.name == name) s.value = std::move(value);
+  }
+  const TextTable* text_table() const { return text_; }
   const std::vector<NotebookItem>& items() const { return items_; }
   const std::vector<NamedTensor>& tensors() const { return tensors_; }
   // Every value each name takes, in compute order (show, record and trace; a re-show of a name's
@@ -120,6 +147,9 @@ class Notebook {
   const TextTable* text_ = nullptr;
   std::vector<int> noted_cells_;
   std::vector<int> explained_cells_;
+  std::vector<int> position_cells_;
+  bool positions_ = false;
+  std::vector<Setting> settings_;
 };
 
 }  // namespace attn

@@ -44,17 +44,30 @@ int last_output(const Notebook& nb, int cell) {
 
 // The inside pictures of `cell`: unclaimed traced steps and Notebook::inside values, each value once,
 // none that an output already draws.
+// The heads of a list of heads (Binding::head) are drawn in the cell whose forward runs them, every head,
+// even one whose values an output elsewhere draws (course-mha's mha(x) draws heads[0] too, which the
+// cells after it step through), so that the set reads head 0, 1, ...
 std::vector<MapSource> inside_maps(const Notebook& nb, int cell) {
-  std::vector<MapSource> out;
+  std::vector<std::pair<MapSource, bool>> found;  // each value once per head, and whether an output draws it
   auto consider = [&](const Binding& b) {
-    if (b.cell != cell || !b.traced || !inside_weights(b)) return;
-    for (const MapSource& m : out)
-      if (same_values(m.tensor.tensor, b.tensor)) return;
-    if (shown_with_picture(nb, b.tensor, cell)) return;
-    out.push_back({{b.name, b.cell, b.code, b.tensor}, true, b.head});
+    // A head's step that a later cell shows (claims) still belongs to this cell's forward.
+    const bool here = b.cell == cell && b.traced, claimed = b.forward_cell == cell && b.head >= 0;
+    if ((!here && !claimed) || !inside_weights(b)) return;
+    for (const auto& f : found)
+      if (f.first.head == b.head && same_values(f.first.tensor.tensor, b.tensor)) return;
+    found.push_back({{{b.name, cell, b.code, b.tensor}, true, b.head}, claimed || shown_with_picture(nb, b.tensor, cell)});
   };
   for (const Binding& b : nb.timeline()) consider(b);
   for (const Binding& b : nb.inside_values()) consider(b);
+  bool some_head = false;
+  for (const auto& f : found) some_head = some_head || f.first.head >= 0;
+  std::vector<MapSource> out;
+  for (const auto& [m, elsewhere] : found) {
+    if (elsewhere && !(some_head && m.head >= 0)) continue;
+    bool again = false;  // the same values as an earlier map of another head in a list without heads
+    for (const MapSource& o : out) again = again || (m.head < 0 && same_values(o.tensor.tensor, m.tensor.tensor));
+    if (!again) out.push_back(m);
+  }
   return out;
 }
 
@@ -85,7 +98,10 @@ std::vector<MapSource> maps_after(const Notebook& nb, size_t index) {
     out.push_back({nb.tensors()[static_cast<size_t>(item.tensor)]});
   if (last_output(nb, item.cell) == static_cast<int>(index))
     for (MapSource& m : inside_maps(nb, item.cell)) out.push_back(std::move(m));
-  for (MapSource& m : out) link_undropped(nb, m);
+  for (MapSource& m : out) {
+    link_undropped(nb, m);
+    m.positions = !nb.tokens().empty() && nb.picture_tokens(m.tensor.cell).empty();
+  }
   return out;
 }
 
@@ -96,12 +112,18 @@ std::vector<std::pair<size_t, MapSource>> all_maps(const Notebook& nb) {
   return out;
 }
 
+const std::vector<std::string>& map_tokens(const Notebook& nb, const MapSource& m) {
+  static const std::vector<std::string> none;
+  return m.positions ? none : nb.tokens();
+}
+
 std::string map_title(const MapSource& m, Lang lang) {
   std::string what = m.tensor.name;
   if (m.inside)
     what = m.head >= 0 ? picture_say("map.inside_head", lang, {what, std::to_string(m.head)})
                        : picture_say("map.inside", lang, {what});
-  return picture_say(is_weight_vector(m.tensor) ? "map.title_vector" : "map.title", lang, {what});
+  const std::string title = picture_say(is_weight_vector(m.tensor) ? "map.title_vector" : "map.title", lang, {what});
+  return m.positions ? title + picture_say("map.positions", lang) : title;
 }
 
 }  // namespace attn
