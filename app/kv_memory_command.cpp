@@ -7,6 +7,7 @@
 #include "core/output_file.h"
 #include "core/usage_error.h"
 #include "language.h"
+#include "terminal.h"
 #include "strict_integer.h"
 #include "lessons/ui_text.h"
 
@@ -55,19 +56,6 @@ void add_kv_memory_options(CLI::App* sub, KvMemoryCli& k) {
       ->check(CLI::IsMember({"en", "zh"}));
 }
 
-namespace {
-
-// The terminal's width for the text: $COLUMNS when it is a whole number (at least 40, the plot's least,
-// at most 1000), else 80.
-size_t terminal_columns() {
-  const char* env = std::getenv("COLUMNS");
-  const std::string v = env ? env : "";
-  if (v.empty() || v.size() > 9 || v.find_first_not_of("0123456789") != std::string::npos) return 80;
-  const size_t n = static_cast<size_t>(std::stoul(v));
-  return n == 0 ? 80 : std::clamp<size_t>(n, 40, 1000);
-}
-
-}  // namespace
 
 int run_kv_memory(KvMemoryCli& k, Lang env_lang) {
   if (k.html_given && k.html.empty()) throw UsageError(empty_path_message("--html", true));
@@ -82,7 +70,7 @@ int run_kv_memory(KvMemoryCli& k, Lang env_lang) {
   if (k.html_given && k.html != "-") outputs.add_file("--html", k.html, kv_memory_html(e, lang));
   outputs.set_stdout(k.json == "-"                     ? json
                      : k.html_given && k.html == "-" ? kv_memory_html(e, lang)
-                                                     : render_kv_memory(e, lang, terminal_columns()));
+                                                     : render_kv_memory(e, lang, std::min<size_t>(output_columns(), 1000)));
   outputs.commit();
   return 0;
 }

@@ -1,4 +1,4 @@
-// Issue 24, item 11 (parts): `all` marks where each lesson starts (its section numbers repeat and its cells
+// `all` marks where each lesson starts (its section numbers repeat and its cells
 // are renumbered) in the text, the HTML and the exports; course-mha says which code it replays; the man
 // page's ENVIRONMENT lists environment variables only, every option under OPTIONS.
 #include <doctest/doctest.h>

@@ -1,4 +1,4 @@
-// Issue 24, item 4: pictures that say what they show. d2l-mha's matrices over torch.ones or random
+// Pictures that say what they show. d2l-mha's matrices over torch.ones or random
 // scores are labelled by position, not with the book's tokens; course-mha's `out = mha(x)` draws the
 // weights of every head (heads[0] too); 9 to 15 tokens keep a number in every cell (two decimals), and
 // a grid too wide even for that shades on a ramp over the values it shows.

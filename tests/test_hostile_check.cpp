@@ -1,4 +1,4 @@
-// Hostile exports for `attn-tutor check` (issue 20): names and strings that would drive the terminal,
+// Hostile exports for `attn-tutor check`: names and strings that would drive the terminal,
 // names and tensor counts that made the report and the memory grow with their product, and what an
 // export declares (dtype, cell, config keys, integers), checked. Each run is bounded (20 s, 1 GB) and
 // its standard output and error hold no raw control byte but newlines.

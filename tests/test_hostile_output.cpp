@@ -204,7 +204,7 @@ TEST_CASE("hostile: a read-only file is not replaced behind its owner's back") {
   CHECK(read_text_file(dir + "/ro.json") == "mine");
 }
 
-// Issue 20: outputs compared by identity with each other and with the inputs, `-` for every output,
+// outputs compared by identity with each other and with the inputs, `-` for every output,
 // SIGPIPE when the caller ignores it, and signals during the writes.
 
 namespace {

@@ -1,4 +1,4 @@
-// Issue 24, item 10: the HTML report's settings table lists the options the lesson takes, each with the
+// The HTML report's settings table lists the options the lesson takes, each with the
 // value it ran with (given, or the lesson's own default, or the value it resolved), never "default".
 #include <doctest/doctest.h>
 

@@ -1,4 +1,4 @@
-// Issue 24, item 9 (and item 11's kv-memory --html): kv-memory's text fits the terminal ($COLUMNS,
+// kv-memory's text fits the terminal ($COLUMNS,
 // default 80) with its notes wrapped; the plot uses the full width with axes, units and a legend, and
 // --plot draws the bonus plot scripts' curves (GQA groups, MLA latent sizes, SWA ratios); --swa-ratio
 // takes spaces around its numbers as the script's int() does.
@@ -61,15 +61,10 @@ TEST_CASE("kv-memory text: every line fits $COLUMNS (default 80), the notes wrap
   const std::string text = run_cli("kv-memory --lang en").out;
   CHECK(has(text, "# ⚠ Common confusion: the estimator scripts read n_kv_groups as query heads per\n# key/value head"));
   // $COLUMNS: wider and narrower terminals.
-  setenv("COLUMNS", "120", 1);
-  const std::string wide = run_cli("kv-memory").out;
-  setenv("COLUMNS", "60", 1);
-  const std::string narrow = run_cli("kv-memory").out;
-  setenv("COLUMNS", "30", 1);
-  const std::string tiny = run_cli("kv-memory").out;
-  setenv("COLUMNS", "not-a-number", 1);
-  const std::string bad = run_cli("kv-memory").out;
-  unsetenv("COLUMNS");
+  const std::string wide = run_cli_env("COLUMNS=120", "kv-memory").out;
+  const std::string narrow = run_cli_env("COLUMNS=60", "kv-memory").out;
+  const std::string tiny = run_cli_env("COLUMNS=30", "kv-memory").out;
+  const std::string bad = run_cli_env("COLUMNS=not-a-number", "kv-memory").out;
   CHECK(widest(wide) <= 120);
   CHECK(widest(wide) >= 118);
   CHECK(widest(narrow) <= 60);

@@ -1,4 +1,4 @@
-// --bernoulli mkl with --py / --ipynb (issue 24, item 8): the masks are those of PyTorch <= 2.6 with MKL on an
+// --bernoulli mkl with --py / --ipynb: the masks are those of PyTorch <= 2.6 with MKL on an
 // Intel CPU, which another PyTorch cannot draw. The script says so at the top, warns on stderr when it runs
 // without MKL or on 2.7+ (its stdout stays what the tool printed), and the tool says so in one stderr line.
 // The warning's condition runs here under python3 with a stand-in torch module (no torch needed).

@@ -1,4 +1,4 @@
-// Notes that must say what the code does (issue 24, item 5): rows, heads and sentences counted from 0
+// Notes that must say what the code does: rows, heads and sentences counted from 0
 // as the code indexes them; the wrapper's seed note only calls the numbers the book's at the book's
 // seed and settings; dropout's expected row sum from the rate; no speed claim for MultiHeadAttention's
 // one matmul that `bench` contradicts; gqa's cache ratio and where its parameters differ, computed.

@@ -1,4 +1,4 @@
-// Integer options are read strictly (issue 20): decimal digits with an optional '-', nothing else. CLI11
+// Integer options are read strictly: decimal digits with an optional '-', nothing else. CLI11
 // alone read "0x10" as 16 and "" as 0; strtoll took " 16" and "+16".
 #include <doctest/doctest.h>
 

@@ -233,7 +233,7 @@ std::vector<std::string> bad_command_lines(const std::string& dir) {
       config("c-dropout.json", "\"dropout\": 2"), config("c-lens.json", "\"valid_lens\": 5"),
       config("c-heads.json", "\"d_out\": 3, \"num_heads\": 2"),
       config("c-cost.json", "\"context_length\": 4096, \"num_heads\": 64"),
-      // check: what the export declares (issue 20), its limits
+      // check: what the export declares, its limits
       entry("c-dtype.json", "{\"name\": \"x\", \"data\": [1], \"dtype\": \"float64x\"}"),
       entry("c-dtypedata.json", "{\"name\": \"x\", \"data\": [1.5], \"dtype\": \"int64\"}"),
       export_with("c-tokenlist.json", "\"lesson\": \"mha\", \"tokens\": \"a b\", " + tensor),
@@ -264,7 +264,7 @@ std::vector<std::string> bad_command_lines(const std::string& dir) {
       "kv-memory --dtype foo", "kv-memory --emb-dim 0", "kv-memory --num-kv-groups 5", "kv-memory --window 8 --swa-ratio x",
       "kv-memory --context-length 1073741824 --batch-size 1048576 --num-layers 65536",
       "kv-memory --json '" + dir + "/no/such/dir.json'",
-      // kv-memory --plot (issue 24)
+      // kv-memory --plot
       "kv-memory --plot swa",
       // lesson sizes
       "mha --d-out 3 --num-heads 2", "gqa --num-heads 3 --d-out 6", "gqa --num-kv-groups 3", "kv-cache --d-out 3 --num-heads 2",
