@@ -80,3 +80,15 @@ void expect_usage_error(const std::string& args, const std::string& mentions) {
 void check_contains(const std::string& text, const std::vector<std::string>& pieces) {
   for (const std::string& piece : pieces) CHECK_MESSAGE(text.find(piece) != std::string::npos, "missing: " << piece);
 }
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start < text.size()) {
+    const size_t end = text.find('\n', start);
+    out.push_back(text.substr(start, end - start));
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  return out;
+}

@@ -20,6 +20,7 @@ std::string read_text_file(const std::string& path);
 std::string temp_dir();  // a fresh directory for this test run
 std::string write_file(const std::string& dir, const std::string& name, const std::string& text);  // its path
 int count_lines(const std::string& s);
+std::vector<std::string> lines_of(const std::string& text);  // its lines, without their '\n'
 
 // Runs args, expects exit 2, an empty stdout and exactly one stderr line containing `mentions`.
 void expect_usage_error(const std::string& args, const std::string& mentions);

@@ -18,18 +18,6 @@ namespace {
 
 bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (start < text.size()) {
-    const size_t end = text.find('\n', start);
-    out.push_back(text.substr(start, end - start));
-    if (end == std::string::npos) break;
-    start = end + 1;
-  }
-  return out;
-}
-
 // The lines --heatmap adds to a lesson's text (every line of the text without it is kept, in order).
 std::vector<std::string> heatmap_lines(const std::string& args) {
   const std::vector<std::string> plain = lines_of(run_cli(args).out), heat = lines_of(run_cli(args + " --heatmap").out);

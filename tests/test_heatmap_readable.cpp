@@ -14,18 +14,6 @@ namespace {
 
 bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (start < text.size()) {
-    const size_t end = text.find('\n', start);
-    out.push_back(text.substr(start, end - start));
-    if (end == std::string::npos) break;
-    start = end + 1;
-  }
-  return out;
-}
-
 // The lines of the picture whose title line contains `title` (up to the next line not a picture line).
 std::vector<std::string> picture(const std::string& text, const std::string& title, int nth = 0) {
   std::vector<std::string> out;

@@ -2,7 +2,6 @@
 // tensors side by side when both fit, one above the other otherwise; Chinese measured in columns.
 #include <doctest/doctest.h>
 
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -14,13 +13,6 @@
 namespace {
 
 const std::string kMistakes = std::string(ATTN_TEST_FIXTURE_DIR) + "/mistakes/";
-
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
-}
 
 // The report's tensor block: from the "yours:" line to the line before the values' summary.
 std::vector<std::string> tensor_block(const std::string& report, const std::string& yours, const std::string& summary) {
