@@ -123,6 +123,10 @@ std::vector<CellMark> cell_marks(const NamedTensor& t, const AttentionGrid& g, c
 }
 
 double HeatScale::position(float v) const {
+  if (kind == Kind::Quartiles) {  // the middle of its quarter: 1/8, 3/8, 5/8, 7/8
+    const auto below = std::upper_bound(cuts.begin(), cuts.end(), v) - cuts.begin();
+    return (static_cast<double>(below) + 0.5) / 4.0;
+  }
   if (hi <= lo) return kind == Kind::Fixed01 ? (v > lo ? 1.0 : 0.0) : 0.5;
   return std::clamp((static_cast<double>(v) - lo) / (static_cast<double>(hi) - lo), 0.0, 1.0);
 }
@@ -134,6 +138,7 @@ std::string HeatScale::describe(Lang lang) const {
     case Kind::Auto: return picture_say("map.scale_auto", lang, {l, h});
     case Kind::ZeroToMax: return picture_say("map.scale_dropout", lang, {h});
     case Kind::MinMax: break;
+    case Kind::Quartiles: return picture_say("map.scale_quartiles", lang, {l, h});
   }
   return picture_say("map.scale_minmax", lang, {l, h});
 }

@@ -44,8 +44,11 @@ std::vector<CellMark> cell_marks(const NamedTensor& t, const AttentionGrid& g, c
 // when they spread over half of it or more, else automatic (their own min to max, so near-uniform
 // weights still differ). Masks: fixed 0…1. Dropout results above 1: 0 to their maximum.
 struct HeatScale {
-  enum class Kind { Fixed01, Auto, ZeroToMax, MinMax } kind = Kind::Fixed01;
+  // Quartiles: the four shades each take a quarter of the values shown (a shading-only picture of many
+  // tokens, whose weights crowd near 0), split at `cuts`.
+  enum class Kind { Fixed01, Auto, ZeroToMax, MinMax, Quartiles } kind = Kind::Fixed01;
   float lo = 0, hi = 1;
+  std::vector<float> cuts;  // Quartiles: the values at a quarter, a half and three quarters
   bool mask = false;         // a mask (or bool): fixed 0…1, no marks
   bool has_masked = false;   // some cell is masked
   bool has_dropped = false;  // some cell was dropped

@@ -97,7 +97,9 @@ std::string legend(const std::string& title, const HeatScale& s, Palette p, Lang
   const double lo = s.lo, hi = s.kind == HeatScale::Kind::Fixed01 ? 1 : s.hi;
   if (p == Palette::None) {
     std::string key = s.kind == HeatScale::Kind::Fixed01 ? "\u2591 >" + short_number(lo) : kShades[1] + std::string(" \u2265") + short_number(lo);
-    for (int i = 2; i < 5; ++i) key += std::string(" ") + kShades[i] + " \u2265" + short_number(lo + (hi - lo) * (i - 1) / 4);
+    for (int i = 2; i < 5; ++i)
+      key += std::string(" ") + kShades[i] + " \u2265" +
+             short_number(s.kind == HeatScale::Kind::Quartiles ? s.cuts[static_cast<size_t>(i - 2)] : lo + (hi - lo) * (i - 1) / 4);
     pieces.push_back(key);
     if (s.kind == HeatScale::Kind::Fixed01) pieces.push_back(picture_say("map.zero", lang));
     if (s.has_masked) pieces.push_back(std::string(kMaskedMark) + " " + picture_say("map.masked", lang));
@@ -229,25 +231,23 @@ std::string heatmap_text(const NamedTensor& t, const std::vector<std::string>& t
   size_t value_w = detail == Detail::Full ? full_w : short_w;
   if (detail == Detail::Short) value_w = std::max<size_t>(value_w, p == Palette::None ? 1 : 2);  // the column number
   const size_t cell_w = detail == Detail::Shade ? 3 : value_w + (detail == Detail::Full ? (p == Palette::None ? 3 : 2) : (p == Palette::None ? 2 : 1));
-  // Shading alone carries the values: the shades span the values shown, not 0…1 (a row of 1/12s would
-  // all be the lightest shade on 0…1).
+  // Shading alone carries the values: each shade a quarter of the values shown, not a quarter of 0…1 (a row
+  // of 1/12s would all be the lightest shade on 0…1, and on the values' range most of a causal grid of many
+  // tokens is still its lightest quarter).
   if (detail == Detail::Shade && scale.kind == HeatScale::Kind::Fixed01 && !scale.mask) {
-    bool any = false;
-    float lo = 0, hi = 0;
+    std::vector<float> shown;
     for (size_t gi = 0; gi < grids.size(); ++gi) {
       const std::vector<CellMark> marks = cell_marks(t, grids[gi], before.empty() ? nullptr : &before[gi]);
-      for (size_t k = 0; k < grids[gi].values.size(); ++k) {
-        const float v = grids[gi].values[k];
-        if (marks[k] != CellMark::None || !std::isfinite(v)) continue;
-        lo = any ? std::min(lo, v) : v;
-        hi = any ? std::max(hi, v) : v;
-        any = true;
-      }
+      for (size_t k = 0; k < grids[gi].values.size(); ++k)
+        if (marks[k] == CellMark::None && std::isfinite(grids[gi].values[k])) shown.push_back(grids[gi].values[k]);
     }
-    if (any && hi > lo) {
-      scale.kind = HeatScale::Kind::MinMax;
-      scale.lo = lo;
-      scale.hi = hi;
+    std::sort(shown.begin(), shown.end());
+    if (shown.size() >= 4 && shown.back() > shown.front()) {
+      scale.kind = HeatScale::Kind::Quartiles;
+      scale.lo = shown.front();
+      scale.hi = shown.back();
+      scale.cuts.clear();
+      for (size_t q = 1; q < 4; ++q) scale.cuts.push_back(shown[q * shown.size() / 4]);
     }
   }
 
