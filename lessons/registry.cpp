@@ -93,7 +93,7 @@ const std::vector<LessonInfo>& lessons() {
       {"mla", {"ch04/05_mla"}, {"--d-out", "--num-heads", "--latent-dim"}, {{"--d-out", "4"}, {"--num-heads", "2"}, {"--latent-dim", "2"}},
        mla_lesson,
        {"x", "mla.W_query.weight", "mla.W_DKV.weight", "mla.W_UK.weight", "mla.W_UV.weight", "mla.out_proj.weight",
-        "queries_all", "latent", "keys_all", "values_all", "queries", "keys", "values", "attn_scores", "mask_bool",
+        "queries_all", "latent_new", "latent_total", "latent", "keys_all", "values_all", "queries", "keys", "values", "attn_scores", "mask_bool",
         "attn_weights", "context_vec", "full", "out", "mla.cache_c_kv"}, mla_work},
       {"swa", {"ch04/06_swa"}, {"--d-out", "--num-heads", "--window"}, {{"--d-out", "4"}, {"--num-heads", "2"}, {"--window", "3"}},
        swa_lesson,

@@ -289,7 +289,8 @@ def run_gqa(c, x, rec):
 
 def run_mla(c, x, rec):
     mla = seeded(MultiHeadLatentAttention, c, x, latent_dim=c["latent_dim"])
-    full = forward_cell(mla, x, ("queries_all", "latent", "keys_all", "values_all", "queries", "keys", "values",
+    full = forward_cell(mla, x, ("queries_all", ("latent_new", "latent"), ("latent_total", "latent"), "latent",
+                                 "keys_all", "values_all", "queries", "keys", "values",
                                  "attn_scores", "mask_bool", ("attn_scores", "masked_scores"), "attn_weights", "context_vec"),
                         rec, [("mla", n) for n in ("W_query", "W_DKV", "W_UK", "W_UV", "out_proj")])
     steps(mla, x, full, ("mla.cache_c_kv", "cache_c_kv"), rec)

@@ -124,7 +124,7 @@ std::string difference_section(const CheckReport& r, Lang lang) {
   const bool printed = is_print_line(t.code);
   out += "<p class=\"lesson-value\">" +
          esc(printed ? ui("check.lesson-value", lang, {name, in_cell(t.cell)})
-                     : ui("check.lesson-value-after", lang, {name, code_text(t.code), in_cell(t.cell)})) + "</p>\n";
+                     : ui("check.lesson-value-after", lang, {name, step_text(t.code), in_cell(t.cell)})) + "</p>\n";
   if (t.cell > 0 && t.cell < static_cast<int>(r.cells.size())) {
     std::string code;
     for (const std::string& line : lines_of(r.cells[t.cell])) code += code_text(line) + "\n";
@@ -162,7 +162,7 @@ std::string verdict_div(const CheckReport& r, Lang lang) {
   if (c.elsewhere == E::Stale || c.elsewhere == E::Unsure) {
     const Binding& o = r.tool[c.other];
     out += "<p class=\"stale\">" +
-           esc(ui("check.stale", lang, {name, in_cell(o.cell), code_text(o.code), code_text(t.code)}) +
+           esc(ui("check.stale", lang, {name, in_cell(o.cell), step_text(o.code), step_text(t.code)}) +
                (c.elsewhere == E::Stale ? ui("check.stale-sure", lang, {name})
                                         : ui("check.stale-unsure", lang, {name, std::to_string(o.cell)}))) + "</p>\n";
   }

@@ -34,6 +34,24 @@ std::vector<char> listed_tensors(const CheckReport& r) {
 }
 
 // A line of the lesson's code (which can quote the export's tokens); the lessons' longest has 118 characters.
+// A line of the lesson's code without its trailing comment (a `#` outside a string), as a step is quoted.
+std::string without_comment(const std::string& line) {
+  char quote = 0;
+  for (size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quote) {
+      if (c == '\\') ++i;
+      else if (c == quote) quote = 0;
+    } else if (c == '\'' || c == '"') {
+      quote = c;
+    } else if (c == '#') {
+      const size_t end = line.find_last_not_of(' ', i == 0 ? 0 : i - 1);
+      return i == 0 || end == std::string::npos ? line : line.substr(0, end + 1);
+    }
+  }
+  return line;
+}
+
 std::string code_text(const std::string& code) {
   std::string out;
   for (size_t from = 0;;) {
@@ -43,6 +61,12 @@ std::string code_text(const std::string& code) {
     out += '\n';
     from = end + 1;
   }
+}
+
+std::string step_text(const std::string& code) {
+  std::string bare;
+  for (const std::string& line : lines_of(code)) bare += (bare.empty() ? "" : "\n") + without_comment(line);
+  return code_text(bare);
 }
 
 std::vector<std::string> lines_of(const std::string& text) {
@@ -216,14 +240,14 @@ std::string tensor_line(const CheckReport& r, size_t i, const Style& st, const s
         return mark + "= " + ui(c.nothing_after ? "check.match-earlier-in-last" : "check.match-earlier-in", lang,
                                 {in_cell(o.cell)});
       return mark + "= " + ui(c.nothing_after ? "check.match-earlier-last" : "check.match-earlier", lang,
-                              {in_cell(o.cell), code_text(o.code),
-                               restart ? "" : ui("check.taken-before", lang, {code_text(code)})});
+                              {in_cell(o.cell), step_text(o.code),
+                               restart ? "" : ui("check.taken-before", lang, {step_text(code)})});
     }
     if (c.elsewhere == E::Later) return mark + "= " + ui("check.match-later", lang, {in_cell(r.tool[c.other].cell)});
     return mark + "= " + in_cell(t.cell);
   }
   std::string line = st.paint("31", "\u2717") + " " + head + ui("check.differs", lang, {in_cell(t.cell)});
-  if (c.elsewhere == E::Stale || c.elsewhere == E::Unsure) return line + ui("check.still-before", lang, {code_text(t.code)});
+  if (c.elsewhere == E::Stale || c.elsewhere == E::Unsure) return line + ui("check.still-before", lang, {step_text(t.code)});
   if (y.tensor.shape() != t.tensor.shape()) return line + ui("check.shape-is", lang, {shape_of(t.tensor)});
   return line + ui("check.values-differ", lang, {std::to_string(c.differing), std::to_string(y.tensor.numel()),
                                                    diff_text(c.max_diff)});
@@ -322,7 +346,7 @@ std::string render_report(const CheckReport& r, bool color, Lang lang, size_t pa
   if (y.origin) out += wrap(ui("check.origin.differs", lang, {origin_text(y, lang), in_cell(t.cell)}), page, "  ") + "\n";
   const bool printed = is_print_line(t.code);
   out += wrap(printed ? ui("check.lesson-value", lang, {name, in_cell(t.cell)})
-                      : ui("check.lesson-value-after", lang, {name, code_text(t.code), in_cell(t.cell)}),
+                      : ui("check.lesson-value-after", lang, {name, step_text(t.code), in_cell(t.cell)}),
               page, "  ") + "\n";
   if (t.cell > 0 && t.cell < static_cast<int>(r.cells.size())) out += indented(r.cells[t.cell], "    ");
   out += "\n" + two_columns(ui("check.yours", lang) + "\n" + plain_repr(y.tensor),
@@ -344,8 +368,8 @@ std::string render_report(const CheckReport& r, bool color, Lang lang, size_t pa
   out += "\n";
   if (c.elsewhere == E::Stale || c.elsewhere == E::Unsure) {
     const Binding& o = r.tool[c.other];
-    const std::string step = code_text(t.code);
-    out += wrap(ui("check.stale", lang, {name, in_cell(o.cell), code_text(o.code), step}) +
+    const std::string step = step_text(t.code);
+    out += wrap(ui("check.stale", lang, {name, in_cell(o.cell), step_text(o.code), step}) +
                     (c.elsewhere == E::Stale ? ui("check.stale-sure", lang, {name})
                                              : ui("check.stale-unsure", lang, {name, std::to_string(o.cell)})),
                 prose, "") + "\n\n";

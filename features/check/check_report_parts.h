@@ -34,6 +34,7 @@ std::string shown_name(const std::string& name);
 std::vector<char> listed_tensors(const CheckReport& r);
 // A line of the lesson's code (which can quote the export's tokens), escaped and shortened.
 std::string code_text(const std::string& code);
+std::string step_text(const std::string& code);  // code_text of a quoted step, its trailing comments left out
 std::vector<std::string> lines_of(const std::string& text);
 // Two blocks of lines side by side (kColumnGap apart) when both fit in `page_width` columns (display
 // width: a Chinese character takes two), else `left`, a blank line, then `right`.

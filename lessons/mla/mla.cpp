@@ -42,13 +42,18 @@ Notebook mla_lesson(const LessonOptions& given) {
   const std::string L = str(mla.latent_dim), d = str(mla.d_out);
 
   nb.heading("ch04/05", "heading.forward");
-  nb.cell({"queries_all = mla.W_query(x)", "latent = mla.W_DKV(x)  # what the cache will hold", "print(latent)"});
+  nb.cell({"queries_all = mla.W_query(x)", "latent_new = mla.W_DKV(x)  # (b, T, latent_dim): what the cache will hold",
+           "latent_total = latent_new  # use_cache=False: no cached latents before it",
+           "latent = latent_total  # added (not in the bonus code): the name this lesson's exports keep",
+           "print(latent_total)"});
   nb.record("queries_all", t.queries_proj);
-  nb.show("latent", t.latent_total);
+  nb.record("latent_new", t.latent_total);
+  nb.show("latent_total", t.latent_total);
+  nb.record("latent", t.latent_total);
   nb.note("latent.note", {shape_text(t.latent_total.shape()), L, str(opt.d_in())});
   nb.explain("latent.explain");
 
-  nb.cell({"keys_all = mla.W_UK(latent)", "values_all = mla.W_UV(latent)", "print(keys_all)"});
+  nb.cell({"keys_all = mla.W_UK(latent_total)", "values_all = mla.W_UV(latent_total)", "print(keys_all)"});
   nb.show("keys_all", t.keys_proj);
   nb.record("values_all", t.values_proj);
   nb.note("up.note", {shape_text(t.keys_proj.shape()), L, d});
