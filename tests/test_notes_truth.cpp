@@ -134,3 +134,16 @@ TEST_CASE("notes: gqa's cache ratio and parameter difference are computed, out_p
     CHECK(has(text, "and " + std::to_string(c.bias) + " are out_proj's bias"));
   }
 }
+
+TEST_CASE("notes: at dropout rate 0 or 1 the Intel confusion says every machine prints the same") {
+  for (const char* rate : {"0", "1"}) {
+    CAPTURE(rate);
+    const CliResult r = run_cli(std::string("dropout --color never --dropout ") + rate);
+    REQUIRE(r.exit_code == 0);
+    CHECK(r.out.find("so Intel prints the same here") != std::string::npos);
+    CHECK(r.out.find("reproduces the Intel masks") == std::string::npos);
+  }
+  const CliResult book = run_cli("dropout --color never");
+  CHECK(book.out.find("so Intel prints the same here") == std::string::npos);
+  CHECK(book.out.find("reproduces the Intel masks") != std::string::npos);
+}

@@ -74,7 +74,11 @@ Notebook dropout_lesson(const LessonOptions& opt) {
   else
     nb.note("dropout_attn_weights.note3");
   nb.explain("dropout_attn_weights.explain");
-  nb.confusion("dropout_attn_weights.confusion", {(mkl ? text("dropout_attn_weights.confusion_if") : text("dropout_attn_weights.confusion_else"))});
+  // (At rate 0 or 1 no draw decides anything: every machine keeps all or drops all.)
+  nb.confusion("dropout_attn_weights.confusion",
+               {p == 0.0 || p == 1.0 ? text("dropout_attn_weights.confusion_same", {p_text(p)})
+                : mkl                ? text("dropout_attn_weights.confusion_if")
+                                     : text("dropout_attn_weights.confusion_else")});
   if (mkl)
     nb.note("dropout_attn_weights.note4");
 
