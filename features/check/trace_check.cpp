@@ -7,10 +7,8 @@
 #include <map>
 #include <set>
 
-#include "core/safe_json.h"
 #include "core/safe_text.h"
 #include "core/usage_error.h"
-#include "features/check/python_trace.h"
 #include "features/check/trace_export.h"
 #include "features/check/replay.h"
 #include "lessons/cost_model.h"
@@ -21,22 +19,6 @@ namespace attn {
 namespace {
 
 using nlohmann::json;
-
-constexpr const char* kTraceSchema = "attn-tutor-trace/1";
-
-[[noreturn]] void bad_trace(const std::string& source, const std::string& what) {
-  throw UsageError(error_text("check.err.trace-bad", {source, echo(what, 80)}));
-}
-
-std::string text_of(const json& j, const char* key) {
-  return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : std::string();
-}
-
-int int_of(const json& j, const char* key) {
-  if (!j.contains(key) || !j[key].is_number_integer()) return 0;
-  const int64_t v = j[key].get<int64_t>();
-  return v < 0 || v > 10000000 ? 0 : static_cast<int>(v);
-}
 
 // The module arguments that are the lesson's settings, by the config key they set.
 std::string config_key_of(const std::string& arg) {
@@ -51,24 +33,27 @@ std::string config_key_of(const std::string& arg) {
   return "";
 }
 
-// Whether `lesson` takes the setting `key` (an option's config key, or one every lesson takes).
-bool lesson_takes(const LessonInfo& lesson, const std::string& key) {
+// The option whose config key is `key` (nullptr: none).
+const OptionRow* option_of(const std::string& key) {
   for (const OptionRow& row : option_table())
-    if (row.config_key() == key) return lesson.takes(row);
-  return false;
+    if (row.config_key() == key) return &row;
+  return nullptr;
+}
+
+// Whether `lesson` takes the setting `key` (an option's config key).
+bool lesson_takes(const LessonInfo& lesson, const std::string& key) {
+  const OptionRow* row = option_of(key);
+  return row && lesson.takes(*row);
 }
 
 // Whether `value` is the lesson's own default for the setting `key`: the lesson's default explains it (and
 // says what it means there: d2l-mha's 0.5 is d2l's dropout in eval(), --dropout 0.5 would train).
 bool equals_lesson_default(const LessonInfo& lesson, const std::string& key, double value) {
-  for (const OptionRow& row : option_table())
-    if (row.config_key() == key) {
-      const std::string d = lesson.default_value(row.flag);
-      char* end = nullptr;
-      const double v = d.empty() ? 0.0 : std::strtod(d.c_str(), &end);
-      return !d.empty() && end && *end == '\0' && v == value;
-    }
-  return false;
+  const OptionRow* row = option_of(key);
+  const std::string d = row ? lesson.default_value(row->flag) : "";
+  char* end = nullptr;
+  const double v = d.empty() ? 0.0 : std::strtod(d.c_str(), &end);
+  return !d.empty() && end && *end == '\0' && v == value;
 }
 
 // The book's six embeddings, as every lesson's default inputs.
@@ -121,7 +106,6 @@ json settings_for(const LessonInfo& lesson, const TraceDocument& trace, const Le
   return config;
 }
 
-// The names `tool`'s timeline has.
 // "d_out 4, num_heads 2, seed 5" (or the book's settings).
 std::string settings_text(const json& config) {
   std::string out;
@@ -145,78 +129,6 @@ struct Candidate {
 };
 
 }  // namespace
-
-bool is_trace_document(const std::string& text) {
-  const json doc = json::parse(text, nullptr, false);
-  return doc.is_object() && doc.contains("schema") && doc["schema"] == kTraceSchema;
-}
-
-TraceDocument parse_trace(const std::string& text, const std::string& source, const std::string& python) {
-  JsonRules rules;
-  rules.source = "check " + source;
-  rules.fix = error_text("check.err.json-fix");
-  rules.nonfinite_fix = error_text("check.err.nonfinite-fix");
-  rules.depth_fix = error_text("check.err.depth-fix");
-  const json doc = parse_json_safely(text, rules);
-  if (!doc.is_object() || doc.value("schema", json()) != kTraceSchema) bad_trace(source, "no \"schema\": \"attn-tutor-trace/1\"");
-  const std::string status = text_of(doc, "status");
-  if (status == "no-torch") throw UsageError(error_text("check.err.no-torch", {echo(python, 60), echo(text_of(doc, "message"), 80)}));
-  if (status == "bad-notebook") throw UsageError(error_text("check.err.bad-notebook", {source, echo(text_of(doc, "message"), 80)}));
-  if (status == "raised") {
-    // Its last frames in the learner's code, innermost first: "line 12 of f.py (`...`), called from line 30 ...".
-    ErrorText where;
-    if (doc.contains("traceback") && doc["traceback"].is_array())
-      for (const json& f : doc["traceback"]) {
-        if (!f.is_object()) continue;
-        const int cell = int_of(f, "cell");
-        const std::string line = std::to_string(int_of(f, "line")), code = echo(text_of(f, "code"), 80);
-        ErrorText here = cell > 0 ? error_text("check.origin.cell", {std::to_string(cell), line, source, code})
-                                  : error_text("check.origin.line", {line, source, code});
-        where = where.empty() ? here : error_text("check.traceback-sep", {here, where});
-      }
-    throw UsageError(error_text("check.err.raised", {source, echo(text_of(doc, "message"), 160),
-                                                     where.empty() ? ErrorText(source) : where}));
-  }
-  if (status != "ok") bad_trace(source, "status " + status);
-  TraceDocument t;
-  t.program = text_of(doc, "program");
-  t.notebook = text_of(doc, "kind") == "notebook";
-  t.truncated = doc.value("truncated", false) == true;
-  t.skipped = int_of(doc, "skipped");
-  if (!doc.contains("events") || !doc["events"].is_array()) bad_trace(source, "no \"events\" list");
-  // The program's own name where the learner checks a saved trace; else the path they gave.
-  const std::string origin_file = is_program_path(source) || t.program.empty() ? source : t.program;
-  for (const json& e : doc["events"]) {
-    if (!e.is_object() || !e.contains("name") || !e["name"].is_string()) bad_trace(source, "an event without a name");
-    TraceEvent ev;
-    ev.kind = text_of(e, "kind");
-    ev.name = text_of(e, "name");
-    if (ev.name.size() > kMaxTensorNameBytes) continue;
-    ev.scope = text_of(e, "scope");
-    ev.function = text_of(e, "function");
-    ev.origin = {origin_file, int_of(e, "cell"), int_of(e, "line"), text_of(e, "code")};
-    ev.function_key = ev.function + ":" + std::to_string(ev.origin.cell) + ":" + std::to_string(int_of(e, "def_line"));
-    ev.call = int_of(e, "call");
-    ev.owner = text_of(e, "owner");
-    if (e.contains("data") && !e.contains("skipped")) {
-      ev.entry = {{"name", ev.name}, {"data", e["data"]}};
-      if (e.contains("shape")) ev.entry["shape"] = e["shape"];
-      if (e.contains("dtype")) ev.entry["dtype"] = e["dtype"];
-    }
-    t.events.push_back(std::move(ev));
-  }
-  if (doc.contains("seeds") && doc["seeds"].is_array())
-    for (const json& s : doc["seeds"])
-      if (s.is_object() && s.contains("seed"))
-        t.seeds.push_back(s["seed"].is_string() ? s["seed"].get<std::string>() : s["seed"].dump());
-  if (doc.contains("settings") && doc["settings"].is_object())
-    for (const auto& [key, value] : doc["settings"].items())
-      if (value.is_number() || value.is_boolean()) t.settings[key] = value;
-  if (doc.contains("modules") && doc["modules"].is_array())
-    for (const json& m : doc["modules"])
-      if (m.is_object() && m.contains("args") && m["args"].is_object()) t.modules.push_back({text_of(m, "class"), m["args"]});
-  return t;
-}
 
 CheckReport check_trace(const TraceDocument& trace, const std::string& source, const TraceChoices& choices) {
   std::set<std::string> bound;

@@ -1,0 +1,106 @@
+// The tracer's "attn-tutor-trace/1" document (docs/trace-json.md) read into a TraceDocument
+// (features/check/trace_check.h): its events, seeds, modules and settings, or the tracer's own verdict
+// (no torch, a bad notebook, a program that raised) as one UsageError.
+#include "core/safe_json.h"
+#include "core/safe_text.h"
+#include "core/usage_error.h"
+#include "features/check/python_trace.h"
+#include "features/check/trace_check.h"
+
+namespace attn {
+
+namespace {
+
+using nlohmann::json;
+
+constexpr const char* kTraceSchema = "attn-tutor-trace/1";
+
+[[noreturn]] void bad_trace(const std::string& source, const std::string& what) {
+  throw UsageError(error_text("check.err.trace-bad", {source, echo(what, 80)}));
+}
+
+std::string text_of(const json& j, const char* key) {
+  return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : std::string();
+}
+
+int int_of(const json& j, const char* key) {
+  if (!j.contains(key) || !j[key].is_number_integer()) return 0;
+  const int64_t v = j[key].get<int64_t>();
+  return v < 0 || v > 10000000 ? 0 : static_cast<int>(v);
+}
+
+}  // namespace
+
+bool is_trace_document(const std::string& text) {
+  const json doc = json::parse(text, nullptr, false);
+  return doc.is_object() && doc.contains("schema") && doc["schema"] == kTraceSchema;
+}
+
+TraceDocument parse_trace(const std::string& text, const std::string& source, const std::string& python) {
+  JsonRules rules;
+  rules.source = "check " + source;
+  rules.fix = error_text("check.err.json-fix");
+  rules.nonfinite_fix = error_text("check.err.nonfinite-fix");
+  rules.depth_fix = error_text("check.err.depth-fix");
+  const json doc = parse_json_safely(text, rules);
+  if (!doc.is_object() || doc.value("schema", json()) != kTraceSchema) bad_trace(source, "no \"schema\": \"attn-tutor-trace/1\"");
+  const std::string status = text_of(doc, "status");
+  if (status == "no-torch") throw UsageError(error_text("check.err.no-torch", {echo(python, 60), echo(text_of(doc, "message"), 80)}));
+  if (status == "bad-notebook") throw UsageError(error_text("check.err.bad-notebook", {source, echo(text_of(doc, "message"), 80)}));
+  if (status == "raised") {
+    // Its last frames in the learner's code, innermost first: "line 12 of f.py (`...`), called from line 30 ...".
+    ErrorText where;
+    if (doc.contains("traceback") && doc["traceback"].is_array())
+      for (const json& f : doc["traceback"]) {
+        if (!f.is_object()) continue;
+        const int cell = int_of(f, "cell");
+        const std::string line = std::to_string(int_of(f, "line")), code = echo(text_of(f, "code"), 80);
+        ErrorText here = cell > 0 ? error_text("check.origin.cell", {std::to_string(cell), line, source, code})
+                                  : error_text("check.origin.line", {line, source, code});
+        where = where.empty() ? here : error_text("check.traceback-sep", {here, where});
+      }
+    throw UsageError(error_text("check.err.raised", {source, echo(text_of(doc, "message"), 160),
+                                                     where.empty() ? ErrorText(source) : where}));
+  }
+  if (status != "ok") bad_trace(source, "status " + status);
+  TraceDocument t;
+  t.program = text_of(doc, "program");
+  t.notebook = text_of(doc, "kind") == "notebook";
+  t.truncated = doc.value("truncated", false) == true;
+  t.skipped = int_of(doc, "skipped");
+  if (!doc.contains("events") || !doc["events"].is_array()) bad_trace(source, "no \"events\" list");
+  // The program's own name where the learner checks a saved trace; else the path they gave.
+  const std::string origin_file = is_program_path(source) || t.program.empty() ? source : t.program;
+  for (const json& e : doc["events"]) {
+    if (!e.is_object() || !e.contains("name") || !e["name"].is_string()) bad_trace(source, "an event without a name");
+    TraceEvent ev;
+    ev.kind = text_of(e, "kind");
+    ev.name = text_of(e, "name");
+    if (ev.name.size() > kMaxTensorNameBytes) continue;
+    ev.scope = text_of(e, "scope");
+    ev.function = text_of(e, "function");
+    ev.origin = {origin_file, int_of(e, "cell"), int_of(e, "line"), text_of(e, "code")};
+    ev.function_key = ev.function + ":" + std::to_string(ev.origin.cell) + ":" + std::to_string(int_of(e, "def_line"));
+    ev.call = int_of(e, "call");
+    ev.owner = text_of(e, "owner");
+    if (e.contains("data") && !e.contains("skipped")) {
+      ev.entry = {{"name", ev.name}, {"data", e["data"]}};
+      if (e.contains("shape")) ev.entry["shape"] = e["shape"];
+      if (e.contains("dtype")) ev.entry["dtype"] = e["dtype"];
+    }
+    t.events.push_back(std::move(ev));
+  }
+  if (doc.contains("seeds") && doc["seeds"].is_array())
+    for (const json& s : doc["seeds"])
+      if (s.is_object() && s.contains("seed"))
+        t.seeds.push_back(s["seed"].is_string() ? s["seed"].get<std::string>() : s["seed"].dump());
+  if (doc.contains("settings") && doc["settings"].is_object())
+    for (const auto& [key, value] : doc["settings"].items())
+      if (value.is_number() || value.is_boolean()) t.settings[key] = value;
+  if (doc.contains("modules") && doc["modules"].is_array())
+    for (const json& m : doc["modules"])
+      if (m.is_object() && m.contains("args") && m["args"].is_object()) t.modules.push_back({text_of(m, "class"), m["args"]});
+  return t;
+}
+
+}  // namespace attn
