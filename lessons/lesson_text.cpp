@@ -22,6 +22,10 @@ void tensor_cell(Notebook& nb, const std::vector<std::string>& code, const std::
   if (!confusion.empty()) nb.confusion(confusion);
 }
 
+void section_heading(Notebook& nb, const std::string& section) {
+  nb.heading_case(section, "lesson.section_title", section);
+}
+
 std::string fmt_seed(const LessonOptions& opt, uint64_t book_seed) {
   if (!opt.seed) return std::to_string(book_seed);
   // The value torch.manual_seed gets, written canonically whatever the learner typed (0123, +5, -0):

@@ -21,6 +21,9 @@ std::vector<std::string> inputs_code(const LessonOptions& opt);
 // (and `confusion` unless empty), none of them quoting values.
 void tensor_cell(Notebook& nb, const std::vector<std::string>& code, const std::string& name, const Tensor& t,
                  const std::string& note, const std::string& explain, const std::string& confusion = "");
+// The heading that opens book section `section` ("3.3.1"): its title is the case `section` of the
+// lesson's [lesson.section_title] (the titles `lessons --json` lists too).
+void section_heading(Notebook& nb, const std::string& section);
 // The index of the largest (smallest) value, the first on a tie: the token a note names.
 int64_t argmax(const std::vector<float>& v);
 int64_t argmin(const std::vector<float>& v);

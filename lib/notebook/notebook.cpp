@@ -33,15 +33,20 @@ std::string item_text(const NotebookItem& item, Lang lang) {
   }
 }
 
-void Notebook::prose(NotebookItem::Kind kind, const std::string& key, std::vector<Prose> args) {
+void Notebook::prose(NotebookItem::Kind kind, Prose sentence) {
   NotebookItem item{kind, "", cell_};
-  item.prose = text(key, std::move(args));
+  item.prose = std::move(sentence);
   item.table = text_;
   items_.push_back(std::move(item));
 }
 
 void Notebook::heading(const std::string& section, const std::string& key, std::vector<Prose> args) {
-  prose(NotebookItem::Kind::Heading, key, std::move(args));
+  prose(NotebookItem::Kind::Heading, text(key, std::move(args)));
+  items_.back().text = section;
+}
+
+void Notebook::heading_case(const std::string& section, const std::string& key, const std::string& case_name) {
+  prose(NotebookItem::Kind::Heading, text_case(key, case_name));
   items_.back().text = section;
 }
 
@@ -155,19 +160,25 @@ std::string Notebook::cell_code(int n) const {
   return "";
 }
 
-void Notebook::note(const std::string& key, std::vector<Prose> args) {
+void Notebook::note(const std::string& key, std::vector<Prose> args) { note_case(key, "", std::move(args)); }
+
+void Notebook::explain(const std::string& key, std::vector<Prose> args) { explain_case(key, "", std::move(args)); }
+
+void Notebook::confusion(const std::string& key, std::vector<Prose> args) { confusion_case(key, "", std::move(args)); }
+
+void Notebook::note_case(const std::string& key, const std::string& case_name, std::vector<Prose> args) {
   noted_cells_.push_back(cell_);
-  prose(NotebookItem::Kind::Note, key, std::move(args));
+  prose(NotebookItem::Kind::Note, text_case(key, case_name, std::move(args)));
 }
 
-void Notebook::explain(const std::string& key, std::vector<Prose> args) {
+void Notebook::explain_case(const std::string& key, const std::string& case_name, std::vector<Prose> args) {
   explained_cells_.push_back(cell_);
-  prose(NotebookItem::Kind::Explanation, key, std::move(args));
+  prose(NotebookItem::Kind::Explanation, text_case(key, case_name, std::move(args)));
 }
 
-void Notebook::confusion(const std::string& key, std::vector<Prose> args) {
+void Notebook::confusion_case(const std::string& key, const std::string& case_name, std::vector<Prose> args) {
   noted_cells_.push_back(cell_);
-  prose(NotebookItem::Kind::Confusion, key, std::move(args));
+  prose(NotebookItem::Kind::Confusion, text_case(key, case_name, std::move(args)));
 }
 
 namespace {

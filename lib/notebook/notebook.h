@@ -62,6 +62,8 @@ class Notebook {
            std::vector<std::string> tokens, const TextTable* text = nullptr);
 
   void heading(const std::string& section, const std::string& key, std::vector<Prose> args = {});
+  // A heading whose title is one case of a key with cases (notebook/prose.h).
+  void heading_case(const std::string& section, const std::string& key, const std::string& case_name);
   // A heading beside the book: `section` names it for --from ("d2l 11.5"); the reader sees its source
   // as the learner knows it, `source_key` of the lesson's text table ("d2l.ai §11.5").
   void source_heading(const std::string& section, const std::string& source_key, const std::string& key,
@@ -87,6 +89,11 @@ class Notebook {
   void explain(const std::string& key, std::vector<Prose> args = {});
   // A well-known confusion, where it arises (always shown).
   void confusion(const std::string& key, std::vector<Prose> args = {});
+  // The same for a key with cases (en[case] = ... in the text table, notebook/prose.h): the case that
+  // holds here, each a whole sentence.
+  void note_case(const std::string& key, const std::string& case_name, std::vector<Prose> args = {});
+  void explain_case(const std::string& key, const std::string& case_name, std::vector<Prose> args = {});
+  void confusion_case(const std::string& key, const std::string& case_name, std::vector<Prose> args = {});
   // From the current cell on (`on`) or from the next cell on (`!on`): the cells' matrices are indexed by
   // position, not by the lesson's tokens (their inputs are not the token embeddings: d2l's torch.ones, a
   // random X), so their pictures number their rows and columns and say why.
@@ -131,7 +138,7 @@ class Notebook {
 
  private:
   std::string code_for(const std::string& name) const;
-  void prose(NotebookItem::Kind kind, const std::string& key, std::vector<Prose> args);
+  void prose(NotebookItem::Kind kind, Prose prose);
 
   std::string lesson_;
   std::vector<std::string> sections_;

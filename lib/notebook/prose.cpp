@@ -12,6 +12,12 @@ Prose text(std::string key, std::vector<Prose> args) {
   return p;
 }
 
+Prose text_case(std::string key, std::string case_name, std::vector<Prose> args) {
+  Prose p = text(std::move(key), std::move(args));
+  p.case_name = std::move(case_name);
+  return p;
+}
+
 namespace {
 
 std::string unescape(const std::string& s) {
@@ -65,10 +71,24 @@ TextTable::TextTable(const std::string& origin, const std::string& source, const
       entries_[key];
       continue;
     }
-    const bool en = line.rfind("en = ", 0) == 0, zh = line.rfind("zh = ", 0) == 0;
-    if (key.empty() || (!en && !zh))
-      throw std::logic_error(origin + ":" + std::to_string(number) + ": expected [key], 'en = ' or 'zh = '");
-    (en ? entries_[key].en : entries_[key].zh) = unescape(line.substr(5));
+    // "en = ", "zh = ", or one case: "en[case] = ", "zh[case] = "
+    const bool en = line.rfind("en", 0) == 0, zh = line.rfind("zh", 0) == 0;
+    const size_t eq = line.find(" = ");
+    std::string case_name;
+    bool ok = !key.empty() && (en || zh) && eq != std::string::npos;
+    if (ok && eq != 2) {
+      ok = line[2] == '[' && line[eq - 1] == ']' && eq > 4;
+      if (ok) case_name = line.substr(3, eq - 4);
+      ok = ok && case_name.find_first_of("[] ") == std::string::npos;
+    }
+    if (!ok)
+      throw std::logic_error(origin + ":" + std::to_string(number) + ": expected [key], 'en = ', 'zh = ' or 'en[case] = '");
+    Entry& entry = entries_[key];
+    std::string& target = case_name.empty() ? (en ? entry.en : entry.zh)
+                                            : (en ? entry.cases[case_name].en : entry.cases[case_name].zh);
+    target = unescape(line.substr(eq + 3));
+    if (!entry.cases.empty() && (!entry.en.empty() || !entry.zh.empty()))
+      throw std::logic_error(origin + ":" + std::to_string(number) + ": [" + key + "] has cases and a plain en/zh");
   }
 }
 
@@ -84,17 +104,36 @@ std::string TextTable::render(const Prose& prose, Lang lang) const {
   if (prose.key.empty()) return prose.literal;
   const Entry* e = find(prose.key);
   if (!e) return "[no text: " + prose.key + "]";
+  const std::string* pattern = lang == Lang::Zh ? &e->zh : &e->en;
+  if (!prose.case_name.empty() || !e->cases.empty()) {  // a case named, or one needed
+    const auto it = e->cases.find(prose.case_name);
+    if (it == e->cases.end()) return "[no text: " + prose.key + "[" + prose.case_name + "]]";
+    pattern = lang == Lang::Zh ? &it->second.zh : &it->second.en;
+  }
   std::vector<std::string> values;
   for (const Prose& arg : prose.args) values.push_back(render(arg, lang));
-  return fill(lang == Lang::Zh ? e->zh : e->en, values);
+  return fill(*pattern, values);
 }
 
 std::vector<std::string> TextTable::incomplete() const {
   std::vector<std::string> out;
   for (const auto& [key, e] : entries_) {
-    if (e.en.empty()) out.push_back(origin_ + ": [" + key + "] en");
-    if (e.zh.empty()) out.push_back(origin_ + ": [" + key + "] zh");
+    if (e.cases.empty()) {
+      if (e.en.empty()) out.push_back(origin_ + ": [" + key + "] en");
+      if (e.zh.empty()) out.push_back(origin_ + ": [" + key + "] zh");
+    }
+    for (const auto& [name, s] : e.cases) {
+      if (s.en.empty()) out.push_back(origin_ + ": [" + key + "] en[" + name + "]");
+      if (s.zh.empty()) out.push_back(origin_ + ": [" + key + "] zh[" + name + "]");
+    }
   }
+  return out;
+}
+
+std::vector<std::string> TextTable::cases(const std::string& key) const {
+  std::vector<std::string> out;
+  if (const Entry* e = find(key))
+    for (const auto& entry : e->cases) out.push_back(entry.first);
   return out;
 }
 
