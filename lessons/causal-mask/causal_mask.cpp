@@ -28,7 +28,7 @@ Notebook causal_mask_lesson(const LessonOptions& opt) {
   Notebook nb = lesson_notebook("causal-mask", opt);
   const std::string first = quoted_token(opt, 0), second = quoted_token(opt, 1);
 
-  nb.heading("3.5.1", "heading.3.5.1");
+  section_heading(nb, "3.5.1");
   CausalWeights w = causal_weights(opt, &nb, true);
 
   nb.cell({"context_length = attn_scores.shape[0]",
@@ -71,7 +71,7 @@ Notebook causal_mask_lesson(const LessonOptions& opt) {
   tensor_cell(nb, {"attn_weights = torch.softmax(masked / keys.shape[-1]**0.5, dim=1)", "print(attn_weights)"},
               "attn_weights", w.attn_weights, "attn_weights.note", "attn_weights.explain");
 
-  nb.heading("3.5.1", "heading.3.5.12");
+  nb.heading("3.5.1", "heading.leakage_after_softmax");
   nb.cell({"print(masked_simple_norm)", "print(attn_weights)",
            "print((masked_simple_norm - attn_weights).abs().max())",
            "print(torch.allclose(masked_simple_norm, attn_weights))"});
@@ -90,8 +90,8 @@ Notebook causal_mask_lesson(const LessonOptions& opt) {
       if (!(std::fabs(a[i] - b[i]) <= 1e-8 + 1e-5 * std::fabs(b[i]))) close = false;
   }
   nb.print(close ? "True" : "False");
-  nb.note("torch_allclose_masked_simple_nor.note");
-  nb.explain("torch_allclose_masked_simple_nor.explain");
+  nb.note("both_ways_close.note");
+  nb.explain("both_ways_close.explain");
 
   nb.cell({"print(mask_simple.bool())", "print(mask.bool())",
            "print(torch.equal(mask_simple + mask, torch.ones(context_length, context_length)))"});
@@ -102,8 +102,8 @@ Notebook causal_mask_lesson(const LessonOptions& opt) {
   bool complementary = true;
   for (float v : bv) complementary = complementary && v == 1.0f;
   nb.print(complementary ? "True" : "False");
-  nb.note("torch_equal_mask_simple_mask_tor.note");
-  nb.explain("torch_equal_mask_simple_mask_tor.explain");
+  nb.note("masks_complementary.note");
+  nb.explain("masks_complementary.explain");
 
   nb.cell({"values = sa_v2.W_value(inputs)", "context_vec = attn_weights @ values", "print(context_vec)"});
   nb.record("values", w.values);

@@ -15,7 +15,7 @@ Notebook naive_scores_lesson(const LessonOptions& opt) {
   const std::string first = quoted_token(opt, 0);
   const std::string N = std::to_string(n), D = std::to_string(inputs.size(1));
 
-  nb.heading("3.3.1", "heading.3.3.1");
+  section_heading(nb, "3.3.1");
   std::vector<std::string> first_cell = inputs_code(opt);
   first_cell.push_back("print(inputs)");
   nb.cell(first_cell);
@@ -42,10 +42,11 @@ Notebook naive_scores_lesson(const LessonOptions& opt) {
   for (int64_t i = 0; i < n; ++i)
     if (i != best && scores[static_cast<size_t>(i)] > scores[static_cast<size_t>(runner_up)]) runner_up = i;
   const std::string best_tok = quoted_token(opt, best), runner_tok = quoted_token(opt, runner_up);
+  // the query's own score is the largest (the book's case): the runner-up is named; else the largest
   if (best == 1)
-    nb.note("attn_scores_2.note", {journey, runner_tok});
+    nb.note_case("attn_scores_2.note", "itself_first", {journey, runner_tok});
   else
-    nb.note("attn_scores_2.note2", {journey, best_tok});
+    nb.note_case("attn_scores_2.note", "other_first", {journey, best_tok});
   nb.explain("attn_scores_2.explain");
 
   nb.cell({"res = 0.", "for idx, element in enumerate(inputs[0]):", "    res += inputs[0][idx] * query[idx]",
@@ -60,7 +61,7 @@ Notebook naive_scores_lesson(const LessonOptions& opt) {
   nb.note("torch_dot_inputs_0_query.note", {first});
   nb.explain("torch_dot_inputs_0_query.explain", {D, first, journey});
 
-  nb.heading("3.3.2", "heading.3.3.2");
+  section_heading(nb, "3.3.2");
   nb.cell({"attn_scores = torch.empty(" + std::to_string(n) + ", " + std::to_string(n) + ")",
            "for i, x_i in enumerate(inputs):", "    for j, x_j in enumerate(inputs):",
            "        attn_scores[i, j] = torch.dot(x_i, x_j)", "print(attn_scores)"});
@@ -76,8 +77,8 @@ Notebook naive_scores_lesson(const LessonOptions& opt) {
   nb.cell({"attn_scores = inputs @ inputs.T", "print(attn_scores)"});
   Tensor attn_scores = matmul(inputs, T(inputs));
   nb.show("attn_scores", attn_scores);
-  nb.note("attn_scores.note2");
-  nb.explain("attn_scores.explain2", {N, D, std::to_string(n * n)});
+  nb.note("attn_scores_matmul.note");
+  nb.explain("attn_scores_matmul.explain", {N, D, std::to_string(n * n)});
   return nb;
 }
 

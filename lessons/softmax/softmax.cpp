@@ -18,7 +18,7 @@ Notebook softmax_lesson(const LessonOptions& opt) {
   const std::string journey = quoted_token(opt, 1);
   const std::string N = std::to_string(n), D = std::to_string(inputs.size(1));
 
-  nb.heading("3.3.1", "heading.3.3.1");
+  section_heading(nb, "3.3.1");
   std::vector<std::string> setup = inputs_code(opt);
   setup.insert(setup.end(), {"query = inputs[1]", "attn_scores_2 = torch.empty(inputs.shape[0])",
                              "for i, x_i in enumerate(inputs):", "    attn_scores_2[i] = torch.dot(x_i, query)",
@@ -39,7 +39,7 @@ Notebook softmax_lesson(const LessonOptions& opt) {
   nb.show("Sum:", "attn_weights_2_tmp.sum()", sum(attn_weights_2_tmp));
   bool all_positive = true;
   for (float v : s) all_positive = all_positive && v > 0.0f;
-  nb.note(all_positive ? "sum_attn_weights_2_tmp_sum.note" : "sum_attn_weights_2_tmp_sum.note2");
+  nb.note_case("sum_attn_weights_2_tmp_sum.note", all_positive ? "all_positive" : "some_negative");
   nb.explain("sum_attn_weights_2_tmp_sum.explain", {N});
 
   nb.cell({"def softmax_naive(x):", "    return torch.exp(x) / torch.exp(x).sum(dim=0)", "",
@@ -72,7 +72,7 @@ Notebook softmax_lesson(const LessonOptions& opt) {
   const int64_t most = argmax(w2), least = argmin(w2);
   nb.explain("context_vec_2.explain", {D, quoted_token(opt, most), element_text(attn_weights_2, most), quoted_token(opt, least), element_text(attn_weights_2, least), journey});
 
-  nb.heading("3.3.2", "heading.3.3.2");
+  section_heading(nb, "3.3.2");
   nb.cell({"attn_scores = inputs @ inputs.T", "attn_weights = torch.softmax(attn_scores, dim=-1)",
            "print(attn_weights)"});
   Tensor attn_scores = matmul(inputs, T(inputs));
@@ -97,18 +97,18 @@ Notebook softmax_lesson(const LessonOptions& opt) {
            "print(\"All row sums:\", attn_weights.sum(dim=-1))"});
   nb.print("Row 2 sum: " + py_float(row_2_sum));
   nb.show("All row sums:", "attn_weights.sum(dim=-1)", sum(attn_weights, -1, false));
-  nb.note("all_row_sums_attn_weights_sum_di.note");
-  nb.explain("all_row_sums_attn_weights_sum_di.explain");
+  nb.note("row_sums.note");
+  nb.explain("row_sums.explain");
 
   nb.cell({"all_context_vecs = attn_weights @ inputs", "print(all_context_vecs)",
            "print(\"Previous 2nd context vector:\", context_vec_2)"});
   Tensor all_context_vecs = matmul(attn_weights, inputs);
   nb.show("all_context_vecs", all_context_vecs);
   nb.show("Previous 2nd context vector:", "context_vec_2", context_vec_2);
-  nb.note("previous_2nd_context_vector_cont.note");
-  nb.explain("previous_2nd_context_vector_cont.explain", {N, D, journey});
+  nb.note("all_context_vecs.note");
+  nb.explain("all_context_vecs.explain", {N, D, journey});
 
-  nb.heading("3.3.1+", "heading.3.3.1+");
+  nb.heading("3.3.1+", "heading.why_subtract_max");
   nb.cell({"big_scores = attn_scores_2 * 100", "print(softmax_naive(big_scores))"});
   Tensor big_scores = mul(attn_scores_2, 100.0);
   nb.record("big_scores", big_scores);
@@ -116,7 +116,7 @@ Notebook softmax_lesson(const LessonOptions& opt) {
   nb.show("softmax_naive(big_scores)", naive_big);
   bool overflow = false;
   for (float v : naive_big.values()) overflow = overflow || !std::isfinite(v);
-  nb.note(overflow ? "softmax_naive_big_scores.note" : "softmax_naive_big_scores.note2");
+  nb.note_case("softmax_naive_big_scores.note", overflow ? "overflows" : "no_overflow_yet");
   nb.explain("softmax_naive_big_scores.explain", {journey});
 
   nb.cell({"shifted = big_scores - big_scores.max()", "print(shifted)", "print(torch.exp(shifted))",

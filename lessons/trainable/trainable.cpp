@@ -33,7 +33,7 @@ Notebook trainable_lesson(const LessonOptions& opt) {
   const std::string N = std::to_string(inputs.size(0)), D = std::to_string(d_in), DO = std::to_string(d_out);
   Generator gen;
 
-  nb.heading("3.4.1", "heading.3.4.1");
+  section_heading(nb, "3.4.1");
   std::vector<std::string> setup = inputs_code(opt);
   setup.insert(setup.end(), {"x_2 = inputs[1]  # second input element", "d_in = inputs.shape[1]  # the input embedding size",
                              "d_out = " + std::to_string(d_out) + "  # the output embedding size", "print(d_in, d_out)"});
@@ -58,7 +58,7 @@ Notebook trainable_lesson(const LessonOptions& opt) {
   nb.show("W_query", W_query);
   nb.show("W_key", W_key);
   nb.show("W_value", W_value);
-  nb.note("w_value.note", {(opt.init == Init::Rand ? text("w_value.note_if") : text("w_value.note_else"))});
+  nb.note_case("w_value.note", opt.init == Init::Rand ? "rand" : "randn");
   const std::string seed_text = fmt_seed(opt, 123);
   nb.explain("w_value.explain", {seed_text, std::to_string(d_in * d_out)});
 
@@ -99,7 +99,7 @@ Notebook trainable_lesson(const LessonOptions& opt) {
   const std::string top_score = quoted_token(opt, argmax(attn_scores_2.values()));
   nb.explain("attn_scores_2.explain", {DO, N, journey, top_score});
 
-  nb.heading("3.4.1", "heading.3.4.12");
+  nb.heading("3.4.1", "heading.scaled_dot_product");
   nb.cell({"d_k = keys.shape[-1]", "attn_weights_2 = torch.softmax(attn_scores_2 / d_k**0.5, dim=-1)",
            "print(d_k)", "print(attn_weights_2)"});
   const int64_t d_k = keys.size(-1);
@@ -120,7 +120,7 @@ Notebook trainable_lesson(const LessonOptions& opt) {
   const int64_t top = argmax(w2);
   nb.explain("context_vec_2.explain", {N, DO, journey, element_text(attn_weights_2, top), quoted_token(opt, top)});
 
-  nb.heading("3.4.2", "heading.3.4.2");
+  section_heading(nb, "3.4.2");
   const uint64_t seed_v1 = opt.seed_or(123);
   gen.manual_seed(seed_v1);
   SelfAttentionV1 sa_v1 = SelfAttentionV1::init(gen, d_in, d_out, opt.variant);
@@ -139,11 +139,9 @@ Notebook trainable_lesson(const LessonOptions& opt) {
   nb.inside(inside_v1.steps);
   nb.show("sa_v1(inputs)", sa_v1_out);
   const bool same_draws = opt.init == Init::Rand && seed_v1 == seed1;
-  if (same_draws)
-    nb.note("sa_v1_inputs.note");
-  else
-    nb.note("sa_v1_inputs.note2");
-  nb.confusion("sa_v1_inputs.confusion", {seed_text, (same_draws ? text("sa_v1_inputs.confusion_if") : "")});
+  const std::string draws = same_draws ? "same_draws" : "other_draws";
+  nb.note_case("sa_v1_inputs.note", draws);
+  nb.confusion_case("sa_v1_inputs.confusion", draws, {seed_text});
   nb.explain("sa_v1_inputs.explain", {N, DO});
 
   const uint64_t seed_v2 = opt.seed_or(789);
@@ -167,9 +165,9 @@ Notebook trainable_lesson(const LessonOptions& opt) {
   nb.show("sa_v2(inputs)", sa_v2_out);
   const std::string seed2_text = fmt_seed(opt, 789);
   if (seed_v2 != seed_v1)
-    nb.note("sa_v2_inputs.note", {seed2_text, seed_text});
+    nb.note_case("sa_v2_inputs.note", "other_seed", {seed2_text, seed_text});
   else
-    nb.note("sa_v2_inputs.note2");
+    nb.note_case("sa_v2_inputs.note", "same_seed");
   nb.explain("sa_v2_inputs.explain");
 
   nb.cell({"print(sa_v2.W_query.weight)", "print(sa_v2.W_key.weight)", "print(sa_v2.W_value.weight)"});
@@ -190,7 +188,7 @@ Notebook trainable_lesson(const LessonOptions& opt) {
     nb.explain("sa_v2_w_value_bias.explain");
   }
 
-  nb.heading("3.4.2", "heading.3.4.22");
+  nb.heading("3.4.2", "heading.exercise_copy_weights");
   nb.cell({"sa_v1.W_query = torch.nn.Parameter(sa_v2.W_query.weight.T)",
            "sa_v1.W_key = torch.nn.Parameter(sa_v2.W_key.weight.T)",
            "sa_v1.W_value = torch.nn.Parameter(sa_v2.W_value.weight.T)", "print(sa_v1(inputs))",
@@ -210,11 +208,8 @@ Notebook trainable_lesson(const LessonOptions& opt) {
   nb.show("sa_v1(inputs)", sa_v1_copied);
   const bool equal = sa_v1_copied.shape() == sa_v2_out.shape() && sa_v1_copied.values() == sa_v2_out.values();
   nb.print(equal ? "True" : "False");
-  if (equal)
-    nb.note("torch_equal_sa_v1_inputs_sa_v2_i.note");
-  else
-    nb.note("torch_equal_sa_v1_inputs_sa_v2_i.note2");
-  nb.explain("torch_equal_sa_v1_inputs_sa_v2_i.explain");
+  nb.note_case("sa_v1_copied_equal.note", equal ? "equal" : "bias_differs");
+  nb.explain("sa_v1_copied_equal.explain");
   return nb;
 }
 
