@@ -28,8 +28,8 @@ Tensor batch_cell(Notebook& nb, const LessonOptions& opt, bool with_inputs) {
   const std::string shape = shape_text(batch.shape());
   const std::string n = std::to_string(opt.num_tokens()), d_in = std::to_string(opt.d_in());
   const std::string cat_shape = "(" + std::to_string(2 * opt.num_tokens()) + ", " + d_in + ")";
-  nb.note("setup.intro.note", {shape});
-  nb.explain("setup.intro.explain", {(with_inputs ? text("setup.intro.explain_if") : ""), cat_shape});
+  nb.note("setup.batch.note", {shape});
+  nb.explain_case("setup.batch.explain", with_inputs ? "inputs_again" : "inputs_known", {cat_shape});
   return batch;
 }
 
@@ -74,13 +74,13 @@ CausalWeights causal_weights(const LessonOptions& opt, Notebook* nb, bool verbos
                              "attn_weights = torch.softmax(masked / keys.shape[-1]**0.5, dim=1)", "print(attn_weights)"});
     nb->cell(code);
     nb->show("attn_weights", w.attn_weights);
-    nb->note("setup.intro.note2");
-    nb->explain("setup.intro.explain2", {seed});
+    nb->note("setup.causal_weights.note");
+    nb->explain("setup.causal_weights.explain", {seed});
     return w;
   }
   nb->cell(code);
-  nb->note("setup.intro.note3");
-  nb->explain("setup.intro.explain3", {seed, d_out, d_in});
+  nb->note("setup.sa_v2.note");
+  nb->explain("setup.sa_v2.explain", {seed, d_out, d_in});
   nb->cell({"queries = sa_v2.W_query(inputs)", "keys = sa_v2.W_key(inputs)", "attn_scores = queries @ keys.T",
             "attn_weights = torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=1)", "print(queries)", "print(keys)",
             "print(attn_scores)", "print(attn_weights)"});
@@ -90,7 +90,10 @@ CausalWeights causal_weights(const LessonOptions& opt, Notebook* nb, bool verbos
   nb->show("attn_weights", w.attn_weights_unmasked);
   const std::string n = std::to_string(opt.num_tokens());
   const bool third = opt.num_tokens() >= 3;
-  nb->note("setup.attn_weights.note", {n, (third ? text("setup.attn_weights.note_if", {quoted_token(opt, 1), quoted_token(opt, 2)}) : text("setup.attn_weights.note_else", {std::string()}))});
+  if (third)
+    nb->note_case("setup.attn_weights.note", "three_tokens", {n, quoted_token(opt, 1), quoted_token(opt, 2)});
+  else
+    nb->note_case("setup.attn_weights.note", "fewer_tokens", {n});
   nb->explain("setup.attn_weights.explain");
   return w;
 }

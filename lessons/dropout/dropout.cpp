@@ -24,7 +24,7 @@ Notebook dropout_lesson(const LessonOptions& opt) {
   const bool mkl = opt.bernoulli == BernoulliPath::Mkl;
   Generator gen;
 
-  nb.heading("3.5.2", "heading.3.5.2");
+  section_heading(nb, "3.5.2");
   CausalWeights w = causal_weights(opt, &nb, false);
 
   gen.manual_seed(opt.seed_or(123));
@@ -37,14 +37,14 @@ Notebook dropout_lesson(const LessonOptions& opt) {
   Tensor dropped_example = dropout_step(example, p, true, gen, opt.bernoulli, v, &keep);
   nb.show("dropout(example)", dropped_example);
   const std::string seed = fmt_seed(opt, 123);
-  if (p == 0.0) {
-    nb.note("dropout_example.note");
-  } else if (p == 1.0) {
-    nb.note("dropout_example.note2");
+  // rate 0 keeps all, rate 1 drops all: no draw decides anything there
+  const std::string rate = p == 0.0 ? "rate_zero" : p == 1.0 ? "rate_one" : "random_mask";
+  if (p == 0.0 || p == 1.0) {
+    nb.note_case("dropout_example.note", rate);
   } else {
     int64_t kept = 0;
     for (float k : keep.values()) kept += k != 0.0f;
-    nb.note("dropout_example.note3", {std::to_string(kept), std::to_string(n * n), py_float(1.0 - p)});
+    nb.note_case("dropout_example.note", rate, {std::to_string(kept), std::to_string(n * n), py_float(1.0 - p)});
   }
   nb.explain("dropout_example.explain", {seed});
   if (p == 0.0 || p == 1.0)
@@ -67,33 +67,26 @@ Notebook dropout_lesson(const LessonOptions& opt) {
   nb.cell({"torch.manual_seed(" + fmt_seed(opt, 123) + ")", "print(dropout(attn_weights))"});
   Tensor dropped = dropout_step(w.attn_weights, p, true, gen, opt.bernoulli, v, &keep);
   nb.show("dropout(attn_weights)", dropped);
-  if (p == 0.0)
-    nb.note("dropout_attn_weights.note");
-  else if (p == 1.0)
-    nb.note("dropout_attn_weights.note2");
-  else
-    nb.note("dropout_attn_weights.note3");
+  nb.note_case("dropout_attn_weights.note", rate);
   nb.explain("dropout_attn_weights.explain");
   // (At rate 0 or 1 no draw decides anything: every machine keeps all or drops all.)
-  nb.confusion("dropout_attn_weights.confusion",
-               {p == 0.0 || p == 1.0 ? text("dropout_attn_weights.confusion_same", {p_text(p)})
-                : mkl                ? text("dropout_attn_weights.confusion_if")
-                                     : text("dropout_attn_weights.confusion_else")});
+  if (p == 0.0 || p == 1.0)
+    nb.confusion_case("dropout_attn_weights.confusion", "same_everywhere", {p_text(p)});
+  else
+    nb.confusion_case("dropout_attn_weights.confusion", mkl ? "mkl" : "default");
   if (mkl)
-    nb.note("dropout_attn_weights.note4");
+    nb.note("mkl_masks.note");
 
   if (!(v.missing_dropout_reseeds & 2)) gen.manual_seed(opt.seed_or(123));
   nb.cell({"torch.manual_seed(" + fmt_seed(opt, 123) + ")", "print(dropout(attn_weights).sum(dim=-1))"});
   nb.show("dropout(attn_weights).sum(dim=-1)", sum(dropout_step(w.attn_weights, p, true, gen, opt.bernoulli, v), -1, false));
-  if (p == 0.0)
-    nb.note("dropout_attn_weights_sum_dim_1.note");
-  else if (p < 1.0)  // the expected row sum is (1-p) x 1/(1-p) = 1 below p = 1, and 0 at p = 1
-    nb.note("dropout_attn_weights_sum_dim_1.note2", {p_text(p)});
+  if (p == 0.0 || p == 1.0)  // the expected row sum is (1-p) x 1/(1-p) = 1 below p = 1, and 0 at p = 1
+    nb.note_case("dropout_attn_weights_sum_dim_1.note", rate);
   else
-    nb.note("dropout_attn_weights_sum_dim_1.note_all");
+    nb.note_case("dropout_attn_weights_sum_dim_1.note", rate, {p_text(p)});
   nb.explain("dropout_attn_weights_sum_dim_1.explain");
 
-  nb.heading("3.5.3", "heading.3.5.3");
+  section_heading(nb, "3.5.3");
   Tensor batch = batch_cell(nb, opt, false);
 
   const int64_t context_length = opt.context_length_or_tokens();
@@ -114,9 +107,9 @@ Notebook dropout_lesson(const LessonOptions& opt) {
   run.bind("context_vecs", "context_vecs = ca(batch)", context_vecs);
   nb.trace(run);
   nb.print("context_vecs.shape: " + repr_size(context_vecs.shape()));
-  nb.note("dropout_attn_weights_sum_dim_1.note3");
+  nb.note("causal_attention_class.note");
   const std::string out_shape = shape_text(context_vecs.shape()), d_out = std::to_string(opt.d_out);
-  nb.explain("dropout_attn_weights_sum_dim_1.explain2", {out_shape, d_out});
+  nb.explain("causal_attention_class.explain", {out_shape, d_out});
 
   nb.cell({"# inside ca(batch), step by step: self is ca, x is batch", "self, x = ca, batch",
            "b, num_tokens, d_in = x.shape", "keys = self.W_key(x)", "queries = self.W_query(x)",
@@ -137,7 +130,7 @@ Notebook dropout_lesson(const LessonOptions& opt) {
            "attn_weights = self.dropout(attn_weights)", "print(attn_weights)"});
   nb.show("attn_weights", t.dropped_weights);
   nb.note("attn_weights.note");
-  nb.explain("attn_weights.explain", {(opt.seed ? text("attn_weights.explain_if") : text("attn_weights.explain_else"))});
+  nb.explain_case("attn_weights.explain", opt.seed ? "own_seed" : "book_seeds");
   nb.confusion("attn_weights.confusion");
 
   nb.cell({"context_vec = attn_weights @ values", "# forward returns context_vec: back outside, context_vecs = ca(batch)",
