@@ -18,7 +18,7 @@ std::string bool_text(bool b) { return b ? "True" : "False"; }
 std::string str(int64_t v) { return std::to_string(v); }
 
 void batched_matmul_cells(Notebook& nb) {
-  nb.heading("3.6.2", "heading.3.6.2");
+  section_heading(nb, "3.6.2");
   // The book's example tensor: (b, num_heads, num_tokens, head_dim) = (1, 2, 3, 4).
   Tensor a({1, 2, 3, 4}, {0.2745f, 0.6584f, 0.2775f, 0.8573f, 0.8993f, 0.0390f, 0.9268f, 0.7388f,
                           0.7179f, 0.7058f, 0.9156f, 0.4340f, 0.0772f, 0.3565f, 0.1479f, 0.5331f,
@@ -50,7 +50,7 @@ void batched_matmul_cells(Notebook& nb) {
 }
 
 void gpt2_cells(Notebook& nb, const LessonOptions& opt) {
-  nb.heading("3.6.2", "heading.3.6.22");
+  nb.heading("3.6.2", "heading.exercise_gpt2_size");
   nb.cell({"torch.manual_seed(" + fmt_seed(opt, 123) + ")",
            "mha = MultiHeadAttention(d_in=768, d_out=768, context_length=1024, dropout=0.0, num_heads=12)",
            "print(sum(p.numel() for p in mha.parameters()))"});
@@ -59,8 +59,8 @@ void gpt2_cells(Notebook& nb, const LessonOptions& opt) {
   MultiHeadAttention mha = MultiHeadAttention::init(gen, 768, 768, 1024, 0.0, 12, false);
   nb.print(std::to_string(mha.parameter_count()));
   const std::string params = std::to_string(mha.parameter_count());
-  nb.note("sum_p_numel_for_p_in_mha_paramet.note", {params});
-  nb.explain("sum_p_numel_for_p_in_mha_paramet.explain");
+  nb.note("gpt2_param_count.note", {params});
+  nb.explain("gpt2_param_count.explain");
 
   nb.cell({"x = torch.rand(2, 6, 768)", "context_vecs = mha(x)", "print(x.shape)", "print(context_vecs.shape)",
            "print(context_vecs)"});
@@ -72,8 +72,8 @@ void gpt2_cells(Notebook& nb, const LessonOptions& opt) {
   nb.print(repr_size(context_vecs.shape()));
   nb.show("context_vecs", context_vecs);
   const std::string scores_shape = shape_text(t.attn_scores.shape());
-  nb.note("context_vecs.note", {scores_shape});
-  nb.explain("context_vecs.explain");
+  nb.note("gpt2_context_vecs.note", {scores_shape});
+  nb.explain("gpt2_context_vecs.explain");
 }
 
 }  // namespace
@@ -88,7 +88,7 @@ Notebook mha_lesson(const LessonOptions& opt) {
 
   batched_matmul_cells(nb);
 
-  nb.heading("3.6.2", "heading.3.6.23");
+  nb.heading("3.6.2", "heading.weight_splits");
   Tensor batch = batch_cell(nb, opt, true);
   // batch_cell writes its own note and explanation.
 
@@ -116,8 +116,8 @@ Notebook mha_lesson(const LessonOptions& opt) {
   nb.show("context_vecs", context_vecs);
   nb.print("context_vecs.shape: " + repr_size(context_vecs.shape()));
   const std::string hd = str(mha.head_dim);
-  nb.note("context_vecs.note2", {str(h), hd, str(d_out)});
-  nb.explain("context_vecs.explain2", {fmt_seed(opt, 123)});
+  nb.note("context_vecs.note", {str(h), hd, str(d_out)});
+  nb.explain("context_vecs.explain", {fmt_seed(opt, 123)});
   nb.confusion("context_vecs.confusion", {str(d_out), str(h), str(h * d_out), hd});
 
   const std::string b_t = "(b, num_tokens, ";
@@ -143,7 +143,7 @@ Notebook mha_lesson(const LessonOptions& opt) {
   nb.note("keys.note", {view_shape});
   const bool one_col = mha.head_dim == 1;
   const std::string last_col = str(mha.head_dim - 1);
-  nb.explain("keys.explain", {str(d_out), str(h), hd, (one_col ? text("keys.explain_if") : text("keys.explain_else", {last_col, hd}))});
+  nb.explain_case("keys.explain", one_col ? "one_column" : "columns", {str(d_out), str(h), hd, last_col});
   nb.confusion("keys.confusion");
 
   nb.cell({"keys = keys.transpose(1, 2)", "queries = queries.transpose(1, 2)", "values = values.transpose(1, 2)",
@@ -151,8 +151,8 @@ Notebook mha_lesson(const LessonOptions& opt) {
   nb.show("keys", t.keys_heads);
   nb.record("queries", t.queries_heads);
   nb.record("values", t.values_heads);
-  nb.note("keys.note2", {shape_text(t.keys_heads.shape())});
-  nb.explain("keys.explain2");
+  nb.note("keys_transposed.note", {shape_text(t.keys_heads.shape())});
+  nb.explain("keys_transposed.explain");
 
   nb.cell({"attn_scores = queries @ keys.transpose(2, 3)", "print(attn_scores)"});
   nb.show("attn_scores", t.attn_scores);
@@ -165,9 +165,9 @@ Notebook mha_lesson(const LessonOptions& opt) {
            "print(mask_bool)", "print(attn_scores)"});
   nb.show("mask_bool", t.mask_bool);
   nb.show("attn_scores", t.masked_scores);
-  nb.note("attn_scores.note2");
+  nb.note("masked_scores.note");
   const std::string tok0 = quoted_token(opt, 0), tok1 = quoted_token(opt, 1);
-  nb.explain("attn_scores.explain2", {tok1, tok0});
+  nb.explain("masked_scores.explain", {tok1, tok0});
 
   nb.cell({"attn_weights = torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=-1)",
            "attn_weights = self.dropout(attn_weights)", "print(attn_weights)"});
@@ -175,7 +175,7 @@ Notebook mha_lesson(const LessonOptions& opt) {
   const std::string scale = py_float(sqrt_d_k(mha.head_dim));
   nb.note("attn_weights.note", {scale});
   const std::string p_text = py_float(p);
-  nb.explain("attn_weights.explain", {(p == 0.0 ? text("attn_weights.explain_if") : text("attn_weights.explain_else", {p_text}))});
+  nb.explain_case("attn_weights.explain", p == 0.0 ? "no_dropout" : "dropout", {p_text});
   nb.confusion("attn_weights.confusion", {scores_shape, str(h)});
 
   nb.cell({"context_vec = (attn_weights @ values).transpose(1, 2)", "print(context_vec.shape)",
@@ -187,7 +187,7 @@ Notebook mha_lesson(const LessonOptions& opt) {
   nb.print(bool_text(t.context_transposed.is_contiguous()));
   const std::string ct_shape = shape_text(t.context_transposed.shape());
   nb.note("context_vec_is_contiguous.note", {ct_shape});
-  nb.explain("context_vec_is_contiguous.explain", {(t.context_transposed.is_contiguous() ? text("context_vec_is_contiguous.explain_if") : text("context_vec_is_contiguous.explain_else"))});
+  nb.explain_case("context_vec_is_contiguous.explain", t.context_transposed.is_contiguous() ? "contiguous" : "not_contiguous");
 
   nb.cell({"context_vec = context_vec.contiguous()", "print(context_vec.stride(), context_vec.is_contiguous())",
            "context_vec = context_vec.view(b, num_tokens, self.d_out)", "print(context_vec)"});
@@ -197,19 +197,19 @@ Notebook mha_lesson(const LessonOptions& opt) {
   const std::string cc_strides = stride_text(t.context_contiguous), merged_shape = shape_text(t.context_merged.shape());
   nb.note("context_vec.note", {cc_strides, b_t, merged_shape});
   nb.explain("context_vec.explain", {str(d_out)});
-  const char* why = !viewable          ? "contiguous.why_error"
-                    : mha.head_dim == 1 ? "contiguous.why_head_dim_1"
-                    : h == 1            ? "contiguous.why_one_head"
-                                        : "contiguous.why_sizes";
-  nb.confusion("contiguous.confusion", {text(why)});
+  const char* why = !viewable          ? "view_fails"
+                    : mha.head_dim == 1 ? "head_dim_one"
+                    : h == 1            ? "one_head"
+                                        : "sizes_allow";
+  nb.confusion_case("contiguous.confusion", why);
 
   nb.cell({"context_vec = self.out_proj(context_vec)", "# forward returns context_vec: back outside, context_vecs = mha(batch)",
            "print(mha.out_proj.weight)", "print(mha.out_proj.bias)", "print(context_vecs)"});
   nb.show("mha.out_proj.weight", mha.out_proj.weight);
   nb.show("mha.out_proj.bias", *mha.out_proj.bias);
   nb.show("context_vecs", t.context_vec);
-  nb.note("context_vecs.note3");
-  nb.explain("context_vecs.explain3");
+  nb.note("out_proj.note");
+  nb.explain("out_proj.explain");
 
   if (opt.gpt2) gpt2_cells(nb, opt);
   return nb;

@@ -15,7 +15,7 @@ Notebook wrapper_lesson(const LessonOptions& opt) {
   const int64_t h = opt.heads_or(lesson_default_count("wrapper", "--num-heads")), d_out = opt.d_out;
   Generator gen;
 
-  nb.heading("3.6.1", "heading.3.6.1");
+  section_heading(nb, "3.6.1");
   Tensor batch = batch_cell(nb, opt, true);
 
   // The wrapper's heads are 3.5.3's CausalAttention: its class comes first, in the first cell that uses it.
@@ -65,17 +65,17 @@ Notebook wrapper_lesson(const LessonOptions& opt) {
   const std::string hs = std::to_string(h), ds = std::to_string(d_out), width = std::to_string(h * d_out);
   const std::string seed = fmt_seed(opt, 123);
   nb.note(h == 1 ? "heads.note_one" : "heads.note", {hs, ds, width});
-  nb.explain("context_vecs_ca_batch.explain2", {shape_text(context_vecs.shape())});
+  nb.explain("wrapper_context_vecs.explain", {shape_text(context_vecs.shape())});
   if (opt.no_reseed) {
     const std::string drawn = std::to_string(draws_before), last = std::to_string(draws_before - 1);
     const bool book = !opt.seed && !opt.custom_inputs && d_out == 2 && h >= 2 && !opt.qkv_bias;
-    nb.confusion("context_vecs_ca_batch.confusion", {drawn, last, (h >= 2 ? text("context_vecs_ca_batch.confusion_if") : text("context_vecs_ca_batch.confusion_else")), (book ? text("context_vecs_ca_batch.confusion_if2") : ""), seed});
+    nb.confusion_case("wrapper_context_vecs.confusion", book ? "no_reseed_book" : h >= 2 ? "no_reseed_heads" : "no_reseed_one_head",
+                      {drawn, last, seed});
   } else {
     // The book's numbers only at its seed and settings (§3.6.1: its inputs, d_out 2, 2 heads, dropout 0, no bias).
     const bool book_numbers = opt.seed_or(123) == 123 && !opt.custom_inputs && d_out == 2 && h == 2 && p == 0.0 &&
                               !opt.qkv_bias;
-    nb.confusion("context_vecs_ca_batch.confusion2",
-                 {seed, text(book_numbers ? "context_vecs_ca_batch.confusion2_book" : "context_vecs_ca_batch.confusion2_other")});
+    nb.confusion_case("wrapper_context_vecs.confusion", book_numbers ? "reseed_book" : "reseed_other", {seed});
   }
 
   std::vector<std::string> heads_code = {"# inside mha(batch) above, before the cat: self is mha, x is batch",
@@ -86,15 +86,15 @@ Notebook wrapper_lesson(const LessonOptions& opt) {
   nb.cell(heads_code);
   for (size_t i = 0; i < head_outputs.size(); ++i)
     nb.show("head " + std::to_string(i) + ":", "head_outputs[" + std::to_string(i) + "]", head_outputs[i]);
-  nb.note("f_head_i_out.note", {shape_text(head_outputs[0].shape()), (p > 0.0 ? text("f_head_i_out.note_if") : "")});
+  nb.note_case("head_outputs.note", p > 0.0 ? "with_dropout" : "without_dropout", {shape_text(head_outputs[0].shape())});
   nb.explain(d_out == 1 ? "head_outputs.explain_one" : "head_outputs.explain", {ds});
 
   nb.cell({"torch.cat(head_outputs, dim=-1)", "print(torch.cat(head_outputs, dim=-1).shape)"});
   nb.record("torch.cat(head_outputs, dim=-1)", context_vecs);
   nb.print(repr_size(context_vecs.shape()));
-  nb.note("torch_cat_head_outputs_dim_1_sha.note", {ds, hs});
-  nb.explain("torch_cat_head_outputs_dim_1_sha.explain");
-  nb.confusion("torch_cat_head_outputs_dim_1_sha.confusion", {ds, width, (d_out % h == 0 ? text("torch_cat_head_outputs_dim_1_sha.confusion_if", {ds}) : text("torch_cat_head_outputs_dim_1_sha.confusion_else"))});
+  nb.note("heads_cat.note", {ds, hs});
+  nb.explain("heads_cat.explain");
+  nb.confusion_case("heads_cat.confusion", d_out % h == 0 ? "divisible" : "not_divisible", {ds, width});
   return nb;
 }
 
