@@ -136,7 +136,7 @@ void head_output_cells(Notebook& nb, const CourseConfig& c, const CourseMultiHea
 
 void comparison_cells(Notebook& nb, const CourseConfig& c, const CourseMultiHeadAttention& mha, const Tensor& x,
                       Generator& gen, BernoulliPath path) {
-  nb.source_heading("course", "lesson.source", "heading.002");
+  nb.source_heading("course", "lesson.source", "heading.book_heads");
   std::vector<std::string> code = causal_attention_class_code();  // the book's listing 3.3 (3.5.3)
   code.insert(code.begin(), "# CausalAttention: the book's listing 3.3 (attn-tutor dropout, 3.5.3)");
   code.insert(code.end(), {"",
@@ -175,10 +175,10 @@ void comparison_cells(Notebook& nb, const CourseConfig& c, const CourseMultiHead
     nb.print(str(static_cast<int64_t>(i)) + " " + bool_text(equal) + " " + py_float(max_diff));
   }
   const std::string hs = str(c.head_size());
-  nb.note("i_torch_equal_out_course_out_boo.note", {(all_equal ? text("i_torch_equal_out_course_out_boo.note_if") : text("i_torch_equal_out_course_out_boo.note_else")), hs});
+  nb.note_case("heads_match_book.note", all_equal ? "equal" : "differ", {hs});
   const std::string proj = str(c.d_model * c.d_model + c.d_model), total = str(mha.parameter_count());
-  nb.note("i_torch_equal_out_course_out_boo.note2", {proj, total});
-  nb.explain("i_torch_equal_out_course_out_boo.explain");
+  nb.note("course_param_count.note", {proj, total});
+  nb.explain("heads_match_book.explain");
 }
 
 }  // namespace
@@ -192,11 +192,11 @@ Notebook course_mha_lesson(const LessonOptions& opt) {
   const std::string seed_code = "torch.manual_seed(" + fmt_seed(opt, 123) + ")";
   const std::string d_model = str(c.d_model), heads = str(c.num_heads), hs = str(c.head_size());
 
-  nb.source_heading("course", "lesson.source", "heading.0022");
+  nb.source_heading("course", "lesson.source", "heading.course_classes");
   nb.cell(hyperparameter_code(c));
   nb.note("course.intro");  // which code this lesson replays, as the learner knows it
   if (c.post) {
-    nb.note("i_torch_equal_out_course_out_boo.note3", {str(c.T)});
+    nb.note("hyper_post.note", {str(c.T)});
   } else {
     const bool several = c.num_heads > 1;
     nb.note("hyper.note",
@@ -204,19 +204,19 @@ Notebook course_mha_lesson(const LessonOptions& opt) {
              opt.num_heads ? text("hyper.heads_given", {heads}) : text("hyper.heads_default"), heads,
              text(several ? "hyper.heads_word" : "hyper.head_word"), hs,
              several ? text("hyper.several", {hs}) : Prose(""),
-             c.head_size() == 1 ? text("hyper.size_1") : Prose(""),
+             c.head_size() == 1 ? text("hyper.size_one") : Prose(""),
              text(opt.dropout ? "hyper.end" : "hyper.end_dropout")});
   }
-  nb.explain("i_torch_equal_out_course_out_boo.explain2");
+  nb.explain("hyper.explain");
 
   nb.cell(attention_class_code());
-  nb.note("i_torch_equal_out_course_out_boo.note5");
-  nb.explain("i_torch_equal_out_course_out_boo.explain3");
+  nb.note("attention_class.note");
+  nb.explain("attention_class.explain");
 
   nb.cell(multihead_class_code());
-  nb.note("i_torch_equal_out_course_out_boo.note6");
-  nb.explain("i_torch_equal_out_course_out_boo.explain4");
-  nb.confusion("i_torch_equal_out_course_out_boo.confusion", {hs, d_model});
+  nb.note("multihead_class.note");
+  nb.explain("multihead_class.explain");
+  nb.confusion("multihead_class.confusion", {hs, d_model});
 
   Tensor x;
   Generator gen;
@@ -229,8 +229,8 @@ Notebook course_mha_lesson(const LessonOptions& opt) {
     nb.record("x", x);
     nb.print(repr_size(x.shape()));
     const std::string shape = shape_text(x.shape());
-    nb.note("i_torch_equal_out_course_out_boo.note7", {(opt.custom_inputs ? text("i_torch_equal_out_course_out_boo.note7_if") : text("i_torch_equal_out_course_out_boo.note7_else")), shape});
-    nb.explain("i_torch_equal_out_course_out_boo.explain5");
+    nb.note_case("x_batch.note", opt.custom_inputs ? "your_tokens" : "chapter_inputs", {shape});
+    nb.explain("x_batch.explain");
   }
 
   nb.cell({seed_code, "mha = MultiHeadAttention()", "print(sum(p.numel() for p in mha.parameters()))",
@@ -256,7 +256,7 @@ Notebook course_mha_lesson(const LessonOptions& opt) {
     nb.explain("x.explain", {shape, str(c.batch), str(c.T)});
   }
 
-  nb.source_heading("course", "lesson.source", "heading.0023");
+  nb.source_heading("course", "lesson.source", "heading.forward");
   // With dropout, mha(x) draws its masks: the cells that step through it replay them from this state.
   if (c.dropout > 0.0) nb.cell({"rng = torch.get_rng_state()  # before mha(x): replayed below", "out = mha(x)", "print(out)"});
   else nb.cell({"out = mha(x)", "print(out)"});
@@ -265,7 +265,7 @@ Notebook course_mha_lesson(const LessonOptions& opt) {
   nb.trace(t.steps);
   nb.show("out", out);
   nb.note("out.note");
-  nb.explain("out.explain", {(c.dropout > 0.0 && c.dropout < 1.0 ? text("out.explain_if") : "")});
+  nb.explain_case("out.explain", c.dropout > 0.0 && c.dropout < 1.0 ? "random_masks" : "no_random_masks");
 
   const CourseAttentionTrace& h = t.heads[0];
   std::vector<std::string> qkv = {"# inside mha(x): heads[0](x), self is mha.heads[0]", "self = mha.heads[0]"};
@@ -284,17 +284,17 @@ Notebook course_mha_lesson(const LessonOptions& opt) {
     nb.show("v", h.v);
   }
   const std::string q_shape = shape_text(h.q.shape());
-  nb.note("out.note2", {d_model, hs, q_shape});
-  nb.explain("out.explain2", {hs});
+  nb.note("qkv.note", {d_model, hs, q_shape});
+  nb.explain("qkv.explain", {hs});
 
   nb.cell({"weights = (q @ k.transpose(-2, -1)) / math.sqrt(d_model // num_heads)", "print(q @ k.transpose(-2, -1))",
            "print(weights)", "print(math.sqrt(d_model // num_heads), k.shape[-1]**0.5)"});
   nb.show("q @ k.transpose(-2, -1)", h.scores);
   nb.show("weights", h.scaled);
   nb.print(py_float(math_sqrt(c.head_size())) + " " + py_float(sqrt_d_k(c.head_size())));
-  nb.note("math_sqrt_d_model_num_heads_k_sh.note");
-  nb.explain("math_sqrt_d_model_num_heads_k_sh.explain");
-  nb.confusion("math_sqrt_d_model_num_heads_k_sh.confusion");
+  nb.note("head_scale.note");
+  nb.explain("head_scale.explain");
+  nb.confusion("head_scale.confusion");
 
   nb.cell({"print(self.mask[:T, :T])", "print(self.mask[:T, :T] == 0)",
            "print(torch.equal(self.mask[:T, :T] == 0, torch.triu(torch.ones(T, T), diagonal=1).bool()))",
@@ -309,14 +309,14 @@ Notebook course_mha_lesson(const LessonOptions& opt) {
   nb.explain("weights.explain");
   nb.confusion("weights.confusion");
 
-  tensor_cell(nb, {"weights = F.softmax(weights, dim=-1)", "print(weights)"}, "weights", h.softmaxed, "weights.note2",
-              "weights.explain2", "weights.confusion2");
+  tensor_cell(nb, {"weights = F.softmax(weights, dim=-1)", "print(weights)"}, "weights", h.softmaxed, "softmaxed.note",
+              "softmaxed.explain", "softmaxed.confusion");
 
   nb.cell({"weights = self.dropout(weights)", "print(weights)"});
   nb.show("weights", h.dropped);
   const Prose first = dropout_effect(c.dropout, h.dropout_keep, h.softmaxed, "dropout_effect.weights");
   nb.note("first_dropout.note", {first});
-  nb.explain("weights.explain3");
+  nb.explain("first_dropout.explain");
 
   nb.cell({"output = weights @ v", "print(output)"});
   nb.show("output", h.output);
@@ -327,7 +327,7 @@ Notebook course_mha_lesson(const LessonOptions& opt) {
 
   nb.cell({"head_outputs = torch.cat(head_outputs, dim=-1)", "print(head_outputs)"});
   nb.show("head_outputs", t.head_outputs);
-  nb.note("head_outputs.note", {(c.head_size() == 1 ? text("head_outputs.note_if") : text("head_outputs.note_else", {str(c.head_size() - 1), hs})), heads, hs, d_model});
+  nb.note_case("head_outputs.note", c.head_size() == 1 ? "size_one" : "columns", {heads, hs, d_model, str(c.head_size() - 1)});
   nb.explain("head_outputs.explain");
 
   nb.cell({"out = self.projection_layer(head_outputs)", "print(self.projection_layer.weight)",
@@ -335,14 +335,14 @@ Notebook course_mha_lesson(const LessonOptions& opt) {
   nb.show("self.projection_layer.weight", mha.projection_layer.weight);
   nb.show("self.projection_layer.bias", *mha.projection_layer.bias);
   nb.show("out", t.projected);
-  nb.note("out.note3");
-  nb.explain("out.explain3");
+  nb.note("projection.note");
+  nb.explain("projection.explain");
 
   nb.cell({"out = self.dropout(out)", "print(out)"});
   nb.show("out", t.out);
   const Prose second = dropout_effect(c.dropout, t.dropout_keep, t.projected, "dropout_effect.outputs");
   nb.note("second_dropout.note", {second});
-  nb.explain("out.explain4");
+  nb.explain("second_dropout.explain");
 
   comparison_cells(nb, c, mha, x, gen, opt.bernoulli);
   return nb;

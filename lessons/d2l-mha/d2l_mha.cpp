@@ -26,7 +26,7 @@ const char* const kSaveRng = "rng = torch.get_rng_state()  # before the call: re
 using namespace d2l_lesson;
 
 void masked_softmax_cells(Notebook& nb, const LessonOptions& opt) {
-  nb.source_heading("d2l 11.5", "lesson.source", "heading.004");
+  nb.source_heading("d2l 11.5", "lesson.source", "heading.masked_softmax");
   std::vector<std::string> code = kMaskedSoftmaxCode;
   code.insert(code.end(), {"", "torch.manual_seed(" + fmt_seed(opt, kSeed) + ")",
                            "X = torch.rand(2, 2, 4)  # scores: (batch 2, 2 queries, 4 keys)",
@@ -81,7 +81,7 @@ void masked_softmax_cells(Notebook& nb, const LessonOptions& opt) {
 }
 
 void transpose_cells(Notebook& nb) {
-  nb.source_heading("d2l 11.5", "lesson.source", "heading.0042");
+  nb.source_heading("d2l 11.5", "lesson.source", "heading.transpose_qkv");
   std::vector<std::string> code = kTransposeCode;
   code.insert(code.end(), {"", "num_heads = 2",
                            "X = torch.tensor([[[10, 11, 12, 13],   # sentence 0, word A",
@@ -93,8 +93,8 @@ void transpose_cells(Notebook& nb) {
   const Tensor X = d2l::int64_tensor({2, 2, 4}, {10, 11, 12, 13, 14, 15, 16, 17, 20, 21, 22, 23, 24, 25, 26, 27});
   const int64_t num_heads = 2;
   nb.show("X", X);
-  nb.note("masked_softmax_x_valid_lens.note2");
-  nb.explain("masked_softmax_x_valid_lens.explain2");
+  nb.note("transpose_input.note");
+  nb.explain("transpose_input.explain");
 
   d2l::SplitTrace s;
   const Tensor X_final = d2l::transpose_qkv(X, num_heads, &s);
@@ -116,9 +116,9 @@ void transpose_cells(Notebook& nb) {
   nb.print(tolist_text(s.out));
   nb.print(bool_text(equal(s.out, X_final)));
   const std::string final_shape = shape_text(s.out.shape());
-  nb.note("torch_equal_x_final_transpose_qk.note", {final_shape});
-  nb.explain("torch_equal_x_final_transpose_qk.explain");
-  nb.confusion("torch_equal_x_final_transpose_qk.confusion", {std::to_string(s.out.size(0))});
+  nb.note("transpose_qkv_equal.note", {final_shape});
+  nb.explain("transpose_qkv_equal.explain");
+  nb.confusion("transpose_qkv_equal.confusion", {std::to_string(s.out.size(0))});
 
   nb.cell({"# the book's MultiHeadAttention (3.6.2) splits the same X with view + transpose:",
            "b, num_tokens, d_out = X.shape", "head_dim = d_out // num_heads",
@@ -174,7 +174,7 @@ Notebook d2l_mha_lesson(const LessonOptions& opt) {
   transpose_cells(nb);
   nb.positions_not_tokens(!own_inputs);  // the post's run on torch.ones: queries and keys by position
 
-  nb.source_heading("d2l 11.5", "lesson.source", "heading.0043");
+  nb.source_heading("d2l 11.5", "lesson.source", "heading.d2l_run");
   const std::string seed = fmt_seed(opt, kSeed), h = std::to_string(num_heads);
   std::vector<std::string> code = kClassCode;
   code.push_back("");
@@ -209,9 +209,9 @@ Notebook d2l_mha_lesson(const LessonOptions& opt) {
   const std::string linear = "nn.Linear(" + std::to_string(in_size) + ", " + std::to_string(num_hiddens) +
                              (opt.qkv_bias ? "" : ", bias=False") + ")";
   const std::string pr = py_float(p), mode = training ? "train()" : "eval()";
-  nb.note("torch_equal_z_x.note2", {linear, (training ? text("torch_equal_z_x.note2_if", {pr}) : text("torch_equal_z_x.note2_else")), mode});
+  nb.note_case("d2l_class.note", training ? "train" : "eval", {linear, mode, pr});
   const std::string per_head = std::to_string(num_hiddens / num_heads);
-  nb.explain("torch_equal_z_x.explain2", {per_head, (own_inputs ? text("torch_equal_z_x.explain2_if", {std::to_string(in_size)}) : text("torch_equal_z_x.explain2_else"))});
+  nb.explain_case("d2l_class.explain", own_inputs ? "your_inputs" : "d2l_inputs", {per_head, std::to_string(in_size)});
 
   std::string call;
   Tensor X, Y;
@@ -247,8 +247,9 @@ Notebook d2l_mha_lesson(const LessonOptions& opt) {
   nb.record(call, out);
   const bool capped = !opt.valid_lens && num_kvpairs < 3;
   const std::string kv = std::to_string(num_kvpairs);
-  nb.note("attention_x_y_y_valid_lens_shape.note", {(capped ? text("attention_x_y_y_valid_lens_shape.note_if", {kv}) : ""), (own_inputs ? text("attention_x_y_y_valid_lens_shape.note_if2") : text("attention_x_y_y_valid_lens_shape.note_else2")), call});
-  nb.explain("attention_x_y_y_valid_lens_shape.explain", {(own_inputs ? text("attention_x_y_y_valid_lens_shape.explain_if") : text("attention_x_y_y_valid_lens_shape.explain_else")), kv, std::to_string(num_queries)});
+  const std::string inputs_case = own_inputs ? "your_inputs" : "d2l_inputs";
+  nb.note_case("attention_call.note", capped ? "capped_" + inputs_case : inputs_case, {kv, call});
+  nb.explain_case("attention_call.explain", inputs_case, {kv, std::to_string(num_queries)});
 
   const int64_t head_dim = num_hiddens / num_heads;
   nb.cell({"# inside " + call + ": self is attention", std::string("self, queries, keys, values = attention, ") +
@@ -271,9 +272,10 @@ Notebook d2l_mha_lesson(const LessonOptions& opt) {
   nb.cell({"valid_lens = torch.repeat_interleave(valid_lens, repeats=self.num_heads, dim=0)", "print(valid_lens)"});
   nb.show("valid_lens", *t.valid_lens);
   const bool per_query = valid_lens.dim() == 2;
-  nb.note("valid_lens.note2", {(per_query ? text("valid_lens.note2_if") : text("valid_lens.note2_else")), h});
-  nb.explain("valid_lens.explain2");
-  nb.confusion(per_query ? "repeat_interleave.confusion_rows" : "repeat_interleave.confusion");
+  const std::string lens_case = per_query ? "per_query" : "per_sequence";
+  nb.note_case("repeated_lens.note", lens_case, {h});
+  nb.explain("repeated_lens.explain");
+  nb.confusion_case("repeat_interleave.confusion", lens_case);
 
   nb.cell({"# inside self.attention(queries, keys, values, valid_lens): self is attention.attention",
            "self = self.attention", "d = queries.shape[-1]",
@@ -283,8 +285,8 @@ Notebook d2l_mha_lesson(const LessonOptions& opt) {
   nb.print(repr_size(t.attention.scores.shape()));
   nb.record("mask", t.attention.softmax.mask);
   nb.show("self.attention_weights", t.attention.attention_weights);
-  nb.note("self_attention_weights.note", {hd, (per_query ? text("self_attention_weights.note_if") : text("self_attention_weights.note_else"))});
-  nb.explain("self_attention_weights.explain", {(own_inputs ? text("self_attention_weights.explain_if") : text("self_attention_weights.explain_else"))});
+  nb.note_case("self_attention_weights.note", lens_case, {hd});
+  nb.explain_case("self_attention_weights.explain", inputs_case);
 
   std::vector<std::string> bmm_code = {"output = torch.bmm(self.dropout(self.attention_weights), values)"};
   bmm_code.push_back("print(output.shape)");
@@ -297,8 +299,8 @@ Notebook d2l_mha_lesson(const LessonOptions& opt) {
   if (training) nb.show("self.dropout(self.attention_weights)", t.attention.dropped);
   nb.record("output", t.attention.output);
   nb.print(repr_size(t.attention.output.shape()));
-  nb.note("self_attention_weights.note2", {(training ? text("self_attention_weights.note2_if") : text("self_attention_weights.note2_else"))});
-  nb.explain("self_attention_weights.explain2");
+  nb.note_case("attention_output.note", training ? "train" : "eval");
+  nb.explain("attention_output.explain");
 
   nb.cell({"# back in MultiHeadAttention.forward: self is attention", "self = attention", "output_concat = transpose_output(output, self.num_heads)",
            "print(output_concat.shape)", "print(self.W_o(output_concat).shape)"});
