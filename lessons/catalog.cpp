@@ -33,12 +33,9 @@ ordered_json lesson_json(const LessonInfo& lesson, ordered_json options, Lang la
   const TextTable& words = lesson_text(lesson.name);
   ordered_json headings = ordered_json::array();  // the headings its table of contents shows for them
   const std::vector<std::string> titled = words.cases("lesson.section_title");
-  for (const std::string& section : lesson.sections) {
+  for (const std::string& section : lesson.sections)
     if (std::find(titled.begin(), titled.end(), section) != titled.end())
       headings.push_back(words.render(text_case("lesson.section_title", section), lang));
-    else if (words.has("heading." + section))  // a table not yet moved to [lesson.section_title]
-      headings.push_back(words.render(text("heading." + section), lang));
-  }
   if (headings.size() == lesson.sections.size()) j["section_titles"] = headings;
   j["title"] = lesson.title(lang);
   j["summary"] = lesson.summary(lang);

@@ -33,7 +33,7 @@ std::vector<MistakeRerun> cache_mistake_reruns(const std::string& lesson, const 
     rerun("swa-cache-oldest", text("check.detail.swa-cache-oldest", {std::to_string(w)}),
           [](Variant& v) { v.cache_keeps_oldest = true; });
   } else if (lesson == "kv-cache") {
-    rerun("kv-mask-row0", text("check.detail.kv-mask-row0"), [](Variant& v) { v.mask_from_row0 = true; });
+    rerun("kv-mask-row0", text("check.detail.kv-mask-from-row-zero"), [](Variant& v) { v.mask_from_row0 = true; });
     // The lesson's second text: the prompt of its prefill cell, the first (n + 1) / 2 tokens. Without the
     // reset it needs mask rows up to 2n: at a shorter context_length the book's class raises (its mask buffer
     // runs out), but a learner's cache that masks by positions (no buffer) runs on and gives the numbers of

@@ -167,7 +167,7 @@ std::string verdict_div(const CheckReport& r, Lang lang) {
                                         : ui("check.stale-unsure", lang, {name, std::to_string(o.cell)}))) + "</p>\n";
   }
   if (c.elsewhere == E::Unsure && !r.diagnoses.empty()) {
-    out += "<p>" + esc(ui("check.if-never-reached", lang)) + "</p>\n<ul>\n";
+    out += "<p>" + esc(ui("check.never-reached-mistakes", lang)) + "</p>\n<ul>\n";
     for (const Diagnosis& d : r.diagnoses)
       out += "<li>" + esc(ui("check.title-detail", lang, {d.mistake->title(lang), d.detail})) + "</li>\n";
     out += "</ul>\n";

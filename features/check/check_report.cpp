@@ -375,7 +375,7 @@ std::string render_report(const CheckReport& r, bool color, Lang lang, size_t pa
                 prose, "") + "\n\n";
   }
   if (c.elsewhere == E::Unsure && !r.diagnoses.empty()) {
-    out += ui("check.if-never-reached", lang) + "\n";
+    out += ui("check.never-reached-mistakes", lang) + "\n";
     for (const Diagnosis& d : r.diagnoses) out += "  - " + ui("check.title-detail", lang, {d.mistake->title(lang), d.detail}) + "\n";
   } else if (r.diagnoses.size() == 1) {
     out += diagnosis_text(r.diagnoses[0], st, ui("check.diagnosis", lang), lang, prose);

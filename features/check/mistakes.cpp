@@ -49,7 +49,7 @@ const std::vector<Mistake>& known_mistakes() {
 }
 
 std::string Mistake::title(Lang lang) const { return ui("mistake." + id + ".title", lang); }
-std::string Mistake::explanation(Lang lang) const { return ui("mistake." + id + ".explanation", lang); }
+std::string Mistake::explanation(Lang lang) const { return ui("mistake." + id + ".explain", lang); }
 std::string Mistake::fix(Lang lang) const { return ui("mistake." + id + ".fix", lang); }
 
 const Mistake* find_mistake(const std::string& id) {

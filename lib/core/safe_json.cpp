@@ -183,8 +183,8 @@ json parse_json_safely(const std::string& text, const JsonRules& rules) {
     fix = rules.nonfinite_fix;
   } else if (m.find("ill-formed UTF-8") != std::string::npos) {
     at = last;
-    what = error_text("core.json.not-utf8");
-    fix = error_text("core.json.not-utf8-fix");
+    what = error_text("core.json.not-utf-8-text");
+    fix = error_text("core.json.not-utf-8-fix");
   } else if (m.find("control character") != std::string::npos) {
     at = last;
     char code[16];
