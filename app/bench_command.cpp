@@ -70,7 +70,7 @@ int run_bench(BenchCli& b, Lang env_lang) {
   OutputSet outputs;  // the table (or its JSON) and --json FILE: both or neither
   if (!b.json.empty() && b.json != "-") outputs.add_file("--json", b.json, json);
   const Lang lang = b.lang.empty() ? env_lang : (b.lang == "zh" ? Lang::Zh : Lang::En);
-  outputs.set_stdout(b.json == "-" ? json : render_bench(result, lang));
+  outputs.set_stdout(b.json == "-" ? json : render_bench(result, lang, output_columns()));
   outputs.commit();
   return 0;
 }

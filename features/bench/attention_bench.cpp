@@ -10,10 +10,13 @@
 #include <cmath>
 #include <fstream>
 #include <iterator>
+#include <memory>
 #include <thread>
 
 #include <nlohmann/json.hpp>
 
+#include "features/bench/bonus_timings.h"
+#include "fast/bench_forms.h"
 #include "fast/flash_attention.h"
 #include "fast/fma_peak.h"
 #include "fast/kernels.h"
@@ -31,11 +34,18 @@ struct Form {
   Forward forward;
 };
 
-// In the order the table shows them, each a step up from the one before.
+// In the order the table shows them: the chapter's four steps up, each from the one before, then the
+// bonus notebook's other forms (bonus_timings.h says which row each is). mha is the reference.
 const Form kForms[] = {{"wrapper", wrapper_forward},
                        {"mha", mha_forward},
                        {"fused-qkv", fused_qkv_forward},
-                       {"flash", flash_forward}};
+                       {"flash", flash_forward},
+                       {"einsum", einsum_forward},
+                       {"sdpa-mask", sdpa_mask_forward},
+                       {"torch-mha", torch_mha_forward},
+                       {"torch-mha-weights", torch_mha_weights_forward}};
+constexpr int kMhaIndex = 1;
+constexpr int kFormCount = static_cast<int>(std::size(kForms));
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -73,22 +83,37 @@ std::string cpu_model_name() {
   return "unknown CPU";
 }
 
+std::vector<std::string> bench_form_names() {
+  std::vector<std::string> names;
+  for (const Form& f : kForms) names.push_back(f.name);
+  return names;
+}
+
 double bench_bytes_estimate(const BenchOptions& opt) {
   const AttentionShape& s = opt.shape;
   const double b = s.batch, T = s.tokens, d = s.d_model, h = s.heads;
   const double act = b * T * d;                       // one (b, T, d) tensor
-  const double mha = 2 * b * h * T * T + 5 * act;      // scores, weights, q, k, v, two contexts
-  const double fused = 2 * b * h * T * T + 5 * act;    // the same, with one (b, T, 3d) qkv
+  // The (b, heads, T, T) scores and weights: once, shared by the forms that hold them (Workspace::shared),
+  // since the forms run one after another.
+  const double shared = 2 * b * h * T * T;
+  const double mha = 5 * act;                         // q, k, v, two contexts
+  const double fused = 5 * act;                       // one (b, T, 3d) qkv, two contexts
   const double wrapper = 2 * b * T * T + 3 * act / h + 2 * act;
-  const double weights = 7 * d * d;                    // W_query, W_key, W_value, out_proj, the fused W_qkv
-  return 4.0 * (mha + fused + wrapper + 6 * act + weights);  // + x, the four outputs and mha's copy
+  const double einsum = 5 * act;
+  const double sdpa_mask = 7 * act + T * T;           // qkv, scaled q and k, two contexts; the float mask
+  const double torch_mha = 9 * act + T * T;           // qkv, q, k, v apart, scaled q, two contexts; the mask
+  const double torch_mha_weights = torch_mha + b * T * T;  // + the head-averaged (b, T, T) weights
+  const double flash = 5 * act;  // at most: a chunk of the batch's qkv, packed keys and values
+  const double weights = 10 * d * d;  // W_query, W_key, W_value, out_proj, the fused W_qkv, einsum's transposes
+  const double forms = mha + fused + wrapper + einsum + sdpa_mask + torch_mha + torch_mha_weights + flash;
+  return 4.0 * (shared + forms + (kFormCount + 2) * act + weights);  // + x, every output and mha's copy
 }
 
 double bench_flops_estimate(const BenchOptions& opt) {
   const AttentionShape& s = opt.shape;
   const double b = s.batch, T = s.tokens, d = s.d_model;
   const double per_run = 8 * b * T * d * d + 4 * b * T * T * d;
-  return per_run * 4 * static_cast<double>(opt.repeats + 1);  // four forms, a warm-up and the timed runs
+  return per_run * kFormCount * static_cast<double>(opt.repeats + 1);  // every form, a warm-up and the timed runs
 }
 
 void check_bench_options(const BenchOptions& opt) {
@@ -126,7 +151,7 @@ void check_bench_options(const BenchOptions& opt) {
   if (memory > 0 && need > memory / 2) {
     // Name what dominates: the (batch, heads, T, T) scores, or the d_model x d_model weights.
     const double b = s.batch, T = s.tokens, d = s.d_model, h = s.heads;
-    const bool scores = 2 * b * h * T * T >= 7 * d * d;
+    const bool scores = 2 * b * h * T * T >= 10 * d * d;
     throw UsageError(error_text(scores ? "bench.err.memory-scores" : "bench.err.memory-weights",
                                 {std::to_string(s.batch), std::to_string(s.tokens), std::to_string(s.d_model), gb(need),
                                  gb(memory)}));
@@ -138,7 +163,8 @@ void check_bench_options(const BenchOptions& opt) {
     throw UsageError(error_text("bench.err.flops", {std::string(text), std::to_string(opt.repeats + 1),
                                                     std::to_string(static_cast<int>(kMaxBenchFlops / 1e12)),
                                                     std::to_string(opt.repeats), std::to_string(s.batch),
-                                                    std::to_string(s.tokens), std::to_string(s.d_model)}));
+                                                    std::to_string(s.tokens), std::to_string(s.d_model),
+                                                    std::to_string(kFormCount)}));
   }
 }
 
@@ -199,13 +225,18 @@ BenchResult run_attention_bench(const BenchOptions& options, const BenchProgress
   std::vector<float> x;
   const MhaWeights w = seeded_weights(s, r.options.seed, x);
   const size_t n = x.size();
-  const int forms = static_cast<int>(std::size(kForms));
+  const int forms = kFormCount;
   std::vector<Workspace> spaces(forms);
+  // The forms run one after another, so the (b, heads, T, T) buffers of those that hold them are one set.
+  auto pool = std::make_shared<std::vector<AlignedFloats>>();
+  for (Workspace& ws : spaces) ws.share(pool);
   std::vector<std::vector<float>> outs(forms, std::vector<float>(n));
   r.forms.resize(forms);
   // Warm-up: mha first (the reference), then the others; it sizes the workspaces and faults in
   // their pages, so the timed runs below measure the computation.
-  const int order[] = {1, 0, 2, 3};
+  std::vector<int> order = {kMhaIndex};
+  for (int i = 0; i < forms; ++i)
+    if (i != kMhaIndex) order.push_back(i);
   std::vector<double> fastest(forms);  // each form's fastest run so far (ms): its samples' length
   for (int i : order) {
     if (progress) progress(kForms[i].name, 0, repeats);
@@ -215,7 +246,8 @@ BenchResult run_attention_bench(const BenchOptions& options, const BenchProgress
     r.forms[i].name = kForms[i].name;
     r.forms[i].extra_bytes = spaces[i].bytes();
     double diff = 0;
-    for (size_t j = 0; j < n; ++j) diff = std::max(diff, static_cast<double>(std::fabs(outs[i][j] - outs[1][j])));
+    for (size_t j = 0; j < n; ++j)
+      diff = std::max(diff, static_cast<double>(std::fabs(outs[i][j] - outs[kMhaIndex][j])));
     r.forms[i].max_abs_diff = diff;
   }
   // Timed samples, round-robin, so a slow moment of the machine does not fall on one form only; a form
@@ -278,9 +310,14 @@ std::string bench_json(const BenchResult& r, const std::string& version) {
   j["flops"] = {{"formula", "8*b*T*d^2 + 4*b*T^2*d"}, {"projections", r.projection_flops},
                 {"attention", r.attention_flops}, {"total", r.flops()}, {"flash_done", r.flash_flops_done},
                 {"flash_tiles_computed", r.flash_tiles_computed}, {"flash_tiles_total", r.flash_tiles_total}};
+  nlohmann::ordered_json bonus = nlohmann::ordered_json::array();
+  for (const BonusRow& row : bonus_rows())
+    bonus.push_back({{"row", row.row}, {"class", row.bonus_class}, {"form", row.form.empty() ? nullptr : nlohmann::ordered_json(row.form)},
+                     {"m3_cpu_ms", row.m3_ms ? nlohmann::ordered_json(*row.m3_ms) : nullptr}});
+  j["bonus_notebook"] = {{"source", kBonusSource}, {"rows", bonus}};
   nlohmann::ordered_json forms = nlohmann::ordered_json::array();
   for (const FormResult& f : r.forms)
-    forms.push_back({{"name", f.name}, {"median_ms", f.median_ms}, {"min_ms", f.min_ms}, {"max_ms", f.max_ms},
+    forms.push_back({{"name", f.name}, {"bonus_row", bonus_row_of(f.name) ? bonus_row_of(f.name)->row : 0}, {"median_ms", f.median_ms}, {"min_ms", f.min_ms}, {"max_ms", f.max_ms},
                      {"times_ms", f.ms}, {"runs", f.runs}, {"timed_ms", f.timed_ms}, {"gflops", f.gflops}, {"peak_fraction", f.peak_fraction},
                      {"extra_bytes", f.extra_bytes}, {"max_abs_diff_vs_mha", f.max_abs_diff},
                      {"phases_median_ms", {{"projections", f.phase_median_ms[Workspace::kProjections]},
