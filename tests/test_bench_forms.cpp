@@ -272,3 +272,33 @@ TEST_CASE("bench forms: the memory check counts the forms' T x T matrices and re
   expect_usage_error("bench --batch 512 --tokens 8192", "more than half of this machine's");
   expect_usage_error("bench --repeats 40", "8 forms x 41 runs");
 }
+
+TEST_CASE("bench forms: --forms times a subset, mha always, in the table's order; a wrong name is one line") {
+  const CliResult r = run_cli("bench --forms torch-mha,einsum,einsum --batch 1 --tokens 10 --d-model 16 --num-heads 2 --repeats 1 --json -");
+  CAPTURE(r.err);
+  REQUIRE(r.exit_code == 0);
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  REQUIRE(j["forms"].size() == 3);
+  CHECK(j["forms"][0]["name"] == "mha");
+  CHECK(j["forms"][1]["name"] == "einsum");
+  CHECK(j["forms"][2]["name"] == "torch-mha");
+  CHECK(j["config"]["forms"] == nlohmann::json::array({"mha", "einsum", "torch-mha"}));
+  const CliResult t = run_cli("bench --forms flash --batch 1 --tokens 10 --d-model 16 --num-heads 2 --repeats 1");
+  REQUIRE(t.exit_code == 0);
+  check_contains(t.out, {"\nflash ", "\nmha ", "# fused-qkv → flash.", "5 SDPA is_causal"});
+  CHECK(t.out.find("\nwrapper ") == std::string::npos);
+  CHECK(t.out.find("Against the wrapper") == std::string::npos);
+  CHECK(t.out.find("mha → einsum") == std::string::npos);
+  expect_usage_error("bench --forms mha,nope", "--forms mha,nope: \"nope\" is not a form of bench; list some of wrapper, mha");
+  expect_usage_error("bench --forms mha,,flash", "an empty name");
+  expect_usage_error("bench --forms ''", "--forms");
+  CHECK(parse_bench_forms("flash,mha,flash") == std::vector<std::string>{"flash", "mha"});
+  // The work checks count only the forms timed: five repeats of mha alone are far inside the limit.
+  BenchOptions o;
+  o.repeats = 40;
+  CHECK(bench_flops_estimate(o) > kMaxBenchFlops);
+  o.forms = {"mha"};
+  CHECK(bench_flops_estimate(o) < kMaxBenchFlops);
+  BenchOptions all;
+  CHECK(bench_bytes_estimate(o) < bench_bytes_estimate(all));
+}

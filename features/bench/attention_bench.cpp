@@ -45,7 +45,6 @@ const Form kForms[] = {{"wrapper", wrapper_forward},
                        {"torch-mha", torch_mha_forward},
                        {"torch-mha-weights", torch_mha_weights_forward}};
 constexpr int kMhaIndex = 1;
-constexpr int kFormCount = static_cast<int>(std::size(kForms));
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -89,6 +88,33 @@ std::vector<std::string> bench_form_names() {
   return names;
 }
 
+std::string bench_forms_text() {
+  std::string valid;
+  for (const Form& f : kForms) valid += std::string(valid.empty() ? "" : ", ") + f.name;
+  return valid;
+}
+
+std::vector<std::string> parse_bench_forms(const std::string& list) {
+  const std::string valid = bench_forms_text();
+  std::vector<std::string> names;
+  size_t start = 0;
+  for (;;) {
+    const size_t comma = list.find(',', start);
+    const std::string name = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    bool known = false;
+    for (const Form& f : kForms) known = known || name == f.name;
+    if (!known) throw UsageError(error_text(name.empty() ? "bench.err.forms-empty" : "bench.err.forms", {list, name, valid}));
+    if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+    if (comma == std::string::npos) return names;
+    start = comma + 1;
+  }
+}
+
+bool bench_times(const BenchOptions& opt, const std::string& name) {
+  return opt.forms.empty() || name == kForms[kMhaIndex].name ||
+         std::find(opt.forms.begin(), opt.forms.end(), name) != opt.forms.end();
+}
+
 double bench_bytes_estimate(const BenchOptions& opt) {
   const AttentionShape& s = opt.shape;
   const double b = s.batch, T = s.tokens, d = s.d_model, h = s.heads;
@@ -96,24 +122,38 @@ double bench_bytes_estimate(const BenchOptions& opt) {
   // The (b, heads, T, T) scores and weights: once, shared by the forms that hold them (Workspace::shared),
   // since the forms run one after another.
   const double shared = 2 * b * h * T * T;
-  const double mha = 5 * act;                         // q, k, v, two contexts
-  const double fused = 5 * act;                       // one (b, T, 3d) qkv, two contexts
-  const double wrapper = 2 * b * T * T + 3 * act / h + 2 * act;
-  const double einsum = 5 * act;
-  const double sdpa_mask = 7 * act + T * T;           // qkv, scaled q and k, two contexts; the float mask
-  const double torch_mha = 9 * act + T * T;           // qkv, q, k, v apart, scaled q, two contexts; the mask
-  const double torch_mha_weights = torch_mha + b * T * T;  // + the head-averaged (b, T, T) weights
-  const double flash = 5 * act;  // at most: a chunk of the batch's qkv, packed keys and values
+  const double torch_mha = 9 * act + T * T;  // qkv, q, k, v apart, scaled q, two contexts; the mask
+  const std::pair<const char*, double> forms[] = {
+      {"mha", 5 * act},  // q, k, v, two contexts
+      {"wrapper", 2 * b * T * T + 3 * act / h + 2 * act},
+      {"fused-qkv", 5 * act},  // one (b, T, 3d) qkv, two contexts
+      {"flash", 5 * act},      // at most: a chunk of the batch's qkv, packed keys and values
+      {"einsum", 5 * act},
+      {"sdpa-mask", 7 * act + T * T},  // qkv, scaled q and k, two contexts; the float mask
+      {"torch-mha", torch_mha},
+      {"torch-mha-weights", torch_mha + b * T * T}};  // + the head-averaged (b, T, T) weights
+  double total = shared;  // mha's, always run
+  for (const auto& [name, floats] : forms)
+    if (bench_times(opt, name)) total += floats + act;  // + its output
   const double weights = 10 * d * d;  // W_query, W_key, W_value, out_proj, the fused W_qkv, einsum's transposes
-  const double forms = mha + fused + wrapper + einsum + sdpa_mask + torch_mha + torch_mha_weights + flash;
-  return 4.0 * (shared + forms + (kFormCount + 2) * act + weights);  // + x, every output and mha's copy
+  return 4.0 * (total + 2 * act + weights);  // + x and mha's copy
 }
+
+namespace {
+
+int timed_form_count(const BenchOptions& opt) {
+  int n = 0;
+  for (const Form& f : kForms) n += bench_times(opt, f.name);
+  return n;
+}
+
+}  // namespace
 
 double bench_flops_estimate(const BenchOptions& opt) {
   const AttentionShape& s = opt.shape;
   const double b = s.batch, T = s.tokens, d = s.d_model;
   const double per_run = 8 * b * T * d * d + 4 * b * T * T * d;
-  return per_run * kFormCount * static_cast<double>(opt.repeats + 1);  // every form, a warm-up and the timed runs
+  return per_run * timed_form_count(opt) * static_cast<double>(opt.repeats + 1);  // each form, a warm-up and the timed runs
 }
 
 void check_bench_options(const BenchOptions& opt) {
@@ -164,7 +204,7 @@ void check_bench_options(const BenchOptions& opt) {
                                                     std::to_string(static_cast<int>(kMaxBenchFlops / 1e12)),
                                                     std::to_string(opt.repeats), std::to_string(s.batch),
                                                     std::to_string(s.tokens), std::to_string(s.d_model),
-                                                    std::to_string(kFormCount)}));
+                                                    std::to_string(timed_form_count(opt))}));
   }
 }
 
@@ -225,7 +265,11 @@ BenchResult run_attention_bench(const BenchOptions& options, const BenchProgress
   std::vector<float> x;
   const MhaWeights w = seeded_weights(s, r.options.seed, x);
   const size_t n = x.size();
-  const int forms = kFormCount;
+  std::vector<const Form*> chosen;  // the forms timed, in the table's order; mha first
+  chosen.push_back(&kForms[kMhaIndex]);
+  for (const Form& f : kForms)
+    if (&f != &kForms[kMhaIndex] && bench_times(r.options, f.name)) chosen.push_back(&f);
+  const int forms = static_cast<int>(chosen.size());
   std::vector<Workspace> spaces(forms);
   // The forms run one after another, so the (b, heads, T, T) buffers of those that hold them are one set.
   auto pool = std::make_shared<std::vector<AlignedFloats>>();
@@ -234,20 +278,17 @@ BenchResult run_attention_bench(const BenchOptions& options, const BenchProgress
   r.forms.resize(forms);
   // Warm-up: mha first (the reference), then the others; it sizes the workspaces and faults in
   // their pages, so the timed runs below measure the computation.
-  std::vector<int> order = {kMhaIndex};
-  for (int i = 0; i < forms; ++i)
-    if (i != kMhaIndex) order.push_back(i);
   std::vector<double> fastest(forms);  // each form's fastest run so far (ms): its samples' length
-  for (int i : order) {
-    if (progress) progress(kForms[i].name, 0, repeats);
+  for (int i = 0; i < forms; ++i) {
+    if (progress) progress(chosen[i]->name, 0, repeats);
     const auto t0 = clock::now();
-    kForms[i].forward(w, s, x.data(), outs[i].data(), threads, spaces[i]);
+    chosen[i]->forward(w, s, x.data(), outs[i].data(), threads, spaces[i]);
     fastest[i] = std::chrono::duration<double, std::milli>(clock::now() - t0).count();
-    r.forms[i].name = kForms[i].name;
+    r.forms[i].name = chosen[i]->name;
     r.forms[i].extra_bytes = spaces[i].bytes();
     double diff = 0;
     for (size_t j = 0; j < n; ++j)
-      diff = std::max(diff, static_cast<double>(std::fabs(outs[i][j] - outs[kMhaIndex][j])));
+      diff = std::max(diff, static_cast<double>(std::fabs(outs[i][j] - outs[0][j])));
     r.forms[i].max_abs_diff = diff;
   }
   // Timed samples, round-robin, so a slow moment of the machine does not fall on one form only; a form
@@ -260,11 +301,11 @@ BenchResult run_attention_bench(const BenchOptions& options, const BenchProgress
       if (timing_done(static_cast<int64_t>(f.ms.size()), f.timed_ms, repeats)) continue;
       any = true;
       const int sample = static_cast<int>(f.ms.size()) + 1;
-      if (progress) progress(kForms[i].name, sample, std::max(repeats, sample));
+      if (progress) progress(chosen[i]->name, sample, std::max(repeats, sample));
       std::fill(std::begin(spaces[i].phase_ms), std::end(spaces[i].phase_ms), 0.0);
       const int64_t runs = calls_per_sample(fastest[i]);
       const auto t0 = clock::now();
-      for (int64_t c = 0; c < runs; ++c) kForms[i].forward(w, s, x.data(), outs[i].data(), threads, spaces[i]);
+      for (int64_t c = 0; c < runs; ++c) chosen[i]->forward(w, s, x.data(), outs[i].data(), threads, spaces[i]);
       const double ms = std::chrono::duration<double, std::milli>(clock::now() - t0).count();
       const double calls = static_cast<double>(runs);
       f.ms.push_back(ms / calls);
@@ -284,6 +325,12 @@ BenchResult run_attention_bench(const BenchOptions& options, const BenchProgress
   r.peak_isa = isa_name(loop.isa);
   r.peak_gflops = peak.gflops();
   r.peak_trials = peak.trials();
+  // The table's order: the forms as kForms lists them (mha ran first, as the reference).
+  std::vector<FormResult> ordered;
+  for (const Form& form : kForms)
+    for (FormResult& f : r.forms)
+      if (f.name == form.name) ordered.push_back(std::move(f));
+  r.forms = std::move(ordered);
   for (FormResult& f : r.forms) {
     f.median_ms = median(f.ms);
     f.min_ms = *std::min_element(f.ms.begin(), f.ms.end());
@@ -303,6 +350,9 @@ std::string bench_json(const BenchResult& r, const std::string& version) {
   j["config"] = {{"batch", s.batch}, {"tokens", s.tokens}, {"d_model", s.d_model}, {"num_heads", s.heads},
                  {"head_dim", s.head_dim()}, {"threads", r.options.threads}, {"repeats", r.options.repeats},
                  {"seed", r.options.seed}, {"min_timed_ms", kMinTimedMs}};
+  nlohmann::ordered_json timed = nlohmann::ordered_json::array();
+  for (const FormResult& f : r.forms) timed.push_back(f.name);
+  j["config"]["forms"] = timed;
   j["machine"] = {{"cpu", r.cpu}, {"hardware_threads", r.hardware_threads}, {"kernels", r.kernels},
                   {"threading", r.threading}, {"gemm_micro_kernel", {r.gemm_mr, r.gemm_nr}},
                   {"flash_tile", {r.flash_query_tile, r.flash_key_tile}}, {"peak_loop", r.peak_loop},

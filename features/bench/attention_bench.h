@@ -18,7 +18,17 @@ struct BenchOptions {
   int64_t repeats = 5;   // the fewest timed samples per form (each form also runs kMinTimedMs in all)
   uint64_t seed = 123;
   std::optional<Isa> kernels;  // run these kernels instead of the widest the CPU has (must be supported)
+  // The forms to time (bench_form_names()); empty: all of them. mha is always timed: it is the reference
+  // of max|diff| and of the ratios.
+  std::vector<std::string> forms;
 };
+
+// --forms a,b,...: the names, checked (UsageError naming the valid ones for an unknown or empty name).
+std::vector<std::string> parse_bench_forms(const std::string& list);
+// The form names as one list for help and errors: "wrapper, mha, fused-qkv, ...".
+std::string bench_forms_text();
+// Whether `opt` times the form `name`.
+bool bench_times(const BenchOptions& opt, const std::string& name);
 
 // Throws UsageError (one line: the problem and the fix) for sizes the bench cannot run.
 void check_bench_options(const BenchOptions& opt);

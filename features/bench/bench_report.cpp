@@ -71,10 +71,11 @@ std::string render_bench(const BenchResult& r, Lang lang, size_t columns) {
   const AttentionShape& s = r.options.shape;
   const int64_t b = s.batch, T = s.tokens, d = s.d_model, h = s.heads, hd = s.head_dim();
   const int threads = r.options.threads;
-  const FormResult& W = *r.form("wrapper");
+  // mha is always timed; the others only as --forms asks, and each note needs its forms.
+  const FormResult* W = r.form("wrapper");
   const FormResult& M = *r.form("mha");
-  const FormResult& F = *r.form("fused-qkv");
-  const FormResult& X = *r.form("flash");
+  const FormResult* F = r.form("fused-qkv");
+  const FormResult* X = r.form("flash");
   enum { P = Workspace::kProjections, A = Workspace::kAttention };
   std::string out;
 
@@ -114,41 +115,48 @@ std::string render_bench(const BenchResult& r, Lang lang, size_t columns) {
     out += pad(f.name, name_width) + " " + bar(f.peak_fraction, bar_width) + fmt(" %3.0f%%\n", 100 * f.peak_fraction);
   out += "\n";
 
-  // wrapper -> mha
   const double per_head_bytes = 2.0 * b * T * T * 4, mha_bytes = 2.0 * b * h * T * T * 4;
-  const double ratio = W.median_ms / M.median_ms;
-  const double proj_ratio = W.phase_median_ms[P] / M.phase_median_ms[P];
-  const double att_ratio = W.phase_median_ms[A] / M.phase_median_ms[A];
-  std::string n1 = ui("bench.wrapper.intro", lang, {fmt("%lld", (long long)(3 * h)), fmt("%lld", (long long)hd), ms_text(W.phase_median_ms[P]), ms_text(M.phase_median_ms[P]), fmt("%lld", (long long)d), ms_text(W.phase_median_ms[A]), ms_text(M.phase_median_ms[A]), fmt("%.2f", ratio)});
-  const bool within_spread = ranges_overlap(W, M);  // the two timings' min–max ranges overlap: no difference measured
-  if (ratio > 1.05 && !within_spread) {
-    n1 += ui("bench.wrapper.slower", lang);
-    if (proj_ratio > 1.05)
-      n1 += ui("bench.wrapper.streamed", lang, {fmt("%lld", (long long)hd), fmt("%lld", (long long)hd), fmt("%lld", (long long)(3 * h))});
-    if (att_ratio > 1.05)
-      n1 += ui("bench.wrapper.rounds", lang, {fmt("%lld", (long long)h)});
-  } else {
-    n1 += (ratio >= 0.95 && ratio <= 1.05) ? ui("bench.wrapper.close", lang)
-          : within_spread                  ? ui("bench.wrapper.within-spread", lang)
-                                           : ui("bench.wrapper.faster", lang);
-    n1 += ui("bench.wrapper.argument", lang, {fmt("%lld", (long long)hd), fmt("%lld", (long long)r.gemm_mr), fmt("%lld", (long long)r.gemm_nr)});
-    if (att_ratio < 0.95)
-      n1 += ui("bench.wrapper.attention-faster", lang, {fmt("%.2f", att_ratio), fmt("%s", memory(per_head_bytes).c_str()), fmt("%lld", (long long)h), fmt("%s", memory(mha_bytes).c_str())});
+  // wrapper -> mha
+  if (W) {
+    const double ratio = W->median_ms / M.median_ms;
+    const double proj_ratio = W->phase_median_ms[P] / M.phase_median_ms[P];
+    const double att_ratio = W->phase_median_ms[A] / M.phase_median_ms[A];
+    std::string n1 = ui("bench.wrapper.intro", lang, {fmt("%lld", (long long)(3 * h)), fmt("%lld", (long long)hd), ms_text(W->phase_median_ms[P]), ms_text(M.phase_median_ms[P]), fmt("%lld", (long long)d), ms_text(W->phase_median_ms[A]), ms_text(M.phase_median_ms[A]), fmt("%.2f", ratio)});
+    const bool within_spread = ranges_overlap(*W, M);  // the two timings' min–max ranges overlap: no difference measured
+    if (ratio > 1.05 && !within_spread) {
+      n1 += ui("bench.wrapper.slower", lang);
+      if (proj_ratio > 1.05)
+        n1 += ui("bench.wrapper.streamed", lang, {fmt("%lld", (long long)hd), fmt("%lld", (long long)hd), fmt("%lld", (long long)(3 * h))});
+      if (att_ratio > 1.05)
+        n1 += ui("bench.wrapper.rounds", lang, {fmt("%lld", (long long)h)});
+    } else {
+      n1 += (ratio >= 0.95 && ratio <= 1.05) ? ui("bench.wrapper.close", lang)
+            : within_spread                  ? ui("bench.wrapper.within-spread", lang)
+                                             : ui("bench.wrapper.faster", lang);
+      n1 += ui("bench.wrapper.argument", lang, {fmt("%lld", (long long)hd), fmt("%lld", (long long)r.gemm_mr), fmt("%lld", (long long)r.gemm_nr)});
+      if (att_ratio < 0.95)
+        n1 += ui("bench.wrapper.attention-faster", lang, {fmt("%.2f", att_ratio), fmt("%s", memory(per_head_bytes).c_str()), fmt("%lld", (long long)h), fmt("%s", memory(mha_bytes).c_str())});
+    }
+    n1 += ui("bench.wrapper.memory", lang, {fmt("%s", memory(W->extra_bytes).c_str()), fmt("%s", memory(M.extra_bytes).c_str()), fmt("%s", memory(per_head_bytes).c_str()), fmt("%lld", (long long)h), fmt("%s", memory(mha_bytes).c_str())});
+    out += note(n1);
   }
-  n1 += ui("bench.wrapper.memory", lang, {fmt("%s", memory(W.extra_bytes).c_str()), fmt("%s", memory(M.extra_bytes).c_str()), fmt("%s", memory(per_head_bytes).c_str()), fmt("%lld", (long long)h), fmt("%s", memory(mha_bytes).c_str())});
-  out += note(n1);
 
   // mha
   const double masked = T > 1 ? (T - 1) / (2.0 * T) : 0.0;
   out += note(ui("bench.mha", lang, {fmt("%lld", (long long)b), fmt("%lld", (long long)h), fmt("%lld", (long long)T), fmt("%lld", (long long)T), fmt("%s", memory(mha_bytes / 2).c_str()), fmt("%.0f", 100 * mha_bytes / std::max<double>(1, M.extra_bytes)), fmt("%s", memory(M.extra_bytes).c_str()), fmt("%.1f", 100 * masked)}));
 
   // fused-qkv
-  const double proj_change = 100 * (F.phase_median_ms[P] / M.phase_median_ms[P] - 1);
-  out += note(ui("bench.fused-qkv", lang, {ms_text(F.phase_median_ms[P]), ms_text(M.phase_median_ms[P]), fmt("%+.0f", proj_change), fmt("%.2f", M.median_ms / F.median_ms)}));
+  if (F) {
+    const double proj_change = 100 * (F->phase_median_ms[P] / M.phase_median_ms[P] - 1);
+    out += note(ui("bench.fused-qkv", lang, {ms_text(F->phase_median_ms[P]), ms_text(M.phase_median_ms[P]), fmt("%+.0f", proj_change), fmt("%.2f", M.median_ms / F->median_ms)}));
+  }
 
   // flash
-  const double done_rate = r.flash_flops_done / (X.median_ms * 1e6);
-  out += note(ui("bench.flash", lang, {fmt("%lld", (long long)r.flash_query_tile), fmt("%lld", (long long)r.flash_key_tile), fmt("%lld", (long long)r.flash_tiles_computed), fmt("%lld", (long long)r.flash_tiles_total), fmt("%.3g", r.flash_flops_done / 1e9), fmt("%.3g", r.flops() / 1e9), fmt("%.1f", X.gflops), fmt("%.1f", done_rate), fmt("%.0f", 100 * done_rate / r.peak_gflops), fmt("%s", memory(X.extra_bytes).c_str()), fmt("%.2f", 100.0 * X.extra_bytes / std::max<double>(1, M.extra_bytes)), fmt("%.2f", M.median_ms / X.median_ms), fmt("%.2f", W.median_ms / X.median_ms)}));
+  if (X) {
+    const double done_rate = r.flash_flops_done / (X->median_ms * 1e6);
+    out += note(ui("bench.flash", lang, {fmt("%lld", (long long)r.flash_query_tile), fmt("%lld", (long long)r.flash_key_tile), fmt("%lld", (long long)r.flash_tiles_computed), fmt("%lld", (long long)r.flash_tiles_total), fmt("%.3g", r.flash_flops_done / 1e9), fmt("%.3g", r.flops() / 1e9), fmt("%.1f", X->gflops), fmt("%.1f", done_rate), fmt("%.0f", 100 * done_rate / r.peak_gflops), fmt("%s", memory(X->extra_bytes).c_str()), fmt("%.2f", 100.0 * X->extra_bytes / std::max<double>(1, M.extra_bytes)), fmt("%.2f", M.median_ms / X->median_ms)}) +
+                (W ? ui("bench.flash.wrapper", lang, {fmt("%.2f", W->median_ms / X->median_ms)}) : std::string()));
+  }
 
   out += render_bonus_section(r, lang, width);
 

@@ -93,21 +93,26 @@ std::string render_bonus_section(const BenchResult& r, Lang lang, size_t width) 
   out += fit_table(columns, rows, width);
   out += "\n" + note(ui("bench.bonus.ratios", lang));
   out += note(ui("bench.bonus.flex", lang));
-  const FormResult& E = *r.form("einsum");
-  const FormResult& S = *r.form("sdpa-mask");
-  const FormResult& N = *r.form("torch-mha");
-  const FormResult& NW = *r.form("torch-mha-weights");
+  const FormResult* E = r.form("einsum");
+  const FormResult* S = r.form("sdpa-mask");
+  const FormResult* N = r.form("torch-mha");
+  const FormResult* NW = r.form("torch-mha-weights");
   enum { P = Workspace::kProjections, A = Workspace::kAttention };
-  out += note(ui("bench.einsum", lang, {ms_text(E.phase_median_ms[P]), ms_text(M.phase_median_ms[P]),
-                                        ratio_text(ours(E)), ratio_text(m3(*bonus_row_of("einsum")))}));
-  out += note(ui("bench.sdpa-mask", lang, {ratio_text(ours(S)), ratio_text(m3(*bonus_row_of("flash"))),
-                                           ratio_text(m3(*bonus_row_of("sdpa-mask")))}));
-  out += note(ui("bench.torch-mha", lang, {ms_text(NW.phase_median_ms[A]), ms_text(N.phase_median_ms[A]),
-                                           ratio_text(NW.median_ms / N.median_ms),
-                                           ratio_text(m3(*bonus_row_of("torch-mha"))),
-                                           ratio_text(m3(*bonus_row_of("torch-mha-weights")))}));
-  out += note(differs.empty() ? ui("bench.order.same", lang)
-                              : ui("bench.order.differs", lang, {same.empty() ? "—" : same, differs}));
+  if (E)
+    out += note(ui("bench.einsum", lang, {ms_text(E->phase_median_ms[P]), ms_text(M.phase_median_ms[P]),
+                                          ratio_text(ours(*E)), ratio_text(m3(*bonus_row_of("einsum")))}));
+  if (S)
+    out += note(ui("bench.sdpa-mask", lang, {ratio_text(ours(*S)), ratio_text(m3(*bonus_row_of("flash"))),
+                                             ratio_text(m3(*bonus_row_of("sdpa-mask")))}));
+  if (N || NW)
+    out += note(ui("bench.torch-mha", lang, {ratio_text(m3(*bonus_row_of("torch-mha"))),
+                                             ratio_text(m3(*bonus_row_of("torch-mha-weights")))}) +
+                (N && NW ? ui("bench.torch-mha.averaging", lang, {ms_text(NW->phase_median_ms[A]), ms_text(N->phase_median_ms[A]),
+                                                                   ratio_text(NW->median_ms / N->median_ms)})
+                         : std::string()));
+  if (rows.size() > 1)
+    out += note(differs.empty() ? ui("bench.order.same", lang)
+                                : ui("bench.order.differs", lang, {same.empty() ? "—" : same, differs}));
   return out;
 }
 
