@@ -273,7 +273,7 @@ TEST_CASE("bench forms: the memory check counts the forms' T x T matrices and re
   expect_usage_error("bench --repeats 40", "8 forms x 41 runs");
 }
 
-TEST_CASE("bench forms: --forms times a subset, mha always, in the table's order; a wrong name is one line") {
+TEST_CASE("bench forms: --forms times a subset, mha always, in the table's order, and a wrong name is one line") {
   const CliResult r = run_cli("bench --forms torch-mha,einsum,einsum --batch 1 --tokens 10 --d-model 16 --num-heads 2 --repeats 1 --json -");
   CAPTURE(r.err);
   REQUIRE(r.exit_code == 0);
