@@ -74,11 +74,11 @@ std::string render_bonus_section(const BenchResult& r, Lang lang, size_t width) 
   const BonusRow& m3_mha = *bonus_row_of("mha");
   auto ours = [&](const FormResult& f) { return f.median_ms / M.median_ms; };
   auto m3 = [&](const BonusRow& row) { return *row.m3_ms / *m3_mha.m3_ms; };
-  std::string out = wrap_text(ui("bench.bonus.title", lang), "", width) + "\n";
-  const std::vector<TableColumn> columns = {{ui("bench.col.form", lang), true, 9},     {ui("bench.col.bonus", lang), true, 8},
+  std::string out = wrap_text(ui("bench.bonus.title", lang), "", width);
+  const std::vector<TableColumn> columns = {{ui("bench.col.form", lang), true, 9},     {ui("bench.col.bonus", lang), true, 6},
                                             {ui("bench.col.ours-ms", lang), false, 1}, {ui("bench.col.m3-ms", lang), false, 5},
                                             {ui("bench.col.ours-ratio", lang), false, 7}, {ui("bench.col.m3-ratio", lang), false, 7},
-                                            {ui("bench.col.diff", lang), false, 3}};
+                                            {ui("bench.col.diff-short", lang), false, 3}};
   std::vector<std::vector<std::string>> rows;
   std::string same, differs;
   for (const BonusRow& row : bonus_rows()) {
