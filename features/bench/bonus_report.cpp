@@ -87,7 +87,9 @@ std::string render_bonus_section(const BenchResult& r, Lang lang, size_t width) 
     rows.push_back({f->name, row.label, ms_text(f->median_ms), num("%g", *row.m3_ms), ratio_text(ours(*f)),
                     ratio_text(m3(row)), f == &M ? ui("bench.reference", lang) : (f->max_abs_diff == 0 ? "0" : num("%.1e", f->max_abs_diff))});
     if (f == &M) continue;
-    std::string& list = side(ours(*f)) == side(m3(row)) ? same : differs;
+    // Ours is level with mha also where the two timings' min–max ranges overlap: no difference measured.
+    const int our_side = ranges_overlap(*f, M) ? 0 : side(ours(*f));
+    std::string& list = our_side == side(m3(row)) ? same : differs;
     list += (list.empty() ? "" : ", ") + f->name;
   }
   out += fit_table(columns, rows, width);
