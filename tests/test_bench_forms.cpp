@@ -302,3 +302,24 @@ TEST_CASE("bench forms: --forms times a subset, mha always, in the table's order
   BenchOptions all;
   CHECK(bench_bytes_estimate(o) < bench_bytes_estimate(all));
 }
+
+TEST_CASE("bench forms: the ordering note compares each form's side of mha with the M3's, spread counted as level") {
+  BenchResult r;
+  // ours/mha: wrapper 1.10 (M3 1.08: slower both), fused-qkv 0.80 (M3 1.14: differs), einsum 1.30 but its
+  // range overlaps mha's (level; M3 1.18: differs), flash 0.50 (M3 0.66: faster both).
+  auto form = [](const std::string& name, double median, double lo, double hi) {
+    FormResult f;
+    f.name = name, f.median_ms = median, f.min_ms = lo, f.max_ms = hi;
+    return f;
+  };
+  r.forms = {form("wrapper", 110, 108, 112), form("mha", 100, 99, 101), form("fused-qkv", 80, 79, 81),
+             form("flash", 50, 49, 51), form("einsum", 130, 100.5, 140)};
+  const std::string text = render_bonus_section(r, Lang::En, 1000);
+  CAPTURE(text);
+  CHECK(text.find("the same here as on the M3 for wrapper, flash; different for fused-qkv, einsum.") != std::string::npos);
+  CHECK(text.find("sdpa-mask (row 6") == std::string::npos);  // not timed: no note
+  CHECK(text.find("mha → einsum (row 4") != std::string::npos);
+  r.forms = {form("mha", 100, 99, 101), form("flash", 50, 49, 51)};
+  CHECK(render_bonus_section(r, Lang::En, 1000).find("every form is on the same side of mha") != std::string::npos);
+  CHECK(render_bonus_section(r, Lang::Zh, 1000).find("每种写法相对 mha 的位置") != std::string::npos);
+}
