@@ -36,6 +36,8 @@ void add_bench_options(CLI::App* sub, BenchCli& b) {
   sub->add_option("--kernels", b.kernels,
                   tr("app.bench.kernels", {std::string(isa_name(best_isa()))}))
       ->type_name("ISA");
+  b.forms_option = sub->add_option("--forms", b.forms, tr("app.bench.forms", {bench_forms_text()}))
+      ->type_name("LIST");
   sub->add_option("--lang", b.lang, tr("app.bench.lang"))
       ->check(CLI::IsMember({"en", "zh"}));
 }
@@ -56,6 +58,7 @@ int run_bench(BenchCli& b, Lang env_lang) {
       throw UsageError(tr("err.kernels", {b.kernels}));
     b.options.kernels = isa;
   }
+  if (b.forms_option && b.forms_option->count() > 0) b.options.forms = parse_bench_forms(b.forms);
   b.options.threads = b.threads == kNotGiven ? hardware_threads() : static_cast<int>(b.threads);
   check_bench_options(b.options);
   if (!b.json.empty() && b.json != "-") check_output_path("--json", b.json);  // before minutes of timing
@@ -70,7 +73,7 @@ int run_bench(BenchCli& b, Lang env_lang) {
   OutputSet outputs;  // the table (or its JSON) and --json FILE: both or neither
   if (!b.json.empty() && b.json != "-") outputs.add_file("--json", b.json, json);
   const Lang lang = b.lang.empty() ? env_lang : (b.lang == "zh" ? Lang::Zh : Lang::En);
-  outputs.set_stdout(b.json == "-" ? json : render_bench(result, lang));
+  outputs.set_stdout(b.json == "-" ? json : render_bench(result, lang, output_columns()));
   outputs.commit();
   return 0;
 }

@@ -18,11 +18,12 @@ _attn_tutor() {
     --dtype) COMPREPLY=($(compgen -W "fp32 bf16 fp16 fp8 int8" -- "$cur")); return ;;
     --plot) COMPREPLY=($(compgen -W "methods gqa mla swa" -- "$cur")); return ;;
     --kernels) COMPREPLY=($(compgen -W "avx512 avx2 neon portable" -- "$cur")); return ;;
+    --forms) COMPREPLY=($(compgen -W "wrapper mha fused-qkv flash einsum sdpa-mask torch-mha torch-mha-weights" -- "$cur")); return ;;
   esac
   if [[ $COMP_CWORD -eq 1 ]]; then
     COMPREPLY=($(compgen -W "$lessons --help --version" -- "$cur"))
   elif [[ ${COMP_WORDS[1]} == bench ]]; then
-    COMPREPLY=($(compgen -W "--batch --tokens --d-model --num-heads --threads --repeats --seed --kernels --json --lang --help" -- "$cur"))
+    COMPREPLY=($(compgen -W "--batch --tokens --d-model --num-heads --threads --repeats --seed --kernels --forms --json --lang --help" -- "$cur"))
   elif [[ ${COMP_WORDS[1]} == kv-memory ]]; then
     COMPREPLY=($(compgen -W "--emb-dim --num-heads --num-layers --context-length --num-kv-groups --batch-size --dtype
                               --window --swa-ratio --latent-dim --plot --json --html --lang --help" -- "$cur"))

@@ -278,6 +278,8 @@ std::vector<std::string> bad_command_lines(const std::string& dir) {
       "bench --batch 0", "bench --tokens 0", "bench --d-model 0", "bench --num-heads 0", "bench --repeats 0",
       "bench --batch 5000", "bench --num-heads 20 --d-model 10", "bench --d-model 10 --num-heads 3",
       "bench --batch 4096 --tokens 65536", "bench --batch 1 --tokens 1024 --d-model 16384 --num-heads 16 --repeats 1000",
+      // bench forms
+      "bench --forms mha,nope", "bench --forms mha,,flash", "bench --forms ''",
       // output files
       "mha --json '" + dir + "/no/such/dir.json'", "mha --json '" + dir + "'", "mha --json ''", "mha --html ''",
       "mha --json '" + dir + "/same' --html '" + dir + "/same'", "softmax --py - --ipynb -",

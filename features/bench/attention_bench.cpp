@@ -10,10 +10,13 @@
 #include <cmath>
 #include <fstream>
 #include <iterator>
+#include <memory>
 #include <thread>
 
 #include <nlohmann/json.hpp>
 
+#include "features/bench/bonus_timings.h"
+#include "fast/bench_forms.h"
 #include "fast/flash_attention.h"
 #include "fast/fma_peak.h"
 #include "fast/kernels.h"
@@ -31,11 +34,17 @@ struct Form {
   Forward forward;
 };
 
-// In the order the table shows them, each a step up from the one before.
+// In the order the table shows them: the chapter's four steps up, each from the one before, then the
+// bonus notebook's other forms (bonus_timings.h says which row each is). mha is the reference.
 const Form kForms[] = {{"wrapper", wrapper_forward},
                        {"mha", mha_forward},
                        {"fused-qkv", fused_qkv_forward},
-                       {"flash", flash_forward}};
+                       {"flash", flash_forward},
+                       {"einsum", einsum_forward},
+                       {"sdpa-mask", sdpa_mask_forward},
+                       {"torch-mha", torch_mha_forward},
+                       {"torch-mha-weights", torch_mha_weights_forward}};
+constexpr int kMhaIndex = 1;
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -73,22 +82,78 @@ std::string cpu_model_name() {
   return "unknown CPU";
 }
 
+std::vector<std::string> bench_form_names() {
+  std::vector<std::string> names;
+  for (const Form& f : kForms) names.push_back(f.name);
+  return names;
+}
+
+std::string bench_forms_text() {
+  std::string valid;
+  for (const Form& f : kForms) valid += std::string(valid.empty() ? "" : ", ") + f.name;
+  return valid;
+}
+
+std::vector<std::string> parse_bench_forms(const std::string& list) {
+  const std::string valid = bench_forms_text();
+  std::vector<std::string> names;
+  size_t start = 0;
+  for (;;) {
+    const size_t comma = list.find(',', start);
+    const std::string name = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    bool known = false;
+    for (const Form& f : kForms) known = known || name == f.name;
+    if (!known) throw UsageError(error_text(name.empty() ? "bench.err.forms-empty" : "bench.err.forms", {list, name, valid}));
+    if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+    if (comma == std::string::npos) return names;
+    start = comma + 1;
+  }
+}
+
+bool bench_times(const BenchOptions& opt, const std::string& name) {
+  return opt.forms.empty() || name == kForms[kMhaIndex].name ||
+         std::find(opt.forms.begin(), opt.forms.end(), name) != opt.forms.end();
+}
+
 double bench_bytes_estimate(const BenchOptions& opt) {
   const AttentionShape& s = opt.shape;
   const double b = s.batch, T = s.tokens, d = s.d_model, h = s.heads;
   const double act = b * T * d;                       // one (b, T, d) tensor
-  const double mha = 2 * b * h * T * T + 5 * act;      // scores, weights, q, k, v, two contexts
-  const double fused = 2 * b * h * T * T + 5 * act;    // the same, with one (b, T, 3d) qkv
-  const double wrapper = 2 * b * T * T + 3 * act / h + 2 * act;
-  const double weights = 7 * d * d;                    // W_query, W_key, W_value, out_proj, the fused W_qkv
-  return 4.0 * (mha + fused + wrapper + 6 * act + weights);  // + x, the four outputs and mha's copy
+  // The (b, heads, T, T) scores and weights: once, shared by the forms that hold them (Workspace::shared),
+  // since the forms run one after another.
+  const double shared = 2 * b * h * T * T;
+  const double torch_mha = 9 * act + T * T;  // qkv, q, k, v apart, scaled q, two contexts; the mask
+  const std::pair<const char*, double> forms[] = {
+      {"mha", 5 * act},  // q, k, v, two contexts
+      {"wrapper", 2 * b * T * T + 3 * act / h + 2 * act},
+      {"fused-qkv", 5 * act},  // one (b, T, 3d) qkv, two contexts
+      {"flash", 5 * act},      // at most: a chunk of the batch's qkv, packed keys and values
+      {"einsum", 5 * act},
+      {"sdpa-mask", 7 * act + T * T},  // qkv, scaled q and k, two contexts; the float mask
+      {"torch-mha", torch_mha},
+      {"torch-mha-weights", torch_mha + b * T * T}};  // + the head-averaged (b, T, T) weights
+  double total = shared;  // mha's, always run
+  for (const auto& [name, floats] : forms)
+    if (bench_times(opt, name)) total += floats + act;  // + its output
+  const double weights = 10 * d * d;  // W_query, W_key, W_value, out_proj, the fused W_qkv, einsum's transposes
+  return 4.0 * (total + 2 * act + weights);  // + x and mha's copy
 }
+
+namespace {
+
+int timed_form_count(const BenchOptions& opt) {
+  int n = 0;
+  for (const Form& f : kForms) n += bench_times(opt, f.name);
+  return n;
+}
+
+}  // namespace
 
 double bench_flops_estimate(const BenchOptions& opt) {
   const AttentionShape& s = opt.shape;
   const double b = s.batch, T = s.tokens, d = s.d_model;
   const double per_run = 8 * b * T * d * d + 4 * b * T * T * d;
-  return per_run * 4 * static_cast<double>(opt.repeats + 1);  // four forms, a warm-up and the timed runs
+  return per_run * timed_form_count(opt) * static_cast<double>(opt.repeats + 1);  // each form, a warm-up and the timed runs
 }
 
 void check_bench_options(const BenchOptions& opt) {
@@ -126,7 +191,7 @@ void check_bench_options(const BenchOptions& opt) {
   if (memory > 0 && need > memory / 2) {
     // Name what dominates: the (batch, heads, T, T) scores, or the d_model x d_model weights.
     const double b = s.batch, T = s.tokens, d = s.d_model, h = s.heads;
-    const bool scores = 2 * b * h * T * T >= 7 * d * d;
+    const bool scores = 2 * b * h * T * T >= 10 * d * d;
     throw UsageError(error_text(scores ? "bench.err.memory-scores" : "bench.err.memory-weights",
                                 {std::to_string(s.batch), std::to_string(s.tokens), std::to_string(s.d_model), gb(need),
                                  gb(memory)}));
@@ -138,7 +203,8 @@ void check_bench_options(const BenchOptions& opt) {
     throw UsageError(error_text("bench.err.flops", {std::string(text), std::to_string(opt.repeats + 1),
                                                     std::to_string(static_cast<int>(kMaxBenchFlops / 1e12)),
                                                     std::to_string(opt.repeats), std::to_string(s.batch),
-                                                    std::to_string(s.tokens), std::to_string(s.d_model)}));
+                                                    std::to_string(s.tokens), std::to_string(s.d_model),
+                                                    std::to_string(timed_form_count(opt))}));
   }
 }
 
@@ -199,23 +265,30 @@ BenchResult run_attention_bench(const BenchOptions& options, const BenchProgress
   std::vector<float> x;
   const MhaWeights w = seeded_weights(s, r.options.seed, x);
   const size_t n = x.size();
-  const int forms = static_cast<int>(std::size(kForms));
+  std::vector<const Form*> chosen;  // the forms timed, in the table's order; mha first
+  chosen.push_back(&kForms[kMhaIndex]);
+  for (const Form& f : kForms)
+    if (&f != &kForms[kMhaIndex] && bench_times(r.options, f.name)) chosen.push_back(&f);
+  const int forms = static_cast<int>(chosen.size());
   std::vector<Workspace> spaces(forms);
+  // The forms run one after another, so the (b, heads, T, T) buffers of those that hold them are one set.
+  auto pool = std::make_shared<std::vector<AlignedFloats>>();
+  for (Workspace& ws : spaces) ws.share(pool);
   std::vector<std::vector<float>> outs(forms, std::vector<float>(n));
   r.forms.resize(forms);
   // Warm-up: mha first (the reference), then the others; it sizes the workspaces and faults in
   // their pages, so the timed runs below measure the computation.
-  const int order[] = {1, 0, 2, 3};
   std::vector<double> fastest(forms);  // each form's fastest run so far (ms): its samples' length
-  for (int i : order) {
-    if (progress) progress(kForms[i].name, 0, repeats);
+  for (int i = 0; i < forms; ++i) {
+    if (progress) progress(chosen[i]->name, 0, repeats);
     const auto t0 = clock::now();
-    kForms[i].forward(w, s, x.data(), outs[i].data(), threads, spaces[i]);
+    chosen[i]->forward(w, s, x.data(), outs[i].data(), threads, spaces[i]);
     fastest[i] = std::chrono::duration<double, std::milli>(clock::now() - t0).count();
-    r.forms[i].name = kForms[i].name;
+    r.forms[i].name = chosen[i]->name;
     r.forms[i].extra_bytes = spaces[i].bytes();
     double diff = 0;
-    for (size_t j = 0; j < n; ++j) diff = std::max(diff, static_cast<double>(std::fabs(outs[i][j] - outs[1][j])));
+    for (size_t j = 0; j < n; ++j)
+      diff = std::max(diff, static_cast<double>(std::fabs(outs[i][j] - outs[0][j])));
     r.forms[i].max_abs_diff = diff;
   }
   // Timed samples, round-robin, so a slow moment of the machine does not fall on one form only; a form
@@ -228,11 +301,11 @@ BenchResult run_attention_bench(const BenchOptions& options, const BenchProgress
       if (timing_done(static_cast<int64_t>(f.ms.size()), f.timed_ms, repeats)) continue;
       any = true;
       const int sample = static_cast<int>(f.ms.size()) + 1;
-      if (progress) progress(kForms[i].name, sample, std::max(repeats, sample));
+      if (progress) progress(chosen[i]->name, sample, std::max(repeats, sample));
       std::fill(std::begin(spaces[i].phase_ms), std::end(spaces[i].phase_ms), 0.0);
       const int64_t runs = calls_per_sample(fastest[i]);
       const auto t0 = clock::now();
-      for (int64_t c = 0; c < runs; ++c) kForms[i].forward(w, s, x.data(), outs[i].data(), threads, spaces[i]);
+      for (int64_t c = 0; c < runs; ++c) chosen[i]->forward(w, s, x.data(), outs[i].data(), threads, spaces[i]);
       const double ms = std::chrono::duration<double, std::milli>(clock::now() - t0).count();
       const double calls = static_cast<double>(runs);
       f.ms.push_back(ms / calls);
@@ -252,6 +325,12 @@ BenchResult run_attention_bench(const BenchOptions& options, const BenchProgress
   r.peak_isa = isa_name(loop.isa);
   r.peak_gflops = peak.gflops();
   r.peak_trials = peak.trials();
+  // The table's order: the forms as kForms lists them (mha ran first, as the reference).
+  std::vector<FormResult> ordered;
+  for (const Form& form : kForms)
+    for (FormResult& f : r.forms)
+      if (f.name == form.name) ordered.push_back(std::move(f));
+  r.forms = std::move(ordered);
   for (FormResult& f : r.forms) {
     f.median_ms = median(f.ms);
     f.min_ms = *std::min_element(f.ms.begin(), f.ms.end());
@@ -271,6 +350,9 @@ std::string bench_json(const BenchResult& r, const std::string& version) {
   j["config"] = {{"batch", s.batch}, {"tokens", s.tokens}, {"d_model", s.d_model}, {"num_heads", s.heads},
                  {"head_dim", s.head_dim()}, {"threads", r.options.threads}, {"repeats", r.options.repeats},
                  {"seed", r.options.seed}, {"min_timed_ms", kMinTimedMs}};
+  nlohmann::ordered_json timed = nlohmann::ordered_json::array();
+  for (const FormResult& f : r.forms) timed.push_back(f.name);
+  j["config"]["forms"] = timed;
   j["machine"] = {{"cpu", r.cpu}, {"hardware_threads", r.hardware_threads}, {"kernels", r.kernels},
                   {"threading", r.threading}, {"gemm_micro_kernel", {r.gemm_mr, r.gemm_nr}},
                   {"flash_tile", {r.flash_query_tile, r.flash_key_tile}}, {"peak_loop", r.peak_loop},
@@ -278,9 +360,14 @@ std::string bench_json(const BenchResult& r, const std::string& version) {
   j["flops"] = {{"formula", "8*b*T*d^2 + 4*b*T^2*d"}, {"projections", r.projection_flops},
                 {"attention", r.attention_flops}, {"total", r.flops()}, {"flash_done", r.flash_flops_done},
                 {"flash_tiles_computed", r.flash_tiles_computed}, {"flash_tiles_total", r.flash_tiles_total}};
+  nlohmann::ordered_json bonus = nlohmann::ordered_json::array();
+  for (const BonusRow& row : bonus_rows())
+    bonus.push_back({{"row", row.row}, {"class", row.bonus_class}, {"form", row.form.empty() ? nullptr : nlohmann::ordered_json(row.form)},
+                     {"m3_cpu_ms", row.m3_ms ? nlohmann::ordered_json(*row.m3_ms) : nullptr}});
+  j["bonus_notebook"] = {{"source", kBonusSource}, {"rows", bonus}};
   nlohmann::ordered_json forms = nlohmann::ordered_json::array();
   for (const FormResult& f : r.forms)
-    forms.push_back({{"name", f.name}, {"median_ms", f.median_ms}, {"min_ms", f.min_ms}, {"max_ms", f.max_ms},
+    forms.push_back({{"name", f.name}, {"bonus_row", bonus_row_of(f.name) ? bonus_row_of(f.name)->row : 0}, {"median_ms", f.median_ms}, {"min_ms", f.min_ms}, {"max_ms", f.max_ms},
                      {"times_ms", f.ms}, {"runs", f.runs}, {"timed_ms", f.timed_ms}, {"gflops", f.gflops}, {"peak_fraction", f.peak_fraction},
                      {"extra_bytes", f.extra_bytes}, {"max_abs_diff_vs_mha", f.max_abs_diff},
                      {"phases_median_ms", {{"projections", f.phase_median_ms[Workspace::kProjections]},

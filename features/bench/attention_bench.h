@@ -1,5 +1,5 @@
 #pragma once
-// `attn-tutor bench`: the four forms of causal self-attention on the same seeded weights and input,
+// `attn-tutor bench`: the forms of causal self-attention on the same seeded weights and input,
 // timed over repeats, against this machine's measured FP32 peak. Computes; prints nothing.
 #include <cstdint>
 #include <functional>
@@ -18,16 +18,29 @@ struct BenchOptions {
   int64_t repeats = 5;   // the fewest timed samples per form (each form also runs kMinTimedMs in all)
   uint64_t seed = 123;
   std::optional<Isa> kernels;  // run these kernels instead of the widest the CPU has (must be supported)
+  // The forms to time (bench_form_names()); empty: all of them. mha is always timed: it is the reference
+  // of max|diff| and of the ratios.
+  std::vector<std::string> forms;
 };
+
+// --forms a,b,...: the names, checked (UsageError naming the valid ones for an unknown or empty name).
+std::vector<std::string> parse_bench_forms(const std::string& list);
+// The form names as one list for help and errors: "wrapper, mha, fused-qkv, ...".
+std::string bench_forms_text();
+// Whether `opt` times the form `name`.
+bool bench_times(const BenchOptions& opt, const std::string& name);
 
 // Throws UsageError (one line: the problem and the fix) for sizes the bench cannot run.
 void check_bench_options(const BenchOptions& opt);
-// Bytes the run will hold at once: the four forms' workspaces, x and the outputs (an estimate
+// The forms, in the table's order: wrapper, mha, fused-qkv, flash, einsum, sdpa-mask, torch-mha,
+// torch-mha-weights.
+std::vector<std::string> bench_form_names();
+// Bytes the run will hold at once: the forms' workspaces, x and the outputs (an estimate
 // from the shapes, for the check above; the table reports what was really allocated).
 double bench_bytes_estimate(const BenchOptions& opt);
-// Floating-point operations of the whole run: four forms, a warm-up and `repeats` timed runs each.
+// Floating-point operations of the whole run: every form, a warm-up and `repeats` timed runs each.
 double bench_flops_estimate(const BenchOptions& opt);
-// About ten default runs (GPT-2 small, 5 repeats: 1.5 TFLOP, a minute on 2 cores).
+// About five default runs (GPT-2 small, 5 repeats, eight forms: 3.1 TFLOP, two minutes on 2 cores).
 constexpr double kMaxBenchFlops = 16e12;
 
 // How a form is timed. A timing under a millisecond is mostly the clock's and the machine's noise, so a
@@ -45,7 +58,7 @@ int64_t calls_per_sample(double run_ms);
 bool timing_done(int64_t samples, double timed_ms, int64_t min_repeats);
 
 struct FormResult {
-  std::string name;             // wrapper, mha, fused-qkv, flash
+  std::string name;             // bench_form_names()
   std::vector<double> ms;       // time per run of each timed sample (of one or more runs)
   int64_t runs = 0;             // timed runs in all samples
   double timed_ms = 0;          // all timed runs together

@@ -5,6 +5,7 @@
 #include <cstdarg>
 #include <cstdio>
 
+#include "features/bench/bonus_report.h"
 #include "fast/flash_attention.h"
 #include "lessons/ui_text.h"
 #include "notebook/text_width.h"
@@ -32,11 +33,10 @@ std::string memory(double bytes) {
 
 std::string diff_text(double d) { return d == 0 ? "0" : fmt("%.1e", d); }
 
-// Pads to `width` terminal columns (Chinese characters take two), on the left or the right.
-std::string pad(const std::string& s, size_t width, bool left = false) {
+// Pads to `width` terminal columns (Chinese characters take two), on the right.
+std::string pad(const std::string& s, size_t width) {
   const size_t w = display_width(s);
-  const std::string fill(w < width ? width - w : 0, ' ');
-  return left ? fill + s : s + fill;
+  return s + std::string(w < width ? width - w : 0, ' ');
 }
 
 std::string bar(double fraction, int width) {
@@ -46,7 +46,6 @@ std::string bar(double fraction, int width) {
   return s;
 }
 
-std::string note(const std::string& text) { return wrap_text(text, "# ", 80) + "\n"; }
 
 }  // namespace
 
@@ -65,14 +64,18 @@ std::string peak_loop_words(int chains, int lanes, const std::string& isa, Lang 
   return ui("bench.loop.portable", lang, {std::to_string(chains), isa});
 }
 
-std::string render_bench(const BenchResult& r, Lang lang) {
+std::string render_bench(const BenchResult& r, Lang lang, size_t columns) {
+  // Notes wrap at the terminal's width, at most 80 columns (at least 40: narrower, lines run over).
+  const size_t width = std::clamp<size_t>(columns, 40, 80);
+  auto note = [width](const std::string& text) { return wrap_text(text, "# ", width) + "\n"; };
   const AttentionShape& s = r.options.shape;
   const int64_t b = s.batch, T = s.tokens, d = s.d_model, h = s.heads, hd = s.head_dim();
   const int threads = r.options.threads;
-  const FormResult& W = *r.form("wrapper");
+  // mha is always timed; the others only as --forms asks, and each note needs its forms.
+  const FormResult* W = r.form("wrapper");
   const FormResult& M = *r.form("mha");
-  const FormResult& F = *r.form("fused-qkv");
-  const FormResult& X = *r.form("flash");
+  const FormResult* F = r.form("fused-qkv");
+  const FormResult* X = r.form("flash");
   enum { P = Workspace::kProjections, A = Workspace::kAttention };
   std::string out;
 
@@ -85,23 +88,16 @@ std::string render_bench(const BenchResult& r, Lang lang) {
                                   flop_text(r.flops(), r.flops())});
   out += "\n";
 
-  const std::vector<std::string> head = {ui("bench.col.form", lang),          ui("bench.col.median", lang),
-                                         ui("bench.col.range", lang), "GFLOP/s",
-                                         ui("bench.col.peak", lang),        ui("bench.col.memory", lang),
-                                         ui("bench.col.diff", lang)};
-  const size_t widths[] = {10, 10, 18, 8, 8, 13, 18};
-  for (size_t c = 0; c < head.size(); ++c) out += pad(head[c], widths[c], c > 0) + (c + 1 < head.size() ? " " : "\n");
-  for (const FormResult& f : r.forms) {
-    const std::vector<std::string> cells = {
-        f.name,
-        ms_text(f.median_ms),
-        ms_text(f.min_ms) + " – " + ms_text(f.max_ms),
-        fmt("%.1f", f.gflops),
-        fmt("%.1f%%", 100 * f.peak_fraction),
-        memory(static_cast<double>(f.extra_bytes)),
-        &f == &M ? ui("bench.reference", lang) : diff_text(f.max_abs_diff)};
-    for (size_t c = 0; c < cells.size(); ++c) out += pad(cells[c], widths[c], c > 0) + (c + 1 < cells.size() ? " " : "\n");
-  }
+  // max|diff| vs mha is a column of the comparison with the bonus notebook below; the share of the
+  // peak, also drawn as bars, is the first column left out on a narrow terminal.
+  const std::vector<TableColumn> head = {{ui("bench.col.form", lang), true, 9}, {ui("bench.col.median", lang), false, 8},
+                                         {ui("bench.col.range", lang), false, 5}, {"GFLOP/s", false, 4},
+                                         {ui("bench.col.peak", lang), false, 2}, {ui("bench.col.memory", lang), false, 3}};
+  std::vector<std::vector<std::string>> rows;
+  for (const FormResult& f : r.forms)
+    rows.push_back({f.name, ms_text(f.median_ms), ms_text(f.min_ms) + " – " + ms_text(f.max_ms), fmt("%.1f", f.gflops),
+                    fmt("%.1f%%", 100 * f.peak_fraction), memory(static_cast<double>(f.extra_bytes))});
+  out += fit_table(head, rows, columns);
   // how the forms were timed, and what a sub-millisecond timing is worth
   std::string runs;
   bool sub_ms = false;
@@ -111,46 +107,58 @@ std::string render_bench(const BenchResult& r, Lang lang) {
   }
   out += "\n" + note(ui("bench.timing", lang, {fmt("%d", (int)r.options.repeats), fmt("%g", kMinTimedMs / 1000), runs}) +
                      (sub_ms ? ui("bench.noise", lang) : ""));
-  out += ui("bench.share", lang);
+  size_t name_width = 0;
+  for (const FormResult& f : r.forms) name_width = std::max(name_width, display_width(f.name));
+  const int bar_width = static_cast<int>(std::clamp<size_t>(columns > name_width + 6 ? columns - name_width - 6 : 0, 10, 40));
+  out += ui("bench.share", lang, {fmt("%.3g", 100.0 / bar_width)});
   for (const FormResult& f : r.forms)
-    out += pad(f.name, 10) + " " + bar(f.peak_fraction, 40) + fmt(" %3.0f%%\n", 100 * f.peak_fraction);
+    out += pad(f.name, name_width) + " " + bar(f.peak_fraction, bar_width) + fmt(" %3.0f%%\n", 100 * f.peak_fraction);
   out += "\n";
 
-  // wrapper -> mha
   const double per_head_bytes = 2.0 * b * T * T * 4, mha_bytes = 2.0 * b * h * T * T * 4;
-  const double ratio = W.median_ms / M.median_ms;
-  const double proj_ratio = W.phase_median_ms[P] / M.phase_median_ms[P];
-  const double att_ratio = W.phase_median_ms[A] / M.phase_median_ms[A];
-  std::string n1 = ui("bench.wrapper.intro", lang, {fmt("%lld", (long long)(3 * h)), fmt("%lld", (long long)hd), ms_text(W.phase_median_ms[P]), ms_text(M.phase_median_ms[P]), fmt("%lld", (long long)d), ms_text(W.phase_median_ms[A]), ms_text(M.phase_median_ms[A]), fmt("%.2f", ratio)});
-  const bool within_spread = ranges_overlap(W, M);  // the two timings' min–max ranges overlap: no difference measured
-  if (ratio > 1.05 && !within_spread) {
-    n1 += ui("bench.wrapper.slower", lang);
-    if (proj_ratio > 1.05)
-      n1 += ui("bench.wrapper.streamed", lang, {fmt("%lld", (long long)hd), fmt("%lld", (long long)hd), fmt("%lld", (long long)(3 * h))});
-    if (att_ratio > 1.05)
-      n1 += ui("bench.wrapper.rounds", lang, {fmt("%lld", (long long)h)});
-  } else {
-    n1 += (ratio >= 0.95 && ratio <= 1.05) ? ui("bench.wrapper.close", lang)
-          : within_spread                  ? ui("bench.wrapper.within-spread", lang)
-                                           : ui("bench.wrapper.faster", lang);
-    n1 += ui("bench.wrapper.argument", lang, {fmt("%lld", (long long)hd), fmt("%lld", (long long)r.gemm_mr), fmt("%lld", (long long)r.gemm_nr)});
-    if (att_ratio < 0.95)
-      n1 += ui("bench.wrapper.attention-faster", lang, {fmt("%.2f", att_ratio), fmt("%s", memory(per_head_bytes).c_str()), fmt("%lld", (long long)h), fmt("%s", memory(mha_bytes).c_str())});
+  // wrapper -> mha
+  if (W) {
+    const double ratio = W->median_ms / M.median_ms;
+    const double proj_ratio = W->phase_median_ms[P] / M.phase_median_ms[P];
+    const double att_ratio = W->phase_median_ms[A] / M.phase_median_ms[A];
+    std::string n1 = ui("bench.wrapper.intro", lang, {fmt("%lld", (long long)(3 * h)), fmt("%lld", (long long)hd), ms_text(W->phase_median_ms[P]), ms_text(M.phase_median_ms[P]), fmt("%lld", (long long)d), ms_text(W->phase_median_ms[A]), ms_text(M.phase_median_ms[A]), fmt("%.2f", ratio)});
+    const bool within_spread = ranges_overlap(*W, M);  // the two timings' min–max ranges overlap: no difference measured
+    if (ratio > 1.05 && !within_spread) {
+      n1 += ui("bench.wrapper.slower", lang);
+      if (proj_ratio > 1.05)
+        n1 += ui("bench.wrapper.streamed", lang, {fmt("%lld", (long long)hd), fmt("%lld", (long long)hd), fmt("%lld", (long long)(3 * h))});
+      if (att_ratio > 1.05)
+        n1 += ui("bench.wrapper.rounds", lang, {fmt("%lld", (long long)h)});
+    } else {
+      n1 += (ratio >= 0.95 && ratio <= 1.05) ? ui("bench.wrapper.close", lang)
+            : within_spread                  ? ui("bench.wrapper.within-spread", lang)
+                                             : ui("bench.wrapper.faster", lang);
+      n1 += ui("bench.wrapper.argument", lang, {fmt("%lld", (long long)hd), fmt("%lld", (long long)r.gemm_mr), fmt("%lld", (long long)r.gemm_nr)});
+      if (att_ratio < 0.95)
+        n1 += ui("bench.wrapper.attention-faster", lang, {fmt("%.2f", att_ratio), fmt("%s", memory(per_head_bytes).c_str()), fmt("%lld", (long long)h), fmt("%s", memory(mha_bytes).c_str())});
+    }
+    n1 += ui("bench.wrapper.memory", lang, {fmt("%s", memory(W->extra_bytes).c_str()), fmt("%s", memory(M.extra_bytes).c_str()), fmt("%s", memory(per_head_bytes).c_str()), fmt("%lld", (long long)h), fmt("%s", memory(mha_bytes).c_str())});
+    out += note(n1);
   }
-  n1 += ui("bench.wrapper.memory", lang, {fmt("%s", memory(W.extra_bytes).c_str()), fmt("%s", memory(M.extra_bytes).c_str()), fmt("%s", memory(per_head_bytes).c_str()), fmt("%lld", (long long)h), fmt("%s", memory(mha_bytes).c_str())});
-  out += note(n1);
 
   // mha
   const double masked = T > 1 ? (T - 1) / (2.0 * T) : 0.0;
   out += note(ui("bench.mha", lang, {fmt("%lld", (long long)b), fmt("%lld", (long long)h), fmt("%lld", (long long)T), fmt("%lld", (long long)T), fmt("%s", memory(mha_bytes / 2).c_str()), fmt("%.0f", 100 * mha_bytes / std::max<double>(1, M.extra_bytes)), fmt("%s", memory(M.extra_bytes).c_str()), fmt("%.1f", 100 * masked)}));
 
   // fused-qkv
-  const double proj_change = 100 * (F.phase_median_ms[P] / M.phase_median_ms[P] - 1);
-  out += note(ui("bench.fused-qkv", lang, {ms_text(F.phase_median_ms[P]), ms_text(M.phase_median_ms[P]), fmt("%+.0f", proj_change), fmt("%.2f", M.median_ms / F.median_ms)}));
+  if (F) {
+    const double proj_change = 100 * (F->phase_median_ms[P] / M.phase_median_ms[P] - 1);
+    out += note(ui("bench.fused-qkv", lang, {ms_text(F->phase_median_ms[P]), ms_text(M.phase_median_ms[P]), fmt("%+.0f", proj_change), fmt("%.2f", M.median_ms / F->median_ms)}));
+  }
 
   // flash
-  const double done_rate = r.flash_flops_done / (X.median_ms * 1e6);
-  out += note(ui("bench.flash", lang, {fmt("%lld", (long long)r.flash_query_tile), fmt("%lld", (long long)r.flash_key_tile), fmt("%lld", (long long)r.flash_tiles_computed), fmt("%lld", (long long)r.flash_tiles_total), fmt("%.3g", r.flash_flops_done / 1e9), fmt("%.3g", r.flops() / 1e9), fmt("%.1f", X.gflops), fmt("%.1f", done_rate), fmt("%.0f", 100 * done_rate / r.peak_gflops), fmt("%s", memory(X.extra_bytes).c_str()), fmt("%.2f", 100.0 * X.extra_bytes / std::max<double>(1, M.extra_bytes)), fmt("%.2f", M.median_ms / X.median_ms), fmt("%.2f", W.median_ms / X.median_ms)}));
+  if (X) {
+    const double done_rate = r.flash_flops_done / (X->median_ms * 1e6);
+    out += note(ui("bench.flash", lang, {fmt("%lld", (long long)r.flash_query_tile), fmt("%lld", (long long)r.flash_key_tile), fmt("%lld", (long long)r.flash_tiles_computed), fmt("%lld", (long long)r.flash_tiles_total), fmt("%.3g", r.flash_flops_done / 1e9), fmt("%.3g", r.flops() / 1e9), fmt("%.1f", X->gflops), fmt("%.1f", done_rate), fmt("%.0f", 100 * done_rate / r.peak_gflops), fmt("%s", memory(X->extra_bytes).c_str()), fmt("%.2f", 100.0 * X->extra_bytes / std::max<double>(1, M.extra_bytes)), fmt("%.2f", M.median_ms / X->median_ms)}) +
+                (W ? ui("bench.flash.wrapper", lang, {fmt("%.2f", W->median_ms / X->median_ms)}) : std::string()));
+  }
+
+  out += render_bonus_section(r, lang, width);
 
   // peak and agreement
   double worst = 0;

@@ -8,7 +8,9 @@
 
 namespace attn {
 
-std::string render_bench(const BenchResult& r, Lang lang);
+// `columns`: the terminal's width; the tables leave out their least needed columns to fit it, the notes
+// wrap at it (at most 80).
+std::string render_bench(const BenchResult& r, Lang lang, size_t columns = 80);
 
 // A time in ms as the table writes it: one decimal from 1 ms up, three significant digits below
 // (0.0213), so a sub-millisecond time never reads 0.0.

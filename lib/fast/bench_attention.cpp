@@ -15,6 +15,7 @@
 #include <cstring>
 #include <functional>
 #include <limits>
+#include <utility>
 
 #include "core/random_ops.h"
 #include "fast/kernels.h"
@@ -78,8 +79,8 @@ void softmax_rows(const float* scores, float* weights, int64_t rows, int64_t T, 
 void materialised_attention(const AttentionShape& s, const float* q, const float* k, const float* v, int64_t ld,
                             const MhaWeights& w, float* out, int threads, Workspace& ws) {
   const int64_t b = s.batch, T = s.tokens, d = s.d_model, h = s.heads, hd = s.head_dim();
-  float* scores = ws.get(10, b * h * T * T);   // attn_scores (b, heads, T, T)
-  float* weights = ws.get(11, b * h * T * T);  // attn_weights (b, heads, T, T)
+  float* scores = ws.shared(0, b * h * T * T);   // attn_scores (b, heads, T, T)
+  float* weights = ws.shared(1, b * h * T * T);  // attn_weights (b, heads, T, T)
   float* ctx_heads = ws.get(12, b * h * T * hd);  // attn_weights @ values: (b, heads, T, hd)
   float* ctx = ws.get(13, b * T * d);             // .transpose(1, 2).contiguous(): (b, T, heads, hd)
   ws.timed(Workspace::kAttention, [&] {
@@ -131,6 +132,13 @@ MhaWeights seeded_weights(const AttentionShape& s, uint64_t seed, std::vector<fl
   w.b_out = std::move(out.bias);
   w.w_qkv.reserve(3 * d * d);
   for (const auto* part : {&w.w_query, &w.w_key, &w.w_value}) w.w_qkv.insert(w.w_qkv.end(), part->begin(), part->end());
+  const std::pair<const std::vector<float>*, std::vector<float>*> transposes[] = {
+      {&w.w_query, &w.w_query_t}, {&w.w_key, &w.w_key_t}, {&w.w_value, &w.w_value_t}};
+  for (const auto& [from, to] : transposes) {
+    to->resize(d * d);
+    for (int64_t o = 0; o < d; ++o)
+      for (int64_t i = 0; i < d; ++i) (*to)[i * d + o] = (*from)[o * d + i];
+  }
   x = rand_values(gen, s.rows() * d);
   return w;
 }
@@ -140,9 +148,18 @@ float* Workspace::get(int slot, std::size_t floats) {
   return slots_[slot].reserve(floats);
 }
 
+float* Workspace::shared(int slot, std::size_t floats) {
+  std::vector<AlignedFloats>& slots = pool_ ? *pool_ : own_shared_;
+  if (static_cast<int>(slots.size()) <= slot) slots.resize(slot + 1);
+  if (static_cast<int>(shared_floats_.size()) <= slot) shared_floats_.resize(slot + 1);
+  shared_floats_[slot] = std::max(shared_floats_[slot], floats);
+  return slots[slot].reserve(floats);
+}
+
 std::size_t Workspace::bytes() const {
   std::size_t n = gemm_.bytes();
   for (const AlignedFloats& a : slots_) n += a.bytes();
+  for (std::size_t floats : shared_floats_) n += floats * sizeof(float);
   return n;
 }
 

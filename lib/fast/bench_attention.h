@@ -5,6 +5,7 @@
 // tiled form. The lessons keep their own plain modules (causal_attention.h, multihead_attention.h).
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "fast/aligned_buffer.h"
@@ -25,6 +26,9 @@ struct MhaWeights {
   std::vector<float> w_query, w_key, w_value;  // (d_out, d_in) each
   std::vector<float> w_out, b_out;             // (d_out, d_out), (d_out)
   std::vector<float> w_qkv;                    // (3·d_out, d_in): W_query's rows, W_key's, W_value's
+  // MHAEinsum's nn.Parameter weights, (d_in, d_out): the transposes of W_query, W_key, W_value, as
+  // the bonus notebook's test copies them.
+  std::vector<float> w_query_t, w_key_t, w_value_t;
 };
 
 // The weights, then x = torch.rand(batch, tokens, d_model) from the same generator.
@@ -35,6 +39,11 @@ MhaWeights seeded_weights(const AttentionShape& s, uint64_t seed, std::vector<fl
 class Workspace {
  public:
   float* get(int slot, std::size_t floats);  // slot's buffer, at least floats long
+  // A buffer the forms that run one after another can share (the (b, heads, T, T) scores and
+  // weights): with a pool (share), slot `slot` of the pool, grown to the largest form's need; without
+  // one, this workspace's own. bytes() counts what this form asked for either way.
+  float* shared(int slot, std::size_t floats);
+  void share(std::shared_ptr<std::vector<AlignedFloats>> pool) { pool_ = std::move(pool); }
   GemmScratch& gemm() { return gemm_; }
   std::size_t bytes() const;
   // Wall time of the phases since the last reset, in ms: the q/k/v projections, the attention
@@ -51,6 +60,9 @@ class Workspace {
  private:
   std::vector<AlignedFloats> slots_;
   GemmScratch gemm_;
+  std::shared_ptr<std::vector<AlignedFloats>> pool_;
+  std::vector<AlignedFloats> own_shared_;    // the shared slots when there is no pool
+  std::vector<std::size_t> shared_floats_;   // the most this form asked of each shared slot
 };
 
 // out (batch, tokens, d_model) from x; threads >= 1.
