@@ -18,6 +18,7 @@ Notebook kv_cache_lesson(const LessonOptions& opt);  // lessons/kv-cache/
 Notebook gqa_lesson(const LessonOptions& opt);  // lessons/gqa/
 Notebook mla_lesson(const LessonOptions& opt);  // lessons/mla/
 Notebook swa_lesson(const LessonOptions& opt);  // lessons/swa/
+Notebook mha_forms_lesson(const LessonOptions& opt);  // lessons/mha-forms/
 
 LessonWork naive_scores_work(const LessonOptions& opt);  // lessons/naive-scores/cost.cpp
 LessonWork softmax_work(const LessonOptions& opt);  // lessons/softmax/cost.cpp
@@ -32,6 +33,7 @@ LessonWork kv_cache_work(const LessonOptions& opt);  // lessons/kv-cache/cost.cp
 LessonWork gqa_work(const LessonOptions& opt);  // lessons/gqa/cost.cpp
 LessonWork mla_work(const LessonOptions& opt);  // lessons/mla/cost.cpp
 LessonWork swa_work(const LessonOptions& opt);  // lessons/swa/cost.cpp
+LessonWork mha_forms_work(const LessonOptions& opt);  // lessons/mha-forms/cost.cpp
 
 const std::vector<LessonInfo>& lessons() {
   static const std::vector<LessonInfo> all = {
@@ -100,6 +102,9 @@ const std::vector<LessonInfo>& lessons() {
        {"x", "queries", "keys", "values", "diff", "mask_bool", "attn_scores", "attn_weights", "context_vec", "full",
         "causal", "(full - causal).abs().max(dim=-1).values", "out", "swa.cache_k", "before",
         "torch.isnan(before).any(dim=-1)", "prefill", "(prefill - full).abs().max()"}, swa_work},
+      // The chapter's own bonus (ch03/02_bonus_efficient-multihead-attention): the nine forms of MultiHeadAttention.
+      {"mha-forms", {"ch03/02_bonus"}, {"--d-out", "--num-heads"}, {{"--d-out", "3"}, {"--num-heads", "3"}},
+       mha_forms_lesson, {}, mha_forms_work},
   };
   return all;
 }
