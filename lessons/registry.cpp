@@ -104,7 +104,17 @@ const std::vector<LessonInfo>& lessons() {
         "torch.isnan(before).any(dim=-1)", "prefill", "(prefill - full).abs().max()"}, swa_work},
       // The chapter's own bonus (ch03/02_bonus_efficient-multihead-attention): the nine forms of MultiHeadAttention.
       {"mha-forms", {"ch03/02_bonus"}, {"--d-out", "--num-heads"}, {{"--d-out", "3"}, {"--num-heads", "3"}},
-       mha_forms_lesson, {}, mha_forms_work},
+       mha_forms_lesson,
+       {"x", "full", "head_outputs[0]", "head_outputs[1]", "head_outputs[2]", "out_wrapper",
+        "(out_wrapper - full).abs().max()", "out_ch03", "(out_ch03 - full).abs().max()", "combined.qkv.weight", "qkv",
+        "queries", "keys", "values", "out_combined", "(out_combined - full).abs().max()", "Q", "out_einsum",
+        "(out_einsum - full).abs().max()", "mask", "attn_output", "attn_weights", "out_torch",
+        "(out_torch - full).abs().max()", "q", "k", "v", "q_scaled", "float_mask", "attn_probs",
+        "(attn_probs.view(1, attn.num_heads, 6, 6).sum(dim=1) / attn.num_heads - attn_weights).abs().max()", "after",
+        "(attn_probs - after).abs().max()", "out_noweights", "(out_noweights - out_torch).abs().max()", "out_sdpa",
+        "(out_sdpa - full).abs().max()", "attn_mask", "out_as_written", "out_no_flash",
+        "(out_no_flash - full).abs().max()", "block", "out_flex", "(out_flex - full).abs().max()"},
+       mha_forms_work},
   };
   return all;
 }

@@ -86,29 +86,29 @@ void torch_class_cells(Notebook& nb, FormsSetup& s) {
            "q = q" + split + "  # (b * num_heads, T, head_dim)", "k = k" + split, "v = v" + split,
            "float_mask = torch.zeros(" + n + ", " + n + ").masked_fill_(mask, float(\"-inf\"))  # True -> -inf, False -> 0",
            "q_scaled = q / math.sqrt(" + hd + ")  # scaled BEFORE the product",
-           "weights = torch.softmax(torch.baddbmm(float_mask, q_scaled, k.transpose(-2, -1)), dim=-1)",
+           "attn_probs = torch.softmax(torch.baddbmm(float_mask, q_scaled, k.transpose(-2, -1)), dim=-1)",
            "print(float_mask)",
-           "print((weights.view(" + b + ", " + heads + ", " + n + ", " + n + ").sum(dim=1) / " + heads +
+           "print((attn_probs.view(" + b + ", " + heads + ", " + n + ", " + n + ").sum(dim=1) / " + heads +
                " - attn_weights).abs().max())",
            "after = torch.softmax((q @ k.transpose(-2, -1)).masked_fill(mask, -torch.inf) / " + hd + "**0.5, dim=-1)",
-           "print((weights - after).abs().max())"});
+           "print((attn_probs - after).abs().max())"});
   nb.record("q", plain(t.q));
   nb.record("k", plain(t.k));
   nb.record("v", plain(t.v));
   nb.record("q_scaled", plain(t.q_scaled));
   const Tensor float_mask = view(t.float_mask, {s.x.size(1), s.x.size(1)});
   nb.show("float_mask", plain(float_mask));
-  nb.record("weights", plain(t.attn_output_weights));
+  nb.record("attn_probs", plain(t.attn_output_weights));
   const Tensor averaged = div(sum(view(t.attn_output_weights, {s.x.size(0), form.num_heads, s.x.size(1), s.x.size(1)}), 1, false),
                               static_cast<double>(form.num_heads));
-  show_scalar(nb, "(weights.view(" + b + ", " + heads + ", " + n + ", " + n + ").sum(dim=1) / " + heads +
+  show_scalar(nb, "(attn_probs.view(" + b + ", " + heads + ", " + n + ", " + n + ").sum(dim=1) / " + heads +
                       " - attn_weights).abs().max()", max_abs_diff(averaged, t.averaged_weights));
   const Tensor after = softmax(div(masked_fill(matmul(t.q, transpose(t.k, -2, -1)), causal_mask_bool_of(s),
                                                -std::numeric_limits<float>::infinity()),
                                    sqrt_d_k(form.head_dim)), -1);
   nb.record("after", plain(after));
   const Tensor scaled_diff = max_abs_diff(t.attn_output_weights, after);
-  show_scalar(nb, "(weights - after).abs().max()", scaled_diff);
+  show_scalar(nb, "(attn_probs - after).abs().max()", scaled_diff);
   nb.note("steps.note", {str(form.head_dim), py_float(scaled_diff.item())});
   nb.explain("steps.explain");
 
