@@ -120,6 +120,21 @@ TEST_CASE("mha-forms: every form equals the chapter's within 1e-5 at GPT-2's wid
   }
 }
 
+TEST_CASE("mha-forms: the bonus test's own sizes (768/768, 768/1536, 1024/512; batch 2, 4 tokens) within 1e-5") {
+  // tests/test_mha_implementations.py compares MHAEinsum with the chapter's class at these sizes (atol 1e-5).
+  const struct { int64_t d_in, d_out, heads; uint32_t seed; } sizes[] = {{768, 768, 12, 123}, {768, 1536, 12, 456},
+                                                                        {1024, 512, 8, 789}};
+  for (const auto& z : sizes) {
+    const FormOutputs o = all_forms(lcg_tensor({2, 4, z.d_in}, z.seed), z.d_out, z.heads, z.seed);
+    for (const auto& [name, out] : o.forms) {
+      CAPTURE(name);
+      CAPTURE(z.d_out);
+      CHECK(out.shape() == o.full.shape());
+      CHECK(max_diff(out, o.full) <= 1e-5f);
+    }
+  }
+}
+
 TEST_CASE("mha-forms: form 6 with the bonus's mask as written attends to the future, its last row nan") {
   Generator gen;
   gen.manual_seed(123);

@@ -17,6 +17,11 @@ Also prints (--reference) the entries of tests/fixtures/book_reference.txt that 
 for the lesson: the text real PyTorch prints for them at the lesson's defaults; and writes (--exports DIR)
 a correct learner export, DIR/correct-mha-forms.json, for `attn-tutor check`.
 
+With --bonus NOTEBOOK (mha-implementations.ipynb of a checkout of rasbt/LLMs-from-scratch), it checks instead
+that every class the lesson shows is a verbatim block of one of the notebook's code cells, and runs the bonus's
+own test (tests/test_mha_implementations.py: the chapter's class against MHAEinsum with copied weights,
+allclose(atol=1e-5), at its three sizes) on the shown classes.
+
 Regenerate (needs torch and numpy; deterministic for given --cases/--rng-seed):
     /usr/bin/python3 tools/gen_mha_forms_fixtures.py --out tests/fixtures/mha_forms_pytorch.json
     /usr/bin/python3 tools/gen_mha_forms_fixtures.py --reference   # paste into book_reference.txt
@@ -202,6 +207,38 @@ def print_reference():
         print(got[name])
 
 
+def check_bonus(notebook):
+    cells = ["".join(c["source"]) for c in json.load(open(notebook, encoding="utf-8"))["cells"] if c["cell_type"] == "code"]
+    shown = listings(os.path.join(HERE, "..", "lessons", "mha-forms", "listings.txt"))
+    failed = 0
+    for name, src in shown.items():
+        lines = [ln for ln in src.rstrip("\n").split("\n") if not ln.rstrip().endswith("# added")]
+        found = any("\n".join(lines) in cell for cell in cells)
+        print(("ok       " if found else "MISMATCH ") + "listing " + name)
+        failed += not found
+    ns = classes()
+    for d_in, d_out, batch, seq_len, num_heads, seed in [(768, 768, 2, 4, 12, 123), (768, 1536, 2, 4, 12, 456),
+                                                         (1024, 512, 2, 4, 8, 789)]:
+        torch.manual_seed(seed)
+        x = torch.randn(batch, seq_len, d_in)
+        linear = ns["Ch03_MHA"](d_in=d_in, d_out=d_out, context_length=seq_len, dropout=0.0, num_heads=num_heads,
+                                qkv_bias=False).eval()
+        einsum = ns["MHAEinsum"](d_in=d_in, d_out=d_out, context_length=seq_len, dropout=0.0, num_heads=num_heads,
+                                 qkv_bias=False).eval()
+        with torch.no_grad():
+            einsum.W_query.copy_(linear.W_query.weight.T)
+            einsum.W_key.copy_(linear.W_key.weight.T)
+            einsum.W_value.copy_(linear.W_value.weight.T)
+            einsum.out_proj.weight.copy_(linear.out_proj.weight)
+            einsum.out_proj.bias.copy_(linear.out_proj.bias)
+            a, b = linear(x), einsum(x)
+        ok = a.shape == b.shape == torch.Size([batch, seq_len, d_out]) and torch.allclose(a, b, atol=1e-5)
+        print(("ok       " if ok else "MISMATCH ") + "test_mha_einsum_matches_ch03 %s, max|diff| %g"
+              % ((d_in, d_out, batch, seq_len, num_heads, seed), (a - b).abs().max().item()))
+        failed += not ok
+    return 1 if failed else 0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--cases", type=int, default=30, help="random cases (default %(default)s)")
@@ -209,8 +246,11 @@ def main():
     ap.add_argument("--exports", help="also write correct-mha-forms.json for check into this folder")
     ap.add_argument("--reference", action="store_true", help="print verify's entries instead")
     ap.add_argument("--rng-seed", type=int, default=20261126, help="seed of Python's random (default %(default)s)")
+    ap.add_argument("--bonus", help="check the listings against this mha-implementations.ipynb instead")
     args = ap.parse_args()
     torch.set_num_threads(1)
+    if args.bonus:
+        sys.exit(check_bonus(args.bonus))
     if args.reference:
         print_reference()
         return
