@@ -145,9 +145,10 @@ void sdpa_cells(Notebook& nb, FormsSetup& s) {
                        for (const std::string& l : copy_combined("sdpa")) c.push_back(l);
                        c.insert(c.end(), {"context = sdpa_math(queries, keys, values, is_causal=True)  # what its scaled_dot_product_attention computes",
                                           merged_line("out_sdpa", "sdpa", s), "print((out_sdpa - full).abs().max())",
-                                          "if hasattr(nn.functional, \"scaled_dot_product_attention\"):  # PyTorch 2.0 or newer",
+                                          "has_sdpa = hasattr(nn.functional, \"scaled_dot_product_attention\")  # PyTorch 2.0 or newer",
+                                          "if has_sdpa:  # the class itself, on the fused kernel",
                                           "    print(\"the fused kernel:\", (sdpa(x) - out_sdpa).abs().max().item())",
-                                          "else:", "    print(\"MHAPyTorchScaledDotProduct needs PyTorch 2.0 or newer\")"});
+                                          "if not has_sdpa:", "    print(\"MHAPyTorchScaledDotProduct needs PyTorch 2.0 or newer\")"});
                        return c;
                      }()));
   const Tensor out5 = sdpa_form(s, nullptr, true);
@@ -165,7 +166,7 @@ void sdpa_cells(Notebook& nb, FormsSetup& s) {
                            merged_line("out_as_written", "no_flash", s), "print(out_as_written)",
                            "context = sdpa_math(queries, keys, values, attn_mask=~attn_mask)  # True = takes part",
                            merged_line("out_no_flash", "no_flash", s), "print((out_no_flash - full).abs().max())",
-                           "if not hasattr(nn.functional, \"scaled_dot_product_attention\"):",
+                           "if not has_sdpa:",
                            "    print(\"MHAPyTorchSDPAWithoutFlash needs PyTorch 2.0 or newer\")"});
   nb.cell(class_code("mha-forms", "MHAPyTorchSDPAWithoutFlash", code));
   const Tensor mask = causal_mask_bool_of(s);
@@ -182,8 +183,12 @@ void sdpa_cells(Notebook& nb, FormsSetup& s) {
   s.outputs.push_back({"6 MHAPyTorchSDPAWithoutFlash, ~mask", out6});
 
   nb.heading("ch03/02", "heading.flex");
-  std::vector<std::string> flex = {"try:", "    from torch.nn.attention.flex_attention import flex_attention, create_block_mask",
-                                   "except ImportError:  # PyTorch older than 2.5", "    flex_attention = None", ""};
+  std::vector<std::string> flex = {
+      "import importlib.util",
+      "has_flex = (importlib.util.find_spec(\"torch.nn.attention\") is not None and",
+      "            importlib.util.find_spec(\"torch.nn.attention.flex_attention\") is not None)  # PyTorch 2.5 or newer",
+      "if has_flex and torch.cuda.is_available():  # as the bonus imports it",
+      "    from torch.nn.attention.flex_attention import flex_attention, create_block_mask", ""};
   for (const std::string& l : class_code("mha-forms", "MHAPyTorchFlexAttention",
                                          {"flex = MHAPyTorchFlexAttention(" + form_args(s, true) + ")"}))
     flex.push_back(l);
@@ -192,9 +197,10 @@ void sdpa_cells(Notebook& nb, FormsSetup& s) {
                                ").unsqueeze(0))  # mask_mod on every (q_idx, kv_idx)",
                            "print(block)", "context = sdpa_math(queries, keys, values, attn_mask=block)",
                            merged_line("out_flex", "flex", s), "print((out_flex - full).abs().max())",
-                           "if flex_attention is None or not torch.cuda.is_available():",
-                           "    print(\"MHAPyTorchFlexAttention needs PyTorch 2.5 or newer (the bonus runs it on a GPU)\")",
-                           "else:", "    print(\"flex_attention:\", (flex(x.cuda()).cpu() - out_flex).abs().max().item())"});
+                           "if has_flex and torch.cuda.is_available():  # the class itself, on the GPU",
+                           "    print(\"flex_attention:\", (flex.cuda()(x.cuda()).cpu() - out_flex).abs().max().item())",
+                           "if not (has_flex and torch.cuda.is_available()):",
+                           "    print(\"MHAPyTorchFlexAttention needs PyTorch 2.5 or newer (the bonus runs it on a GPU)\")"});
   nb.cell(flex);
   const Tensor block = flipped(mask);
   nb.show("block", plain(block));
