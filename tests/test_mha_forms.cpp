@@ -120,7 +120,7 @@ TEST_CASE("mha-forms: every form equals the chapter's within 1e-5 at GPT-2's wid
   }
 }
 
-TEST_CASE("mha-forms: the bonus test's own sizes (768/768, 768/1536, 1024/512; batch 2, 4 tokens) within 1e-5") {
+TEST_CASE("mha-forms: the bonus test's own sizes (768/768, 768/1536, 1024/512, batch 2, 4 tokens) within 1e-5") {
   // tests/test_mha_implementations.py compares MHAEinsum with the chapter's class at these sizes (atol 1e-5).
   const struct { int64_t d_in, d_out, heads; uint32_t seed; } sizes[] = {{768, 768, 12, 123}, {768, 1536, 12, 456},
                                                                         {1024, 512, 8, 789}};

@@ -195,7 +195,7 @@ def case_argv(case):
     return argv
 
 
-REFERENCE = ["full", "attn_weights", "out_wrapper", "out_combined", "out_einsum", "out_torch", "out_noweights"]
+REFERENCE = ["full", "attn_weights", "out_wrapper", "out_ch03", "out_combined", "out_einsum", "out_torch", "out_noweights"]
 
 
 def print_reference():
