@@ -99,7 +99,7 @@ void torch_class_cells(Notebook& nb, FormsSetup& s) {
   const Tensor float_mask = view(t.float_mask, {s.x.size(1), s.x.size(1)});
   nb.show("float_mask", plain(float_mask));
   nb.record("attn_probs", plain(t.attn_output_weights));
-  const Tensor averaged = div(sum(view(t.attn_output_weights, {s.x.size(0), form.num_heads, s.x.size(1), s.x.size(1)}), 1, false),
+  const Tensor averaged = div(sum_over_heads(view(t.attn_output_weights, {s.x.size(0), form.num_heads, s.x.size(1), s.x.size(1)})),
                               static_cast<double>(form.num_heads));
   show_scalar(nb, "(attn_probs.view(" + b + ", " + heads + ", " + n + ", " + n + ").sum(dim=1) / " + heads +
                       " - attn_weights).abs().max()", max_abs_diff(averaged, t.averaged_weights));

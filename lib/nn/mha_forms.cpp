@@ -1,5 +1,6 @@
 #include "nn/mha_forms.h"
 
+#include <algorithm>
 #include <limits>
 
 #include "core/ops_math.h"
@@ -40,12 +41,60 @@ Tensor merged(const Tensor& t) {
   return view(contiguous(transpose(t, 1, 2)), {t.size(0), t.size(2), t.size(1) * t.size(3)});
 }
 
-Tensor mask_of(const MultiHeadAttention& mha, int64_t num_tokens) {
-  check_fits_context(num_tokens, mha.mask);
-  return causal_mask_bool(mha.mask, num_tokens);
+// PyTorch 1.13's cascade sum of n values (SumKernel.cpp's multi_row_sum for one lane): chunks of level_step
+// values into acc[0], each full chunk carried up the levels; the leftovers into acc[0]; then acc[0] += acc[1..3].
+float cascade_sum(const std::vector<float>& v) {
+  const int64_t n = static_cast<int64_t>(v.size());
+  int64_t log2 = 0;
+  while ((int64_t{1} << log2) < n) ++log2;
+  const int64_t power = std::max<int64_t>(4, log2 / 4), step = int64_t{1} << power, mask = step - 1;
+  float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+  int64_t i = 0;
+  while (i + step <= n) {
+    for (int64_t j = 0; j < step; ++j, ++i) acc[0] += v[static_cast<size_t>(i)];
+    for (int64_t j = 1; j < 4; ++j) {
+      acc[j] += acc[j - 1];
+      acc[j - 1] = 0.0f;
+      if ((i & (mask << (j * power))) != 0) break;
+    }
+  }
+  for (; i < n; ++i) acc[0] += v[static_cast<size_t>(i)];
+  for (int64_t j = 1; j < 4; ++j) acc[0] += acc[j];
+  return acc[0];
+}
+
+// SumKernel.cpp's row_sum: four interleaved cascade sums (values k, k + 4, ...), the leftovers into the
+// first, then the four added left to right.
+float ilp_sum(const std::vector<float>& v) {
+  const size_t whole = v.size() / 4 * 4;
+  float p[4];
+  for (size_t k = 0; k < 4; ++k) {
+    std::vector<float> lane;
+    for (size_t i = k; i < whole; i += 4) lane.push_back(v[i]);
+    p[k] = cascade_sum(lane);
+  }
+  for (size_t i = whole; i < v.size(); ++i) p[0] += v[i];
+  return ((p[0] + p[1]) + p[2]) + p[3];
+}
+
+// t (b, H, T, S).sum(dim=1) as PyTorch 1.13's AVX2 kernel sums over the heads (vectorized_outer_sum, 8 floats a
+// vector): per batch, the first multiple of 32 of the T*S columns by cascade_sum, the rest by ilp_sum.
+Tensor sum_over_heads_impl(const Tensor& t) {
+  const int64_t b = t.size(0), H = t.size(1), cols = t.size(2) * t.size(3), full = cols / 32 * 32;
+  const std::vector<float> v = contiguous(t).values();
+  std::vector<float> out(static_cast<size_t>(b * cols));
+  std::vector<float> column(static_cast<size_t>(H));
+  for (int64_t n = 0; n < b; ++n)
+    for (int64_t c = 0; c < cols; ++c) {
+      for (int64_t h = 0; h < H; ++h) column[static_cast<size_t>(h)] = v[static_cast<size_t>((n * H + h) * cols + c)];
+      out[static_cast<size_t>(n * cols + c)] = c < full ? cascade_sum(column) : ilp_sum(column);
+    }
+  return Tensor({b, t.size(2), t.size(3)}, out);
 }
 
 }  // namespace
+
+Tensor sum_over_heads(const Tensor& t) { return sum_over_heads_impl(t); }
 
 WrapperForm WrapperForm::copied_from(const MultiHeadAttention& mha) {
   WrapperForm w;
@@ -196,7 +245,7 @@ Tensor TorchMhaForm::forward(const Tensor& x, bool need_weights, TorchMhaTrace* 
   const Tensor heads = view(matmul(t.attn_output_weights, t.v), {b, H, n, hd});
   t.attn_output = out_proj(merged(heads));  // out_proj: the identity, no bias
   if (need_weights)  // attn_output_weights.view(b, H, T, S).sum(dim=1) / num_heads
-    t.averaged_weights = div(sum(view(t.attn_output_weights, {b, H, n, n}), 1, false), static_cast<double>(H));
+    t.averaged_weights = div(sum_over_heads(view(t.attn_output_weights, {b, H, n, n})), static_cast<double>(H));
   t.out = proj(t.attn_output);
   Tensor out = t.out;
   if (trace) *trace = std::move(t);

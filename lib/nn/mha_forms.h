@@ -107,4 +107,8 @@ struct TorchMhaForm {
   Tensor forward(const Tensor& x, bool need_weights, TorchMhaTrace* trace = nullptr) const;
 };
 
+// t (b, H, T, S).sum(dim=1) in the order PyTorch 1.13's CPU kernel (AVX2, its default) adds the heads: per
+// column a cascade sum for the first multiple of 32 columns, four interleaved sums for the rest.
+Tensor sum_over_heads(const Tensor& t);
+
 }  // namespace attn
