@@ -118,7 +118,7 @@ int run_check(const std::string& path, const std::string& color, const std::stri
   return code;
 }
 
-// The lessons after the chapter: the book's bonus material (rasbt/LLMs-from-scratch ch04/03-06).
+// The lessons after the chapter: the book's bonus material (rasbt/LLMs-from-scratch ch03/02_bonus, ch04/03-06).
 std::string after_chapter_list() {
   std::string lines;
   for (const LessonInfo& l : lessons()) {

@@ -2,7 +2,7 @@
 _attn_tutor() {
   local cur prev words cword
   _init_completion 2>/dev/null || { cur="${COMP_WORDS[COMP_CWORD]}"; prev="${COMP_WORDS[COMP_CWORD-1]}"; }
-  local lessons="naive-scores softmax trainable causal-mask dropout wrapper mha course-mha d2l-mha kv-cache gqa mla swa all verify check
+  local lessons="naive-scores softmax trainable causal-mask dropout wrapper mha course-mha d2l-mha kv-cache gqa mla swa mha-forms all verify check
                  bench kv-memory lessons"
   local options="--seed --inputs --tokens --d-in --d-out --qkv-bias --init --num-heads --dropout --context-length
                  --bernoulli --no-reseed --gpt2 --preset --d-model --num-hiddens --valid-lens --num-kv-groups --latent-dim --window

@@ -171,7 +171,7 @@ std::string LessonInfo::summary(Lang lang) const {
 }
 
 std::string LessonInfo::source(Lang lang) const {
-  if (after_chapter()) return sections.front();  // "ch04/03_kv-cache"
+  if (after_chapter()) return sections.front();  // "ch04/03_kv-cache", "ch03/02_bonus"
   if (!in_chapter()) return lesson_text(name).render(text("lesson.source"), lang);
   std::string out = "\u00a7";
   for (size_t i = 0; i < sections.size(); ++i) out += (i ? ", " : "") + sections[i];
@@ -180,7 +180,9 @@ std::string LessonInfo::source(Lang lang) const {
 
 bool LessonInfo::in_chapter() const { return sections.front().rfind("3.", 0) == 0; }
 
-bool LessonInfo::after_chapter() const { return sections.front().rfind("ch04/", 0) == 0; }
+bool LessonInfo::after_chapter() const {
+  return sections.front().rfind("ch04/", 0) == 0 || sections.front().rfind("ch03/", 0) == 0;
+}
 
 bool LessonInfo::takes(const OptionRow& row) const {
   return row.common || std::find(options.begin(), options.end(), row.flag) != options.end();

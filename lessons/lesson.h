@@ -97,7 +97,7 @@ struct LessonInfo {
   std::string summary(Lang lang) const;  // one line for --help ({1}, {2}, ...: its defaults)
   std::string source(Lang lang) const;   // where it comes from: "§3.5.1", "d2l.ai §11.5"
   bool in_chapter() const;               // a section of chapter 3 (what `all` runs)
-  bool after_chapter() const;            // the book's bonus material after chapter 3 (sections "ch04/...")
+  bool after_chapter() const;            // the book's bonus material (sections "ch03/..." and "ch04/...")
   bool takes(const OptionRow& row) const;
   // Its default for `flag`: its row's, else the option table's; "" when it follows from other options
   // or neither states one.

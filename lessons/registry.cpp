@@ -18,6 +18,7 @@ Notebook kv_cache_lesson(const LessonOptions& opt);  // lessons/kv-cache/
 Notebook gqa_lesson(const LessonOptions& opt);  // lessons/gqa/
 Notebook mla_lesson(const LessonOptions& opt);  // lessons/mla/
 Notebook swa_lesson(const LessonOptions& opt);  // lessons/swa/
+Notebook mha_forms_lesson(const LessonOptions& opt);  // lessons/mha-forms/
 
 LessonWork naive_scores_work(const LessonOptions& opt);  // lessons/naive-scores/cost.cpp
 LessonWork softmax_work(const LessonOptions& opt);  // lessons/softmax/cost.cpp
@@ -32,6 +33,7 @@ LessonWork kv_cache_work(const LessonOptions& opt);  // lessons/kv-cache/cost.cp
 LessonWork gqa_work(const LessonOptions& opt);  // lessons/gqa/cost.cpp
 LessonWork mla_work(const LessonOptions& opt);  // lessons/mla/cost.cpp
 LessonWork swa_work(const LessonOptions& opt);  // lessons/swa/cost.cpp
+LessonWork mha_forms_work(const LessonOptions& opt);  // lessons/mha-forms/cost.cpp
 
 const std::vector<LessonInfo>& lessons() {
   static const std::vector<LessonInfo> all = {
@@ -100,6 +102,19 @@ const std::vector<LessonInfo>& lessons() {
        {"x", "queries", "keys", "values", "diff", "mask_bool", "attn_scores", "attn_weights", "context_vec", "full",
         "causal", "(full - causal).abs().max(dim=-1).values", "out", "swa.cache_k", "before",
         "torch.isnan(before).any(dim=-1)", "prefill", "(prefill - full).abs().max()"}, swa_work},
+      // The chapter's own bonus (ch03/02_bonus_efficient-multihead-attention): the nine forms of MultiHeadAttention.
+      {"mha-forms", {"ch03/02_bonus"}, {"--d-out", "--num-heads"}, {{"--d-out", "3"}, {"--num-heads", "3"}},
+       mha_forms_lesson,
+       {"x", "full", "head_outputs[0]", "head_outputs[1]", "head_outputs[2]", "out_wrapper",
+        "(out_wrapper - full).abs().max()", "out_ch03", "(out_ch03 - full).abs().max()", "combined.qkv.weight", "qkv",
+        "queries", "keys", "values", "out_combined", "(out_combined - full).abs().max()", "Q", "out_einsum",
+        "(out_einsum - full).abs().max()", "mask", "attn_output", "attn_weights", "out_torch",
+        "(out_torch - full).abs().max()", "q", "k", "v", "q_scaled", "float_mask", "attn_probs",
+        "(attn_probs.view(1, attn.num_heads, 6, 6).sum(dim=1) / attn.num_heads - attn_weights).abs().max()", "after",
+        "(attn_probs - after).abs().max()", "out_noweights", "(out_noweights - out_torch).abs().max()", "out_sdpa",
+        "(out_sdpa - full).abs().max()", "attn_mask", "out_as_written", "out_no_flash",
+        "(out_no_flash - full).abs().max()", "block", "out_flex", "(out_flex - full).abs().max()"},
+       mha_forms_work},
   };
   return all;
 }

@@ -274,6 +274,8 @@ std::vector<std::string> bad_command_lines(const std::string& dir) {
       "d2l-mha --valid-lens '[[1,2],[1,2]]'", "d2l-mha --valid-lens 1,2,3", "d2l-mha --valid-lens 9,9",
       "wrapper --context-length 4096 --num-heads 64", "all --context-length 4096 --num-heads 64",
       "kv-cache --context-length 4096 --d-out 64 --num-heads 64", "kv-cache --context-length 1024 --d-out 4096",
+      // mha-forms: d_out = d_in, no --qkv-bias
+      "mha-forms --d-out 6", "mha-forms --qkv-bias",
       // bench sizes
       "bench --batch 0", "bench --tokens 0", "bench --d-model 0", "bench --num-heads 0", "bench --repeats 0",
       "bench --batch 5000", "bench --num-heads 20 --d-model 10", "bench --d-model 10 --num-heads 3",

@@ -53,12 +53,18 @@ EXTRA = {
     "gqa": [["--num-kv-groups", "1"], ["--num-heads", "4", "--num-kv-groups", "4"]],
     "mla": [["--latent-dim", "3"], ["--num-heads", "1"]],
     "swa": [["--window", "2"], ["--window", "9"]],
+    # d_out must equal d_in there (the combined-QKV and nn.MultiheadAttention classes): other inputs come with their --d-out
+    "mha-forms": [["--num-heads", "1"], ["--tokens", "one two three four", "--d-in", "4", "--d-out", "4", "--num-heads", "2"],
+                  ["--inputs", INPUTS, "--d-out", "4", "--num-heads", "2"],
+                  ["--inputs", INTEGER_INPUTS, "--d-out", "2", "--num-heads", "2"],
+                  ["--tokens", "a b c d e f g", "--d-in", "8", "--d-out", "8", "--num-heads", "4", "--seed", "5"]],
     "all": [["--d-out", "4"], ["--dropout", "0.5"]],  # the chapter's lessons in one script
 }
 LESSONS = list(EXTRA)
 # Options a lesson refuses because they would have no effect there (the tool says so and exits 2):
-# the course's Wq, Wk, Wv have no bias switch; naive-scores and softmax draw no random numbers and have no weights.
-REFUSED = {"course-mha": {"--qkv-bias"}, "naive-scores": {"--seed", "--qkv-bias"}, "softmax": {"--seed", "--qkv-bias"}}
+# mha-forms: --qkv-bias would add nn.MultiheadAttention's bias_k/bias_v (its EXTRA sets give --tokens and --inputs with
+# their --d-out); the course's Wq, Wk, Wv have no bias switch; naive-scores and softmax draw no random numbers and have no weights.
+REFUSED = {"mha-forms": {"--qkv-bias", "--tokens", "--inputs"}, "course-mha": {"--qkv-bias"}, "naive-scores": {"--seed", "--qkv-bias"}, "softmax": {"--seed", "--qkv-bias"}}
 
 
 def run(cmd, stdin=None):
