@@ -54,7 +54,7 @@ void wrapper_cell(Notebook& nb, FormsSetup& s) {
 }
 
 void ch03_cell(Notebook& nb, FormsSetup& s) {
-  nb.heading("ch03/02", "heading.ch03");
+  nb.heading("ch03/02", "heading.chapter_class");
   nb.cell(class_code("mha-forms", "Ch03_MHA",
                      {"mha_ch03 = Ch03_MHA(" + form_args(s, false) + ")", "mha_ch03.load_state_dict(mha.state_dict())",
                       "out_ch03 = mha_ch03(x)", "print((out_ch03 - full).abs().max())"}));

@@ -32,7 +32,7 @@ ENV["LANG"] = "C.UTF-8"
 
 
 LESSONS = ["naive-scores", "softmax", "trainable", "causal-mask", "dropout", "wrapper", "mha", "course-mha", "d2l-mha",
-           "kv-cache", "gqa", "mla", "swa", "kv-memory", "all"]
+           "kv-cache", "gqa", "mla", "swa", "mha-forms", "kv-memory", "all"]
 OTHER_COMMANDS = {"verify", "check", "bench"}
 
 
