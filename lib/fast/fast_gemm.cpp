@@ -14,7 +14,7 @@ namespace attn {
 
 namespace {
 
-constexpr int64_t kMaxMR = 8, kMaxNR = 32;  // the largest tile of any kernel set
+constexpr int64_t kMaxMR = 8, kMaxNR = 64;  // the largest tile of any kernel set
 constexpr int64_t kInPlaceMaxN = 128;       // C this narrow: A read in place, not packed
 
 int64_t round_up(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
@@ -30,16 +30,21 @@ void edge_tile(const KernelSet& k, int64_t kc, const float* a, int64_t rs, int64
   for (int64_t r = 0; r < mr; ++r) std::memcpy(c + r * ldc, tile + r * k.nr, sizeof(float) * nr);
 }
 
-// A strip [p][width] from `used` rows of kc floats (row c at src(c)), zero-padded past them.
+// A strip [p][width] from `used` rows of kc floats (row c at src(c)), zero-padded past them. Sixteen
+// rows at a time, each read in order: every p then writes 16 adjacent floats (one cache line), where a
+// whole column at a time would touch every line of a strip larger than L1.
 template <class Src>
 void pack_transposed(float* dst, int64_t width, int64_t used, int64_t kc, Src src) {
-  for (int64_t c = 0; c < width; ++c) {
-    if (c >= used) {
-      for (int64_t p = 0; p < kc; ++p) dst[p * width + c] = 0.0f;
-      continue;
+  constexpr int64_t kRows = 16;
+  for (int64_t c0 = 0; c0 < width; c0 += kRows) {
+    const int64_t ce = std::min(width, c0 + kRows), cu = std::min(ce, std::max(used, c0));
+    const float* rows[kRows];
+    for (int64_t c = c0; c < cu; ++c) rows[c - c0] = src(c);
+    for (int64_t p = 0; p < kc; ++p) {
+      float* d = dst + p * width;
+      for (int64_t c = c0; c < cu; ++c) d[c] = rows[c - c0][p];
+      for (int64_t c = cu; c < ce; ++c) d[c] = 0.0f;
     }
-    const float* row = src(c);
-    for (int64_t p = 0; p < kc; ++p) dst[p * width + c] = row[p];
   }
 }
 

@@ -1,7 +1,7 @@
 #pragma once
 // A fast float32 matrix product for the bench forms (not for the lessons, whose ops_math matmul
 // adds in PyTorch's order): BLIS-style packed panels around a register-blocked micro-kernel, the
-// one of the instruction set chosen at run time (kernels.h: AVX-512 8x32, AVX2+FMA 6x16, NEON
+// one of the instruction set chosen at run time (kernels.h: AVX-512 6x64, AVX2+FMA 6x16, NEON
 // 6x16, portable 6x16). Row-major throughout.
 #include <cstdint>
 #include <vector>
