@@ -1,7 +1,8 @@
 // The bench's micro-kernels one call at a time (the GEMM's and flash attention's, on every kernel set
 // this CPU has), every way the accumulators can start, A packed or read in place, against a plain loop
 // in double; the fast GEMM past one k block and across the AVX-512 6x64 tile's edges; and the vector
-// exp through softmax_row: a masked score weighs exactly 0, tiny weights are not negative. No timing.
+// exp through softmax_row: a masked score weighs exactly 0, tiny weights are not negative; a kept
+// packing of B; flash over several batch chunks. No timing.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -12,6 +13,7 @@
 #include "fast/bench_attention.h"
 #include "fast/cpu_features.h"
 #include "fast/fast_gemm.h"
+#include "fast/flash_attention.h"
 #include "fast/kernels.h"
 
 using namespace attn;
@@ -144,6 +146,83 @@ TEST_CASE("fast kernels: exp through softmax_row: masked scores weigh exactly 0,
       CHECK(out[i] >= 0.0f);
       CHECK(std::fabs(out[i] - std::exp(double(in[i]) - m) / total) < 1e-6);
       if (std::isinf(in[i]) || in[i] <= -110.0f) CHECK(out[i] == 0.0f);
+    }
+  }
+  force_isa(native);
+}
+
+TEST_CASE("fast kernels: a kept packing of B is used again only when the call says B is unchanged") {
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> u(-1, 1);
+  const int64_t m = 20, n = 70, k = 33;
+  std::vector<float> a(m * k), b(n * k), first(m * n), out(m * n);
+  for (float& x : a) x = u(rng);
+  for (float& x : b) x = u(rng);
+  auto product = [&](const std::vector<float>& bm) {
+    std::vector<double> c(m * n);
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j)
+        for (int64_t p = 0; p < k; ++p) c[i * n + j] += double(a[i * k + p]) * bm[j * k + p];
+    return c;
+  };
+  auto worst = [&](const std::vector<double>& expected) {
+    double d = 0;
+    for (int64_t i = 0; i < m * n; ++i) d = std::max(d, std::fabs(out[i] - expected[i]));
+    return d;
+  };
+  const std::vector<double> old_product = product(b);
+  const Isa native = active_isa();
+  for (Isa isa : supported_isas()) {
+    force_isa(isa);
+    CAPTURE(isa_name(isa));
+    for (int threads : {1, 2}) {
+      CAPTURE(threads);
+      std::vector<float> bm = b;
+      GemmArgs g;
+      g.m = m, g.n = n, g.k = k, g.a = a.data(), g.lda = k, g.b = bm.data(), g.ldb = k, g.b_layout = BLayout::NxK;
+      g.c = out.data(), g.ldc = n, g.keep_packed_b = true;
+      GemmScratch scratch;
+      gemm_parallel(g, threads, scratch);
+      CHECK(worst(old_product) < 1e-5);
+      CHECK(scratch.kept.size() == 1);
+      for (float& x : bm) x = -x;  // B changes in place
+      const std::vector<double> new_product = product(bm);
+      g.b_unchanged = true;  // the caller's word: the kept packing is used, the old product comes out
+      gemm_parallel(g, threads, scratch);
+      CHECK(worst(old_product) < 1e-5);
+      g.b_unchanged = false;  // packed again
+      gemm_parallel(g, threads, scratch);
+      CHECK(worst(new_product) < 1e-5);
+      g.b_unchanged = true;
+      gemm_parallel(g, threads, scratch);
+      CHECK(worst(new_product) < 1e-5);
+      CHECK(scratch.kept.size() == 1);
+      CHECK(scratch.bytes() >= sizeof(float) * n * k);  // the kept packing counts as the form's memory
+    }
+  }
+  force_isa(native);
+}
+
+TEST_CASE("fast kernels: flash over several batch chunks (weights packed once, kept) agrees with mha") {
+  AttentionShape s;
+  s.batch = 3, s.tokens = 260, s.d_model = 48, s.heads = 4;  // one batch per chunk at one thread
+  std::vector<float> x;
+  const MhaWeights w = seeded_weights(s, 9, x);
+  const Isa native = active_isa();
+  for (Isa isa : supported_isas()) {
+    force_isa(isa);
+    CAPTURE(isa_name(isa));
+    for (int threads : {1, 2}) {
+      CAPTURE(threads);
+      std::vector<float> ref(x.size()), out(x.size());
+      Workspace a, b;
+      mha_forward(w, s, x.data(), ref.data(), threads, a);
+      for (int run = 0; run < 2; ++run) {  // the second run reuses the workspace
+        flash_forward(w, s, x.data(), out.data(), threads, b);
+        double d = 0;
+        for (std::size_t i = 0; i < out.size(); ++i) d = std::max(d, static_cast<double>(std::fabs(out[i] - ref[i])));
+        CHECK(d < 1e-5);
+      }
     }
   }
   force_isa(native);

@@ -106,6 +106,7 @@ GemmPack& GemmScratch::thread(int t) { return per_thread.at(t); }
 std::size_t GemmScratch::bytes() const {
   std::size_t n = 0;
   for (const GemmPack& p : per_thread) n += p.bytes();
+  for (const KeptB& kb : kept) n += kb.packed.bytes();
   return n;
 }
 
@@ -126,13 +127,48 @@ void gemm(const GemmArgs& g, GemmPack& pack) {
   }
 }
 
+namespace {
+
+// All of B in one packed block (n <= NC, 0 < k <= KC), kept in scratch: packed again unless the caller
+// says B is unchanged and a kept packing is of this B with these strips (the kernel set may have changed).
+const float* whole_b_packed(const KernelSet& k, const GemmArgs& g, int threads, GemmScratch& scratch) {
+  GemmScratch::KeptB* slot = nullptr;
+  for (GemmScratch::KeptB& kb : scratch.kept)
+    if (kb.b == g.b && kb.ldb == g.ldb && kb.n == g.n && kb.k == g.k && kb.nr == k.nr && kb.layout == g.b_layout) {
+      if (g.b_unchanged) return kb.packed.data();
+      slot = &kb;
+    }
+  if (!slot) {
+    scratch.kept.emplace_back();
+    slot = &scratch.kept.back();
+  }
+  float* bpack = slot->packed.reserve(g.k * round_up(g.n, k.nr));
+  parallel_for(threads, (g.n + k.nr - 1) / k.nr,
+               [&](int64_t s, int) { pack_b_strip(g, k.nr, 0, g.k, s * k.nr, bpack + s * g.k * k.nr); });
+  slot->b = g.b, slot->ldb = g.ldb, slot->n = g.n, slot->k = g.k, slot->nr = k.nr, slot->layout = g.b_layout;
+  return bpack;
+}
+
+}  // namespace
+
 void gemm_parallel(const GemmArgs& g, int threads, GemmScratch& scratch) {
   threads = std::max(1, threads);
   scratch.reserve_threads(threads);
   const KernelSet& k = active_kernels();
+  const int64_t KC = k.kc, MC = round_up(k.mc, k.mr), NC = round_up(k.nc, k.nr);
+  if ((g.keep_packed_b || g.b_unchanged) && g.m > 0 && g.n > 0 && g.n <= NC && g.k > 0 && g.k <= KC) {
+    const float* bpack = whole_b_packed(k, g, threads, scratch);
+    const int64_t blocks = std::max<int64_t>(1, round_up((g.m + MC - 1) / MC, threads));
+    const int64_t mc = std::min(MC, round_up((g.m + blocks - 1) / blocks, k.mr));
+    for (int t = 0; t < threads; ++t) scratch.thread(t).a.reserve(g.k * round_up(mc, k.mr));
+    parallel_for(threads, (g.m + mc - 1) / mc, [&](int64_t blk, int t) {
+      const int64_t ic = blk * mc;
+      macro_kernel(k, g, ic, std::min(mc, g.m - ic), 0, g.n, 0, g.k, bpack, scratch.per_thread[t].a.data());
+    });
+    return;
+  }
   if (threads == 1 || g.m < 2 * k.mr) return gemm(g, scratch.thread(0));
   if (g.n <= 0) return;
-  const int64_t KC = k.kc, MC = round_up(k.mc, k.mr), NC = round_up(k.nc, k.nr);
   // Row blocks: a multiple of the thread count, each a multiple of mr rows and at most MC.
   int64_t blocks = round_up((g.m + MC - 1) / MC, threads);
   const int64_t mc = std::min(MC, round_up((g.m + blocks - 1) / blocks, k.mr));

@@ -144,6 +144,8 @@ void flash_forward(const MhaWeights& w, const AttentionShape& s, const float* x,
   proj.k = d, proj.lda = d, proj.b_layout = BLayout::NxK, proj.ldb = d;
   for (int64_t b0 = 0; b0 < s.batch; b0 += chunk) {
     const int64_t nb = std::min(chunk, s.batch - b0), rows = nb * T;
+    // The weights are packed once per forward, by the first chunk, and kept for the others.
+    proj.keep_packed_b = true, proj.b_unchanged = b0 > 0;
     GemmArgs p = proj;  // qkv = x_chunk @ W_qkv^T
     p.m = rows, p.n = 3 * d, p.a = x + b0 * T * d, p.b = w.w_qkv.data(), p.c = qkv, p.ldc = 3 * d;
     ws.timed(Workspace::kProjections, [&] { gemm_parallel(p, threads, ws.gemm()); });
