@@ -129,6 +129,19 @@ void gemm(const GemmArgs& g, GemmPack& pack) {
 
 namespace {
 
+// Rows of C in blocks for `threads` threads: a multiple of the thread count, at most MC rows each, and
+// whole mr-row strips shared out evenly (block b: strips [S·b/blocks, S·(b+1)/blocks)), so the threads'
+// totals differ by at most a strip a block.
+struct RowBlocks {
+  int64_t m, mr, strips, blocks;
+  RowBlocks(int64_t m_, int64_t mr_, int64_t MC, int threads) : m(m_), mr(mr_), strips((m_ + mr_ - 1) / mr_) {
+    blocks = std::min(strips, std::max<int64_t>(1, round_up((m + MC - 1) / MC, threads)));
+  }
+  int64_t first(int64_t b) const { return strips * b / blocks * mr; }
+  int64_t rows(int64_t b) const { return std::min(m, strips * (b + 1) / blocks * mr) - first(b); }
+  int64_t max_rows() const { return (strips + blocks - 1) / blocks * mr; }
+};
+
 // All of B in one packed block (n <= NC, 0 < k <= KC), kept in scratch: packed again unless the caller
 // says B is unchanged and a kept packing is of this B with these strips (the kernel set may have changed).
 const float* whole_b_packed(const KernelSet& k, const GemmArgs& g, int threads, GemmScratch& scratch) {
@@ -158,24 +171,19 @@ void gemm_parallel(const GemmArgs& g, int threads, GemmScratch& scratch) {
   const int64_t KC = k.kc, MC = round_up(k.mc, k.mr), NC = round_up(k.nc, k.nr);
   if ((g.keep_packed_b || g.b_unchanged) && g.m > 0 && g.n > 0 && g.n <= NC && g.k > 0 && g.k <= KC) {
     const float* bpack = whole_b_packed(k, g, threads, scratch);
-    const int64_t blocks = std::max<int64_t>(1, round_up((g.m + MC - 1) / MC, threads));
-    const int64_t mc = std::min(MC, round_up((g.m + blocks - 1) / blocks, k.mr));
-    for (int t = 0; t < threads; ++t) scratch.thread(t).a.reserve(g.k * round_up(mc, k.mr));
-    parallel_for(threads, (g.m + mc - 1) / mc, [&](int64_t blk, int t) {
-      const int64_t ic = blk * mc;
-      macro_kernel(k, g, ic, std::min(mc, g.m - ic), 0, g.n, 0, g.k, bpack, scratch.per_thread[t].a.data());
+    const RowBlocks rb(g.m, k.mr, MC, threads);
+    for (int t = 0; t < threads; ++t) scratch.thread(t).a.reserve(g.k * rb.max_rows());
+    parallel_for(threads, rb.blocks, [&](int64_t blk, int t) {
+      macro_kernel(k, g, rb.first(blk), rb.rows(blk), 0, g.n, 0, g.k, bpack, scratch.per_thread[t].a.data());
     });
     return;
   }
   if (threads == 1 || g.m < 2 * k.mr) return gemm(g, scratch.thread(0));
   if (g.n <= 0) return;
-  // Row blocks: a multiple of the thread count, each a multiple of mr rows and at most MC.
-  int64_t blocks = round_up((g.m + MC - 1) / MC, threads);
-  const int64_t mc = std::min(MC, round_up((g.m + blocks - 1) / blocks, k.mr));
-  blocks = (g.m + mc - 1) / mc;
+  const RowBlocks rb(g.m, k.mr, MC, threads);
   const int64_t kmax = std::min(KC, std::max<int64_t>(g.k, 1));
   float* bpack = scratch.thread(0).b.reserve(kmax * round_up(std::min(NC, g.n), k.nr));
-  for (int t = 0; t < threads; ++t) scratch.thread(t).a.reserve(kmax * round_up(mc, k.mr));
+  for (int t = 0; t < threads; ++t) scratch.thread(t).a.reserve(kmax * rb.max_rows());
   for (int64_t jc = 0; jc < g.n; jc += NC) {
     const int64_t nc = std::min(NC, g.n - jc);
     for (int64_t pc = 0; pc < std::max<int64_t>(g.k, 1); pc += KC) {
@@ -183,9 +191,8 @@ void gemm_parallel(const GemmArgs& g, int threads, GemmScratch& scratch) {
       parallel_for(threads, (nc + k.nr - 1) / k.nr, [&](int64_t s, int) {
         pack_b_strip(g, k.nr, pc, kc, jc + s * k.nr, bpack + s * kc * k.nr);
       });
-      parallel_for(threads, blocks, [&](int64_t blk, int t) {
-        const int64_t ic = blk * mc;
-        macro_kernel(k, g, ic, std::min(mc, g.m - ic), jc, nc, pc, kc, bpack, scratch.per_thread[t].a.data());
+      parallel_for(threads, rb.blocks, [&](int64_t blk, int t) {
+        macro_kernel(k, g, rb.first(blk), rb.rows(blk), jc, nc, pc, kc, bpack, scratch.per_thread[t].a.data());
       });
     }
   }
