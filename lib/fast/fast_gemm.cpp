@@ -14,7 +14,7 @@ namespace attn {
 
 namespace {
 
-constexpr int64_t kMaxMR = 8, kMaxNR = 32;  // the largest tile of any kernel set
+constexpr int64_t kMaxMR = 8, kMaxNR = 64;  // the largest tile of any kernel set
 constexpr int64_t kInPlaceMaxN = 128;       // C this narrow: A read in place, not packed
 
 int64_t round_up(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
@@ -30,16 +30,21 @@ void edge_tile(const KernelSet& k, int64_t kc, const float* a, int64_t rs, int64
   for (int64_t r = 0; r < mr; ++r) std::memcpy(c + r * ldc, tile + r * k.nr, sizeof(float) * nr);
 }
 
-// A strip [p][width] from `used` rows of kc floats (row c at src(c)), zero-padded past them.
+// A strip [p][width] from `used` rows of kc floats (row c at src(c)), zero-padded past them. Sixteen
+// rows at a time, each read in order: every p then writes 16 adjacent floats (one cache line), where a
+// whole column at a time would touch every line of a strip larger than L1.
 template <class Src>
 void pack_transposed(float* dst, int64_t width, int64_t used, int64_t kc, Src src) {
-  for (int64_t c = 0; c < width; ++c) {
-    if (c >= used) {
-      for (int64_t p = 0; p < kc; ++p) dst[p * width + c] = 0.0f;
-      continue;
+  constexpr int64_t kRows = 16;
+  for (int64_t c0 = 0; c0 < width; c0 += kRows) {
+    const int64_t ce = std::min(width, c0 + kRows), cu = std::min(ce, std::max(used, c0));
+    const float* rows[kRows];
+    for (int64_t c = c0; c < cu; ++c) rows[c - c0] = src(c);
+    for (int64_t p = 0; p < kc; ++p) {
+      float* d = dst + p * width;
+      for (int64_t c = c0; c < cu; ++c) d[c] = rows[c - c0][p];
+      for (int64_t c = cu; c < ce; ++c) d[c] = 0.0f;
     }
-    const float* row = src(c);
-    for (int64_t p = 0; p < kc; ++p) dst[p * width + c] = row[p];
   }
 }
 
@@ -101,6 +106,7 @@ GemmPack& GemmScratch::thread(int t) { return per_thread.at(t); }
 std::size_t GemmScratch::bytes() const {
   std::size_t n = 0;
   for (const GemmPack& p : per_thread) n += p.bytes();
+  for (const KeptB& kb : kept) n += kb.packed.bytes();
   return n;
 }
 
@@ -121,20 +127,63 @@ void gemm(const GemmArgs& g, GemmPack& pack) {
   }
 }
 
+namespace {
+
+// Rows of C in blocks for `threads` threads: a multiple of the thread count, at most MC rows each, and
+// whole mr-row strips shared out evenly (block b: strips [S·b/blocks, S·(b+1)/blocks)), so the threads'
+// totals differ by at most a strip a block.
+struct RowBlocks {
+  int64_t m, mr, strips, blocks;
+  RowBlocks(int64_t m_, int64_t mr_, int64_t MC, int threads) : m(m_), mr(mr_), strips((m_ + mr_ - 1) / mr_) {
+    blocks = std::min(strips, std::max<int64_t>(1, round_up((m + MC - 1) / MC, threads)));
+  }
+  int64_t first(int64_t b) const { return strips * b / blocks * mr; }
+  int64_t rows(int64_t b) const { return std::min(m, strips * (b + 1) / blocks * mr) - first(b); }
+  int64_t max_rows() const { return (strips + blocks - 1) / blocks * mr; }
+};
+
+// All of B in one packed block (n <= NC, 0 < k <= KC), kept in scratch: packed again unless the caller
+// says B is unchanged and a kept packing is of this B with these strips (the kernel set may have changed).
+const float* whole_b_packed(const KernelSet& k, const GemmArgs& g, int threads, GemmScratch& scratch) {
+  GemmScratch::KeptB* slot = nullptr;
+  for (GemmScratch::KeptB& kb : scratch.kept)
+    if (kb.b == g.b && kb.ldb == g.ldb && kb.n == g.n && kb.k == g.k && kb.nr == k.nr && kb.layout == g.b_layout) {
+      if (g.b_unchanged) return kb.packed.data();
+      slot = &kb;
+    }
+  if (!slot) {
+    scratch.kept.emplace_back();
+    slot = &scratch.kept.back();
+  }
+  float* bpack = slot->packed.reserve(g.k * round_up(g.n, k.nr));
+  parallel_for(threads, (g.n + k.nr - 1) / k.nr,
+               [&](int64_t s, int) { pack_b_strip(g, k.nr, 0, g.k, s * k.nr, bpack + s * g.k * k.nr); });
+  slot->b = g.b, slot->ldb = g.ldb, slot->n = g.n, slot->k = g.k, slot->nr = k.nr, slot->layout = g.b_layout;
+  return bpack;
+}
+
+}  // namespace
+
 void gemm_parallel(const GemmArgs& g, int threads, GemmScratch& scratch) {
   threads = std::max(1, threads);
   scratch.reserve_threads(threads);
   const KernelSet& k = active_kernels();
+  const int64_t KC = k.kc, MC = round_up(k.mc, k.mr), NC = round_up(k.nc, k.nr);
+  if ((g.keep_packed_b || g.b_unchanged) && g.m > 0 && g.n > 0 && g.n <= NC && g.k > 0 && g.k <= KC) {
+    const float* bpack = whole_b_packed(k, g, threads, scratch);
+    const RowBlocks rb(g.m, k.mr, MC, threads);
+    for (int t = 0; t < threads; ++t) scratch.thread(t).a.reserve(g.k * rb.max_rows());
+    parallel_for(threads, rb.blocks, [&](int64_t blk, int t) {
+      macro_kernel(k, g, rb.first(blk), rb.rows(blk), 0, g.n, 0, g.k, bpack, scratch.per_thread[t].a.data());
+    });
+    return;
+  }
   if (threads == 1 || g.m < 2 * k.mr) return gemm(g, scratch.thread(0));
   if (g.n <= 0) return;
-  const int64_t KC = k.kc, MC = round_up(k.mc, k.mr), NC = round_up(k.nc, k.nr);
-  // Row blocks: a multiple of the thread count, each a multiple of mr rows and at most MC.
-  int64_t blocks = round_up((g.m + MC - 1) / MC, threads);
-  const int64_t mc = std::min(MC, round_up((g.m + blocks - 1) / blocks, k.mr));
-  blocks = (g.m + mc - 1) / mc;
+  const RowBlocks rb(g.m, k.mr, MC, threads);
   const int64_t kmax = std::min(KC, std::max<int64_t>(g.k, 1));
   float* bpack = scratch.thread(0).b.reserve(kmax * round_up(std::min(NC, g.n), k.nr));
-  for (int t = 0; t < threads; ++t) scratch.thread(t).a.reserve(kmax * round_up(mc, k.mr));
+  for (int t = 0; t < threads; ++t) scratch.thread(t).a.reserve(kmax * rb.max_rows());
   for (int64_t jc = 0; jc < g.n; jc += NC) {
     const int64_t nc = std::min(NC, g.n - jc);
     for (int64_t pc = 0; pc < std::max<int64_t>(g.k, 1); pc += KC) {
@@ -142,9 +191,8 @@ void gemm_parallel(const GemmArgs& g, int threads, GemmScratch& scratch) {
       parallel_for(threads, (nc + k.nr - 1) / k.nr, [&](int64_t s, int) {
         pack_b_strip(g, k.nr, pc, kc, jc + s * k.nr, bpack + s * kc * k.nr);
       });
-      parallel_for(threads, blocks, [&](int64_t blk, int t) {
-        const int64_t ic = blk * mc;
-        macro_kernel(k, g, ic, std::min(mc, g.m - ic), jc, nc, pc, kc, bpack, scratch.per_thread[t].a.data());
+      parallel_for(threads, rb.blocks, [&](int64_t blk, int t) {
+        macro_kernel(k, g, rb.first(blk), rb.rows(blk), jc, nc, pc, kc, bpack, scratch.per_thread[t].a.data());
       });
     }
   }

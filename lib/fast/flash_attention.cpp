@@ -43,7 +43,7 @@ struct HeadGeometry {
 };
 
 // One head's K into MR-key strips [hdp][MR] and V into NR-column strips [Tp][NR], zero-padded.
-void pack_head(const KernelSet& k, const HeadGeometry& g, const float* kh, const float* vh, float* kp, float* vp) {
+void pack_head(const FlashKernel& k, const HeadGeometry& g, const float* kh, const float* vh, float* kp, float* vp) {
   const int64_t MR = k.mr, NR = k.nr;
   if (g.hd < g.hdp || g.T < g.Tp) {
     std::fill(kp, kp + g.Tp * g.hdp, 0.0f);
@@ -65,7 +65,8 @@ void pack_head(const KernelSet& k, const HeadGeometry& g, const float* kh, const
 // replace the query rows.
 void flash_tile(const KernelSet& k, const HeadGeometry& g, int64_t i0, float* q, const float* kp, const float* vp,
                 const FlashBuffers& f) {
-  const int64_t MR = k.mr, NR = k.nr, BR = k.flash_br, BC = k.flash_bc, hdp = g.hdp;
+  const FlashKernel fk = flash_kernel_of(k);
+  const int64_t MR = fk.mr, NR = fk.nr, BR = k.flash_br, BC = k.flash_bc, hdp = g.hdp;
   const float scale = 1.0f / std::sqrt(static_cast<float>(g.hd));
   const float minus_inf = -std::numeric_limits<float>::infinity();
   const int64_t rows = std::min(BR, g.T - i0);
@@ -82,7 +83,7 @@ void flash_tile(const KernelSet& k, const HeadGeometry& g, int64_t i0, float* q,
   for (int64_t j0 = 0; j0 <= last_query; j0 += BC) {
     for (int64_t js = 0; js < BC / MR; ++js)  // St = K_tile @ Qt
       for (int64_t is = 0; is < BR / NR; ++is)
-        k.micro_kernel(hdp, kp + (j0 + js * MR) * hdp, 1, MR, f.qt + is * hdp * NR, f.st + js * MR * BR + is * NR, BR,
+        fk.fn(hdp, kp + (j0 + js * MR) * hdp, 1, MR, f.qt + is * hdp * NR, f.st + js * MR * BR + is * NR, BR,
                        Start::Zero, nullptr);
     if (j0 + BC - 1 > i0)  // the diagonal tile (and keys past T): key j > query i is the future
       for (int64_t j = 0; j < BC; ++j) {
@@ -94,7 +95,7 @@ void flash_tile(const KernelSet& k, const HeadGeometry& g, int64_t i0, float* q,
     const Start start = j0 == 0 ? Start::Zero : Start::ScaledC;  // alpha = 0 at the first tile
     for (int64_t is = 0; is < BR / MR; ++is)  // O = alpha·O + P^T @ V_tile
       for (int64_t cs = 0; cs < hdp / NR; ++cs)
-        k.micro_kernel(BC, f.st + is * MR, 1, BR, vp + cs * g.Tp * NR + j0 * NR, f.o + is * MR * hdp + cs * NR, hdp,
+        fk.fn(BC, f.st + is * MR, 1, BR, vp + cs * g.Tp * NR + j0 * NR, f.o + is * MR * hdp + cs * NR, hdp,
                        start, f.alpha + is * MR);
   }
   for (int64_t c = 0; c < rows; ++c) {  // context = O / l, over the queries
@@ -120,7 +121,8 @@ void flash_forward(const MhaWeights& w, const AttentionShape& s, const float* x,
                    Workspace& ws) {
   const KernelSet& k = active_kernels();
   const int64_t T = s.tokens, d = s.d_model, h = s.heads, hd = s.head_dim(), BR = k.flash_br;
-  const HeadGeometry g{T, hd, round_up(hd, k.nr), round_up(T, std::max(k.flash_bc, k.mr)), 3 * d};
+  const FlashKernel fk = flash_kernel_of(k);
+  const HeadGeometry g{T, hd, round_up(hd, fk.nr), round_up(T, std::max(k.flash_bc, fk.mr)), 3 * d};
   // Batches per round: enough rows that every thread has a few GEMM row blocks; one at 1-2 threads.
   const int64_t chunk = std::clamp<int64_t>((256 * threads + T - 1) / T, 1, s.batch);
   const int64_t heads = chunk * h, q_tiles = (T + BR - 1) / BR;
@@ -142,6 +144,8 @@ void flash_forward(const MhaWeights& w, const AttentionShape& s, const float* x,
   proj.k = d, proj.lda = d, proj.b_layout = BLayout::NxK, proj.ldb = d;
   for (int64_t b0 = 0; b0 < s.batch; b0 += chunk) {
     const int64_t nb = std::min(chunk, s.batch - b0), rows = nb * T;
+    // The weights are packed once per forward, by the first chunk, and kept for the others.
+    proj.keep_packed_b = true, proj.b_unchanged = b0 > 0;
     GemmArgs p = proj;  // qkv = x_chunk @ W_qkv^T
     p.m = rows, p.n = 3 * d, p.a = x + b0 * T * d, p.b = w.w_qkv.data(), p.c = qkv, p.ldc = 3 * d;
     ws.timed(Workspace::kProjections, [&] { gemm_parallel(p, threads, ws.gemm()); });
@@ -149,11 +153,12 @@ void flash_forward(const MhaWeights& w, const AttentionShape& s, const float* x,
       // (batch, head) bh: its q, k, v columns in qkv, rows from (bh / h)·T.
       auto head_q = [&](int64_t bh) { return qkv + (bh / h) * T * 3 * d + (bh % h) * hd; };
       parallel_for(threads, nb * h, [&](int64_t bh, int) {
-        pack_head(k, g, head_q(bh) + d, head_q(bh) + 2 * d, kpack + bh * g.Tp * g.hdp, vpack + bh * g.Tp * g.hdp);
+        pack_head(fk, g, head_q(bh) + d, head_q(bh) + 2 * d, kpack + bh * g.Tp * g.hdp, vpack + bh * g.Tp * g.hdp);
       });
-      // Tiles further down cost more (more keys): the last query tiles of every head go first.
+      // Head by head, so that a head's packed K and V (T·hd·8 bytes) stay in L2 for its query tiles; in
+      // a head, the tiles further down first: they cost more (more keys), and the last tasks are cheap.
       parallel_for(threads, nb * h * q_tiles, [&](int64_t task, int t) {
-        const int64_t qi = q_tiles - 1 - task / (nb * h), bh = task % (nb * h);
+        const int64_t qi = q_tiles - 1 - task % q_tiles, bh = task / q_tiles;
         flash_tile(k, g, qi * BR, head_q(bh), kpack + bh * g.Tp * g.hdp, vpack + bh * g.Tp * g.hdp, buffers[t]);
       });
     });

@@ -28,14 +28,27 @@ struct KernelSet {
   int64_t mr, nr;          // micro-kernel tile: mr rows of A broadcast, nr columns of B in registers
   int64_t kc, mc, nc;      // GEMM blocking: B strip (kc, nr) in L1, A block (mc, kc) in L2, B block in L3
   MicroKernelFn micro_kernel;
-  int64_t flash_br, flash_bc;  // flash tiles: queries (a multiple of mr and nr), keys (of mr)
+  int64_t flash_br, flash_bc;  // flash tiles: queries (a multiple of the flash kernel's mr and nr), keys (of mr)
   OnlineSoftmaxFn online_softmax;
   SoftmaxRowFn softmax_row;
   FmaLoopFn fma_loop;
   double fma_flops_per_iteration;
   const char* fma_loop_text;  // e.g. "16 independent 16-lane FMAs" (--version, the JSON's peak_loop)
   int fma_chains, fma_lanes;  // its facts, for a report to word in its own language: 16 chains of 16 lanes
+  // Flash attention's tiles through their own micro-kernel where the set has one (AVX-512: 4x64, so that
+  // one 64-query strip covers a tile and a 64-wide head is one strip); else the GEMM's (mr, nr, micro_kernel).
+  int64_t flash_mr = 0, flash_nr = 0;
+  MicroKernelFn flash_kernel = nullptr;
 };
+
+// The micro-kernel flash attention's tiles use, and its tile.
+struct FlashKernel {
+  int64_t mr, nr;
+  MicroKernelFn fn;
+};
+inline FlashKernel flash_kernel_of(const KernelSet& k) {
+  return k.flash_kernel ? FlashKernel{k.flash_mr, k.flash_nr, k.flash_kernel} : FlashKernel{k.mr, k.nr, k.micro_kernel};
+}
 
 const KernelSet& kernel_set(Isa isa);  // isa must be supported
 const KernelSet& active_kernels();     // kernel_set(active_isa())

@@ -8,6 +8,8 @@
 //   round, pow2                     to the nearest integer (ties to even); 2^n of an integral n
 //   at_least(x, lo), keep(m, v)     the lanes where x is not below lo; v there, 0 elsewhere
 //   reduce_add, reduce_max          all lanes to one float, in the instruction set's order
+//   has_scale2, scale2(p, n)        optional: true, and p · 2^n for an integral n that underflows to 0
+//                                   by itself (AVX-512's vscalefps): exp then needs no mask
 // A kernel file defines ATTN_SIMD_TARGET (its functions' target attribute; empty where the instruction set
 // is the baseline) and its traits, then includes this header: each function here is compiled for that
 // target, with internal linkage, one copy per kernel file.
@@ -15,6 +17,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 
 #include "fast/kernels.h"
 
@@ -60,12 +63,34 @@ ATTN_SIMD_TARGET inline void store_tail(float* p, int64_t n, typename V::reg v) 
   std::memcpy(p, lanes_of<V>(v).v, sizeof(float) * n);
 }
 
+template <class V, class = void>
+struct HasScale2 : std::false_type {};
+template <class V>
+struct HasScale2<V, std::void_t<decltype(V::has_scale2)>> : std::bool_constant<V::has_scale2> {};
+
 // exp lane by lane: Cephes' expf, range reduction by ln 2 and a degree-6 polynomial, within 2 ulp of
-// std::exp; exactly 0 below -87.3, so a masked score (-inf) gets weight 0.
+// std::exp; a masked score (-inf, or NaN) gets weight exactly 0: below -87.3 the result is 0, or, where
+// the instruction set scales by 2^n itself (scale2), inputs are clamped at -104, whose exp rounds to 0.
 template <class V>
 ATTN_SIMD_TARGET inline typename V::reg simd_exp(typename V::reg x) {
   constexpr float kLo = -87.33654f, kHi = 88.37626f, kLog2e = 1.44269504088896341f;
   constexpr float kLn2Hi = 0.693359375f, kLn2Lo = -2.12194440e-4f;  // ln 2 in two parts: n ln2 exact
+  if constexpr (HasScale2<V>::value) {
+    x = V::min(V::max(x, V::set1(-104.0f)), V::set1(kHi));  // max(NaN, lo) is lo
+    // n = round(x log2e) in one rounding: the FMA's sum with 1.5·2^23 has no bits below the units
+    const typename V::reg magic = V::set1(12582912.0f);
+    const typename V::reg n = V::fmadd(x, V::set1(kLog2e), magic) - magic;
+    typename V::reg r = V::fmadd(n, V::set1(-kLn2Hi), x);
+    r = V::fmadd(n, V::set1(-kLn2Lo), r);
+    typename V::reg p = V::set1(1.9875691500e-4f);
+    p = V::fmadd(p, r, V::set1(1.3981999507e-3f));
+    p = V::fmadd(p, r, V::set1(8.3334519073e-3f));
+    p = V::fmadd(p, r, V::set1(4.1665795894e-2f));
+    p = V::fmadd(p, r, V::set1(1.6666665459e-1f));
+    p = V::fmadd(p, r, V::set1(5.0000001201e-1f));
+    p = V::fmadd(p, r * r, r + V::set1(1.0f));
+    return V::scale2(p, n);
+  }
   const typename V::reg lo = V::set1(kLo);
   const typename V::mask kept = V::at_least(x, lo);  // the others underflow: 0 (and -inf)
   x = V::min(V::max(x, lo), V::set1(kHi));
@@ -146,9 +171,11 @@ ATTN_SIMD_TARGET void simd_softmax_row(const float* in, float* out, int64_t n, f
 
 // The KernelSet of a vector instruction set, made once: its micro-kernel and blocking, the functions
 // here for V, and the peak loop of kChains chains (2 flops a lane each).
+// flash: flash attention's own micro-kernel, if the set has one (kernels.h, flash_kernel_of).
 template <class V, int kSums, int kChains>
 const KernelSet& simd_kernel_set(Isa isa, int64_t mr, int64_t nr, const int64_t (&kc_mc_nc)[3],
-                                 MicroKernelFn micro_kernel, int64_t flash_tile, const char* fma_loop_text);
+                                 MicroKernelFn micro_kernel, int64_t flash_tile, const char* fma_loop_text,
+                                 FlashKernel flash = {0, 0, nullptr});
 
 // The peak loop: kChains independent FMA chains of V::lanes lanes (kernels.h, FmaLoopFn); the sum is only
 // there to keep the loop alive.
@@ -170,10 +197,11 @@ ATTN_SIMD_TARGET float simd_fma_loop(long n) {
 
 template <class V, int kSums, int kChains>
 const KernelSet& simd_kernel_set(Isa isa, int64_t mr, int64_t nr, const int64_t (&kc_mc_nc)[3],
-                                 MicroKernelFn micro_kernel, int64_t flash_tile, const char* fma_loop_text) {
+                                 MicroKernelFn micro_kernel, int64_t flash_tile, const char* fma_loop_text,
+                                 FlashKernel flash) {
   static const KernelSet k{isa, mr, nr, kc_mc_nc[0], kc_mc_nc[1], kc_mc_nc[2], micro_kernel, flash_tile, flash_tile,
                            simd_online_softmax<V, kSums>, simd_softmax_row<V>, simd_fma_loop<V, kChains>,
-                           2.0 * V::lanes * kChains, fma_loop_text, kChains, V::lanes};
+                           2.0 * V::lanes * kChains, fma_loop_text, kChains, V::lanes, flash.mr, flash.nr, flash.fn};
   return k;
 }
 
