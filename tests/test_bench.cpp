@@ -17,29 +17,12 @@
 #include "fast/fma_peak.h"
 #include "nn/multihead_attention.h"
 #include "run_cli.h"
+#include "every_isa.h"
 
 using namespace attn;
 
 namespace {
 
-// Runs the body on every kernel set this CPU has (AVX-512, AVX2+FMA, NEON) and on the portable one.
-template <class F>
-void on_every_isa(F&& body) {
-  const Isa native = active_isa();
-  for (Isa isa : supported_isas()) {
-    force_isa(isa);
-    CAPTURE(isa_name(active_isa()));
-    body();
-  }
-  force_isa(native);
-}
-
-double max_diff(const std::vector<float>& a, const std::vector<float>& b) {
-  REQUIRE(a.size() == b.size());
-  double d = 0;
-  for (size_t i = 0; i < a.size(); ++i) d = std::max(d, static_cast<double>(std::fabs(a[i] - b[i])));
-  return d;
-}
 
 using Forward = void (*)(const MhaWeights&, const AttentionShape&, const float*, float*, int, Workspace&);
 const std::pair<const char*, Forward> kForms[] = {

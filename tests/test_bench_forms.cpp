@@ -18,6 +18,7 @@
 #include "fast/flash_attention.h"
 #include "nn/multihead_attention.h"
 #include "run_cli.h"
+#include "every_isa.h"
 
 using namespace attn;
 
@@ -29,23 +30,6 @@ const std::pair<const char*, Forward> kNewForms[] = {{"einsum", einsum_forward},
                                                      {"torch-mha", torch_mha_forward},
                                                      {"torch-mha-weights", torch_mha_weights_forward}};
 
-template <class F>
-void on_every_isa(F&& body) {
-  const Isa native = active_isa();
-  for (Isa isa : supported_isas()) {
-    force_isa(isa);
-    CAPTURE(isa_name(active_isa()));
-    body();
-  }
-  force_isa(native);
-}
-
-double max_diff(const std::vector<float>& a, const std::vector<float>& b) {
-  REQUIRE(a.size() == b.size());
-  double d = 0;
-  for (size_t i = 0; i < a.size(); ++i) d = std::max(d, static_cast<double>(std::fabs(a[i] - b[i])));
-  return d;
-}
 
 AttentionShape shape(int64_t batch, int64_t tokens, int64_t d_model, int64_t heads) {
   AttentionShape s;

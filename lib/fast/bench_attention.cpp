@@ -8,6 +8,7 @@
 //   context_vec = self.out_proj(context_vec)
 // Dropout is 0.0 here, as in the book's GPT-2 exercise, so it is left out.
 #include "fast/bench_attention.h"
+#include "fast/bench_steps.h"
 
 
 #include <algorithm>
@@ -27,6 +28,8 @@ namespace {
 
 constexpr int64_t kRowChunk = 256;  // rows of one batched-product task (load balance)
 
+}  // namespace
+
 // C_i = A_i · B_i for count independent products, split into row chunks over the threads; each
 // chunk runs on one thread with its own packing panels.
 void batched_gemm(int64_t count, const std::function<GemmArgs(int64_t)>& product, int threads, GemmScratch& scratch) {
@@ -43,6 +46,49 @@ void batched_gemm(int64_t count, const std::function<GemmArgs(int64_t)>& product
     gemm(g, scratch.per_thread[t]);
   });
 }
+
+void softmax_rows(const float* scores, float* weights, int64_t rows, int64_t T, float scale, int threads) {
+  parallel_ranges(threads, rows, [&](int64_t begin, int64_t end) {
+    for (int64_t row = begin; row < end; ++row) softmax_row(scores + row * T, weights + row * T, T, scale);
+  });
+}
+
+void head_scores(const AttentionShape& s, const float* q, int64_t ldq, const float* k, int64_t ldk, float* scores,
+                 int threads, Workspace& ws) {
+  const int64_t h = s.heads, T = s.tokens, hd = s.head_dim();
+  batched_gemm(s.batch * h, [&](int64_t bh) {  // head (bi, hi) is a (T, hd) slice with row stride ldq / ldk
+    const int64_t bi = bh / h, hi = bh % h;
+    GemmArgs g;
+    g.m = T, g.n = T, g.k = hd;
+    g.a = q + bi * T * ldq + hi * hd, g.lda = ldq;
+    g.b = k + bi * T * ldk + hi * hd, g.ldb = ldk, g.b_layout = BLayout::NxK;
+    g.c = scores + bh * T * T, g.ldc = T;
+    return g;
+  }, threads, ws.gemm());
+}
+
+void values_merged(const AttentionShape& s, const float* weights, const float* v, int64_t ldv, float* ctx_heads,
+                   float* ctx, int threads, Workspace& ws) {
+  const int64_t b = s.batch, h = s.heads, T = s.tokens, d = s.d_model, hd = s.head_dim();
+  batched_gemm(b * h, [&](int64_t bh) {  // attn_weights @ values: (b, heads, T, hd)
+    const int64_t bi = bh / h, hi = bh % h;
+    GemmArgs g;
+    g.m = T, g.n = hd, g.k = T;
+    g.a = weights + bh * T * T, g.lda = T;
+    g.b = v + bi * T * ldv + hi * hd, g.ldb = ldv, g.b_layout = BLayout::KxN;
+    g.c = ctx_heads + bh * T * hd, g.ldc = hd;
+    return g;
+  }, threads, ws.gemm());
+  parallel_ranges(threads, b * T, [&](int64_t begin, int64_t end) {  // .transpose(1, 2).contiguous(): (b, T, heads, hd)
+    for (int64_t row = begin; row < end; ++row) {
+      const int64_t bi = row / T, t = row % T;
+      for (int64_t hi = 0; hi < h; ++hi)
+        std::memcpy(ctx + row * d + hi * hd, ctx_heads + ((bi * h + hi) * T + t) * hd, sizeof(float) * hd);
+    }
+  });
+}
+
+namespace {
 
 // y (rows, n) = x (rows, k) · W^T (+ bias), W as nn.Linear stores it: (n, k).
 void linear(const float* x, int64_t ldx, int64_t rows, int64_t k, const float* w, int64_t n, const float* bias,
@@ -67,13 +113,6 @@ void mask_future(float* scores, int64_t count, int64_t T, int threads) {
   });
 }
 
-// attn_weights = softmax(attn_scores / sqrt(hd)), row by row, into a new buffer.
-void softmax_rows(const float* scores, float* weights, int64_t rows, int64_t T, float scale, int threads) {
-  parallel_ranges(threads, rows, [&](int64_t begin, int64_t end) {
-    for (int64_t row = begin; row < end; ++row) softmax_row(scores + row * T, weights + row * T, T, scale);
-  });
-}
-
 // Everything after the projections, for both materialising forms: q, k, v are (b, T, heads·hd)
 // views with row stride ld (d for three projections, 3d inside the fused one).
 void materialised_attention(const AttentionShape& s, const float* q, const float* k, const float* v, int64_t ld,
@@ -84,34 +123,10 @@ void materialised_attention(const AttentionShape& s, const float* q, const float
   float* ctx_heads = ws.get(12, b * h * T * hd);  // attn_weights @ values: (b, heads, T, hd)
   float* ctx = ws.get(13, b * T * d);             // .transpose(1, 2).contiguous(): (b, T, heads, hd)
   ws.timed(Workspace::kAttention, [&] {
-    // queries @ keys.transpose(2, 3): head (bi, hi) is a (T, hd) slice with row stride ld.
-    batched_gemm(b * h, [&](int64_t bh) {
-      const int64_t bi = bh / h, hi = bh % h;
-      GemmArgs g;
-      g.m = T, g.n = T, g.k = hd;
-      g.a = q + bi * T * ld + hi * hd, g.lda = ld;
-      g.b = k + bi * T * ld + hi * hd, g.ldb = ld, g.b_layout = BLayout::NxK;
-      g.c = scores + bh * T * T, g.ldc = T;
-      return g;
-    }, threads, ws.gemm());
+    head_scores(s, q, ld, k, ld, scores, threads, ws);  // queries @ keys.transpose(2, 3)
     mask_future(scores, b * h, T, threads);
     softmax_rows(scores, weights, b * h * T, T, 1.0f / std::sqrt(static_cast<float>(hd)), threads);
-    batched_gemm(b * h, [&](int64_t bh) {
-      const int64_t bi = bh / h, hi = bh % h;
-      GemmArgs g;
-      g.m = T, g.n = hd, g.k = T;
-      g.a = weights + bh * T * T, g.lda = T;
-      g.b = v + bi * T * ld + hi * hd, g.ldb = ld, g.b_layout = BLayout::KxN;
-      g.c = ctx_heads + bh * T * hd, g.ldc = hd;
-      return g;
-    }, threads, ws.gemm());
-    parallel_ranges(threads, b * T, [&](int64_t begin, int64_t end) {
-      for (int64_t row = begin; row < end; ++row) {
-        const int64_t bi = row / T, t = row % T;
-        for (int64_t hi = 0; hi < h; ++hi)
-          std::memcpy(ctx + row * d + hi * hd, ctx_heads + ((bi * h + hi) * T + t) * hd, sizeof(float) * hd);
-      }
-    });
+    values_merged(s, weights, v, ld, ctx_heads, ctx, threads, ws);  // (attn_weights @ values).transpose(1, 2)
   });
   ws.timed(Workspace::kOutput,
            [&] { linear(ctx, d, b * T, d, w.w_out.data(), d, w.b_out.data(), out, d, threads, ws.gemm()); });

@@ -2,6 +2,7 @@
 // products run through fast_gemm as the chapter's forms do (bench_attention.cpp), and the big
 // (b, heads, T, T) buffers are the workspace's shared slots 0 and 1, as theirs.
 #include "fast/bench_forms.h"
+#include "fast/bench_steps.h"
 
 #include <algorithm>
 #include <cmath>
@@ -15,24 +16,7 @@ namespace attn {
 
 namespace {
 
-constexpr int64_t kRowChunk = 256;  // rows of one batched-product task (load balance)
 constexpr int kAveragedSlot = 9;    // torch-mha-weights' (b, T, T) averaged weights
-
-// C_i = A_i · B_i for count independent products of the same shape, split into row chunks.
-void batched_gemm(int64_t count, const std::function<GemmArgs(int64_t)>& product, int threads, GemmScratch& scratch) {
-  if (count <= 0) return;
-  const int64_t m = product(0).m;
-  const int64_t chunks = std::max<int64_t>(1, (m + kRowChunk - 1) / kRowChunk);
-  scratch.reserve_threads(threads);
-  parallel_for(threads, count * chunks, [&](int64_t task, int t) {
-    GemmArgs g = product(task / chunks);
-    const int64_t r0 = (task % chunks) * kRowChunk, r1 = std::min(g.m, r0 + kRowChunk);
-    g.a += r0 * g.lda;
-    g.c += r0 * g.ldc;
-    g.m = r1 - r0;
-    gemm(g, scratch.per_thread[t]);
-  });
-}
 
 // y (rows, n) = x (rows, k) · B (+ bias): B as nn.Linear stores it, (n, k), or untransposed, (k, n).
 void product(const float* x, int64_t rows, int64_t k, const float* weight, BLayout layout, int64_t n,
@@ -71,47 +55,13 @@ void add_mask(float* scores, const float* mask, int64_t count, int64_t T, int th
   });
 }
 
-// scores = queries @ keys.transpose(-2, -1) for every (batch, head): q and k are (b, T, heads·hd)
-// with row strides ldq and ldk.
-void head_scores(const AttentionShape& s, const float* q, int64_t ldq, const float* k, int64_t ldk, float* scores,
-                 int threads, Workspace& ws) {
-  const int64_t h = s.heads, T = s.tokens, hd = s.head_dim();
-  batched_gemm(s.batch * h, [&](int64_t bh) {
-    const int64_t bi = bh / h, hi = bh % h;
-    GemmArgs g;
-    g.m = T, g.n = T, g.k = hd;
-    g.a = q + bi * T * ldq + hi * hd, g.lda = ldq;
-    g.b = k + bi * T * ldk + hi * hd, g.ldb = ldk, g.b_layout = BLayout::NxK;
-    g.c = scores + bh * T * T, g.ldc = T;
-    return g;
-  }, threads, ws.gemm());
-}
-
 // softmax over the last dimension (scale 1: every form here scaled before), then attn_weights @ values,
 // the heads merged back to (b, T, heads·hd) (transpose(1, 2).contiguous()).
 void weighted_values(const AttentionShape& s, const float* scores, float* weights, const float* v, int64_t ldv,
                      float* ctx, int threads, Workspace& ws) {
-  const int64_t b = s.batch, h = s.heads, T = s.tokens, d = s.d_model, hd = s.head_dim();
-  parallel_ranges(threads, b * h * T, [&](int64_t begin, int64_t end) {
-    for (int64_t row = begin; row < end; ++row) softmax_row(scores + row * T, weights + row * T, T, 1.0f);
-  });
-  float* ctx_heads = ws.get(8, b * h * T * hd);  // (b, heads, T, hd)
-  batched_gemm(b * h, [&](int64_t bh) {
-    const int64_t bi = bh / h, hi = bh % h;
-    GemmArgs g;
-    g.m = T, g.n = hd, g.k = T;
-    g.a = weights + bh * T * T, g.lda = T;
-    g.b = v + bi * T * ldv + hi * hd, g.ldb = ldv, g.b_layout = BLayout::KxN;
-    g.c = ctx_heads + bh * T * hd, g.ldc = hd;
-    return g;
-  }, threads, ws.gemm());
-  parallel_ranges(threads, b * T, [&](int64_t begin, int64_t end) {
-    for (int64_t row = begin; row < end; ++row) {
-      const int64_t bi = row / T, t = row % T;
-      for (int64_t hi = 0; hi < h; ++hi)
-        std::memcpy(ctx + row * d + hi * hd, ctx_heads + ((bi * h + hi) * T + t) * hd, sizeof(float) * hd);
-    }
-  });
+  const int64_t b = s.batch, h = s.heads, T = s.tokens, hd = s.head_dim();
+  softmax_rows(scores, weights, b * h * T, T, 1.0f, threads);
+  values_merged(s, weights, v, ldv, ws.get(8, b * h * T * hd), ctx, threads, ws);  // ctx_heads: (b, heads, T, hd)
 }
 
 void out_proj(const MhaWeights& w, const AttentionShape& s, const float* ctx, float* out, int threads, Workspace& ws) {
