@@ -68,6 +68,19 @@ struct HasScale2 : std::false_type {};
 template <class V>
 struct HasScale2<V, std::void_t<decltype(V::has_scale2)>> : std::bool_constant<V::has_scale2> {};
 
+// exp(r) for |r| <= ln 2 / 2: Cephes' degree-6 polynomial, 1 + r + r^2 (1/2 + r (1/6 + ...)).
+template <class V>
+ATTN_SIMD_TARGET inline typename V::reg exp_reduced(typename V::reg r) {
+  typename V::reg p = V::set1(1.9875691500e-4f);
+  p = V::fmadd(p, r, V::set1(1.3981999507e-3f));
+  p = V::fmadd(p, r, V::set1(8.3334519073e-3f));
+  p = V::fmadd(p, r, V::set1(4.1665795894e-2f));
+  p = V::fmadd(p, r, V::set1(1.6666665459e-1f));
+  p = V::fmadd(p, r, V::set1(5.0000001201e-1f));
+  p = V::fmadd(p, r * r, r + V::set1(1.0f));
+  return p;
+}
+
 // exp lane by lane: Cephes' expf, range reduction by ln 2 and a degree-6 polynomial, within 2 ulp of
 // std::exp; a masked score (-inf, or NaN) gets weight exactly 0: below -87.3 the result is 0, or, where
 // the instruction set scales by 2^n itself (scale2), inputs are clamped at -104, whose exp rounds to 0.
@@ -82,13 +95,7 @@ ATTN_SIMD_TARGET inline typename V::reg simd_exp(typename V::reg x) {
     const typename V::reg n = V::fmadd(x, V::set1(kLog2e), magic) - magic;
     typename V::reg r = V::fmadd(n, V::set1(-kLn2Hi), x);
     r = V::fmadd(n, V::set1(-kLn2Lo), r);
-    typename V::reg p = V::set1(1.9875691500e-4f);
-    p = V::fmadd(p, r, V::set1(1.3981999507e-3f));
-    p = V::fmadd(p, r, V::set1(8.3334519073e-3f));
-    p = V::fmadd(p, r, V::set1(4.1665795894e-2f));
-    p = V::fmadd(p, r, V::set1(1.6666665459e-1f));
-    p = V::fmadd(p, r, V::set1(5.0000001201e-1f));
-    p = V::fmadd(p, r * r, r + V::set1(1.0f));
+    const typename V::reg p = exp_reduced<V>(r);
     return V::scale2(p, n);
   }
   const typename V::reg lo = V::set1(kLo);
@@ -97,13 +104,7 @@ ATTN_SIMD_TARGET inline typename V::reg simd_exp(typename V::reg x) {
   const typename V::reg n = V::round(x * V::set1(kLog2e));
   typename V::reg r = V::fmadd(-n, V::set1(kLn2Hi), x);
   r = V::fmadd(-n, V::set1(kLn2Lo), r);
-  typename V::reg p = V::set1(1.9875691500e-4f);
-  p = V::fmadd(p, r, V::set1(1.3981999507e-3f));
-  p = V::fmadd(p, r, V::set1(8.3334519073e-3f));
-  p = V::fmadd(p, r, V::set1(4.1665795894e-2f));
-  p = V::fmadd(p, r, V::set1(1.6666665459e-1f));
-  p = V::fmadd(p, r, V::set1(5.0000001201e-1f));
-  p = V::fmadd(p, r * r, r + V::set1(1.0f));
+  const typename V::reg p = exp_reduced<V>(r);
   return V::keep(kept, p * V::pow2(n));  // times 2^n
 }
 
