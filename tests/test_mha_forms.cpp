@@ -89,7 +89,9 @@ TEST_CASE("mha-forms: every form equals the chapter's within 1e-6 at the book's 
   for (uint64_t seed : {123ULL, 7ULL, 789ULL}) {
     const FormOutputs o = all_forms(book_batch(), 2, 2, seed);
     CHECK(o.forms.size() == 9);
-    for (const auto& [name, out] : o.forms) {
+    for (const auto& form : o.forms) {  // not a structured binding: clang 14 cannot capture one
+      const std::string& name = form.first;
+      const Tensor& out = form.second;
       CAPTURE(name);
       CAPTURE(seed);
       CHECK(out.shape() == o.full.shape());
@@ -102,7 +104,9 @@ TEST_CASE("mha-forms: the lesson's sizes (d_in = d_out = 3, 1 or 3 heads, --qkv-
   for (int64_t heads : {1, 3})
     for (bool bias : {false, true}) {
       const FormOutputs o = all_forms(book_batch(), 3, heads, 123, bias);
-      for (const auto& [name, out] : o.forms) {
+      for (const auto& form : o.forms) {  // not a structured binding: clang 14 cannot capture one
+        const std::string& name = form.first;
+        const Tensor& out = form.second;
         CAPTURE(name);
         CAPTURE(heads);
         CHECK(max_diff(out, o.full) <= 1e-6f);
@@ -114,7 +118,9 @@ TEST_CASE("mha-forms: every form equals the chapter's within 1e-5 at GPT-2's wid
   const Tensor x = lcg_tensor({2, 24, 768}, 123);
   const FormOutputs o = all_forms(x, 768, 12, 123);
   CHECK(o.forms.size() == 9);
-  for (const auto& [name, out] : o.forms) {
+  for (const auto& form : o.forms) {  // not a structured binding: clang 14 cannot capture one
+    const std::string& name = form.first;
+    const Tensor& out = form.second;
     CAPTURE(name);
     CHECK(max_diff(out, o.full) <= 1e-5f);
   }
@@ -126,7 +132,9 @@ TEST_CASE("mha-forms: the bonus test's own sizes (768/768, 768/1536, 1024/512, b
                                                                         {1024, 512, 8, 789}};
   for (const auto& z : sizes) {
     const FormOutputs o = all_forms(lcg_tensor({2, 4, z.d_in}, z.seed), z.d_out, z.heads, z.seed);
-    for (const auto& [name, out] : o.forms) {
+    for (const auto& form : o.forms) {  // not a structured binding: clang 14 cannot capture one
+      const std::string& name = form.first;
+      const Tensor& out = form.second;
       CAPTURE(name);
       CAPTURE(z.d_out);
       CHECK(out.shape() == o.full.shape());
