@@ -34,18 +34,7 @@ std::vector<const TextTable*> ui_tables() {
   return out;
 }
 
-namespace {
-
-Prose as_prose(const ErrorText& e) {
-  if (e.key.empty()) return e.literal;
-  std::vector<Prose> args;
-  for (const ErrorText& a : e.args) args.push_back(as_prose(a));
-  return text(e.key, std::move(args));
-}
-
-}  // namespace
-
-std::string error_message(const ErrorText& error, Lang lang) { return ui_text().render(as_prose(error), lang); }
+std::string error_message(const ErrorText& error, Lang lang) { return ui_text().render(error, lang); }
 
 std::string error_message(const UsageError& error, Lang lang) { return error_message(error.text(), lang); }
 

@@ -10,19 +10,12 @@
 #include <utility>
 #include <vector>
 
+#include "core/prose_value.h"
+
 namespace attn {
 
-// A key with its values, each a plain value or (nested) another keyed sentence.
-struct ErrorText {
-  std::string key;  // empty: `literal` as it is
-  std::vector<ErrorText> args;
-  std::string literal;
-
-  ErrorText() = default;
-  ErrorText(std::string value) : literal(std::move(value)) {}  // NOLINT: values convert implicitly
-  ErrorText(const char* value) : literal(value) {}              // NOLINT
-  bool empty() const { return key.empty() && literal.empty(); }
-};
+// A key with its values (core/prose_value.h): the error's sentence.
+using ErrorText = Prose;
 
 inline ErrorText error_text(std::string key, std::vector<ErrorText> args = {}) {
   ErrorText t;

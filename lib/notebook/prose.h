@@ -21,21 +21,12 @@
 #include <string>
 #include <vector>
 
+#include "core/prose_value.h"
+
 namespace attn {
 
 enum class Lang { En, Zh };
 
-// One sentence to show: a key with its values, or (key empty) a value as it is.
-struct Prose {
-  std::string key;
-  std::string case_name;  // one case of an entry with cases (en[case] = ...); empty: its plain en/zh
-  std::vector<Prose> args;
-  std::string literal;
-
-  Prose() = default;
-  Prose(std::string value) : literal(std::move(value)) {}  // NOLINT: values convert implicitly
-  Prose(const char* value) : literal(value) {}              // NOLINT
-};
 
 // A keyed sentence: text("dropout.kept", {kept, total}).
 Prose text(std::string key, std::vector<Prose> args = {});
