@@ -31,6 +31,5 @@ Lang help_language() { return help_lang; }
 
 std::string tr(const std::string& key, std::vector<Prose> args) { return ui(key, help_lang, std::move(args)); }
 
-std::string in_help_language(const std::string& en, const std::string& zh) { return help_lang == Lang::Zh ? zh : en; }
 
 }  // namespace attn

@@ -16,7 +16,5 @@ void set_help_language(Lang lang);
 Lang help_language();
 // The sentence `key` of app/text.txt (or any command's text.txt, lessons/ui_text.h) in that language.
 std::string tr(const std::string& key, std::vector<Prose> args = {});
-// One of two texts given in both languages by another table: an option's row of lessons/options.txt.
-std::string in_help_language(const std::string& en, const std::string& zh);
 
 }  // namespace attn

@@ -5,14 +5,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
-#include <limits>
-#include <optional>
-#include <sstream>
 #include <string>
 
 #include <CLI/CLI.hpp>
 
-#include "core/atomic_file.h"
 #include "core/checked_stdout.h"
 #include "core/output_file.h"
 #include "core/safe_text.h"
@@ -22,8 +18,6 @@
 #include "features/check/check_html.h"
 #include "features/check/check_report.h"
 #include "cli_messages.h"
-#include "notebook/html_report.h"
-#include "notebook/json_export.h"
 #include "language.h"
 #include "lessons/cost_model.h"
 #include "lessons/lesson.h"
@@ -32,7 +26,6 @@
 #include "lesson_output.h"
 #include "option_rules.h"
 #include "parse_errors.h"
-#include "notebook/notebook_text.h"
 #include "notebook/text_width.h"
 #include "features/check/replay.h"
 #include "features/check/traced_check.h"

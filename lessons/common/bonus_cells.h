@@ -32,10 +32,12 @@ using CachedStep = std::function<std::pair<Tensor, Tensor>(const Tensor& token)>
 void cached_steps_cell(Notebook& nb, const std::string& module, const std::string& cache_name, const Tensor& x,
                        const Tensor& full, const CachedStep& step);
 
-// Ties a module's forward with use_cache=True to cached_steps_cell: `cache` is the member it reports.
+// Ties a module's forward with use_cache=True to cached_steps_cell, after module.reset_cache() as the
+// cell shows it: `cache` is the member it reports.
 template <class Module, class Owner>
 void module_steps_cell(Notebook& nb, const std::string& module, const std::string& cache_name, const Tensor& x,
                        const Tensor& full, Module& m, std::optional<Tensor> Owner::*cache) {
+  m.reset_cache();  // the cell's first line: the steps start from an empty cache
   cached_steps_cell(nb, module, cache_name, x, full, [&](const Tensor& token) {
     Generator none;
     const Tensor out = m.forward(token, true, none, BernoulliPath::Default);

@@ -140,9 +140,4 @@ Tensor Tensor::view_as(Shape shape, Shape strides, int64_t offset) const {
   return t;
 }
 
-Tensor Tensor::with_dtype(DType dtype) const {
-  Tensor t(shape_, values(), dtype);
-  return t;
-}
-
 }  // namespace attn

@@ -44,7 +44,6 @@ class Tensor {
 
   // A view sharing storage (used by transpose/view/indexing).
   Tensor view_as(Shape shape, Shape strides, int64_t offset) const;
-  Tensor with_dtype(DType dtype) const;  // same values, another element type (bool masks)
 
  private:
   std::shared_ptr<std::vector<float>> storage_;
