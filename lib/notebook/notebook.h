@@ -38,8 +38,8 @@ struct NotebookItem {
   std::string text;  // Code, Output, Shape: as printed; Heading: the section number
   int cell = 0;
   int tensor = -1;   // Output of show(): index into tensors()
-  Prose prose;       // Heading (its title), Note, Explanation, Confusion: rendered in the reader's language
-  Prose source;      // Heading beside the book: where it comes from ("d2l.ai §11.5"), shown instead of `text`
+  Prose prose = {};  // Heading (its title), Note, Explanation, Confusion: rendered in the reader's language
+  Prose source = {}; // Heading beside the book: where it comes from ("d2l.ai §11.5"), shown instead of `text`
   const TextTable* table = nullptr;
 };
 
