@@ -2,7 +2,7 @@
 // random options (tests/fixtures/chapter_pytorch.json, made by tools/gen_chapter_fixtures.py):
 // attn_weights, context_vec(s), the dropout outputs and the wrapper's heads within 1e-6, dropout(ones)
 // exactly and the dropout masks (zero patterns) identical. The --bernoulli mkl cases are compared with an
-// independent model of the MKL path (shared/spec/torch-rng.md 7.2), as torch cannot run it here.
+// independent model of the MKL path (docs/spec/torch-rng.md 7.2), as torch cannot run it here.
 // The tests never need torch.
 #include <doctest/doctest.h>
 

@@ -1,4 +1,4 @@
-// Tensor printing against the 113 torch 1.13 vectors of shared/spec/torch-print.md.
+// Tensor printing against the 113 torch 1.13 vectors of docs/spec/torch-print.md.
 #include <doctest/doctest.h>
 
 #include "core/py_repr.h"

@@ -1,4 +1,4 @@
-// Bit-exact tests of the PyTorch 1.13 CPU generator replay (shared/spec/torch-rng.md).
+// Bit-exact tests of the PyTorch 1.13 CPU generator replay (docs/spec/torch-rng.md).
 // Every expected value is a float32 bit pattern printed by real torch 1.13 (§12, or
 // tools/gen_rng_vectors.py); comparisons are on bits, never with a tolerance.
 #include <doctest/doctest.h>

@@ -1,5 +1,5 @@
 // Seeds, dropout edge cases and the MKL stream of the PyTorch 1.13 CPU generator replay
-// (shared/spec/torch-rng.md), bit for bit.
+// (docs/spec/torch-rng.md), bit for bit.
 #include <doctest/doctest.h>
 #include <cmath>
 #include <cstdint>

@@ -424,7 +424,7 @@ def main():
             ' "exact": %s,\n'
             ' "zero_pattern": %s,\n'
             ' "cases": [\n%s\n],\n'
-            ' "mkl_model": "shared/spec/torch-rng.md 7.2: one mt19937 draw seeds MCG31m1; torch for the rest",\n'
+            ' "mkl_model": "docs/spec/torch-rng.md 7.2: one mt19937 draw seeds MCG31m1; torch for the rest",\n'
             ' "mkl_cases": [\n%s\n]}\n') % (
                 args.cases, args.rng_seed, json.dumps(torch.__version__), json.dumps(np.__version__),
                 json.dumps(EXACT), json.dumps(ZERO_PATTERN),

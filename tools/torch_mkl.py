@@ -1,4 +1,4 @@
-"""The MKL bernoulli path of nn.Dropout (shared/spec/torch-rng.md §7.2) as an independent model, for the
+"""The MKL bernoulli path of nn.Dropout (docs/spec/torch-rng.md §7.2) as an independent model, for the
 fixture generators (tools/gen_*_fixtures.py) and tools/check_chapter_against_torch.py.
 
 The MKL dropout path (--bernoulli mkl) cannot run in torch on this

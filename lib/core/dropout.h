@@ -1,5 +1,5 @@
 #pragma once
-// nn.Dropout(p) in training mode on a tensor (shared/spec/torch-rng.md §7).
+// nn.Dropout(p) in training mode on a tensor (docs/spec/torch-rng.md §7).
 #include "core/generator.h"
 #include "core/random_ops.h"
 #include "core/tensor.h"

@@ -1,4 +1,4 @@
-// PyTorch's CPU generator, spec shared/spec/torch-rng.md §2.
+// PyTorch's CPU generator, spec docs/spec/torch-rng.md §2.
 #include "core/generator.h"
 
 namespace attn {

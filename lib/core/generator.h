@@ -1,5 +1,5 @@
 #pragma once
-// PyTorch's CPU generator (shared/spec/torch-rng.md): mt19937 plus one cached Box-Muller value.
+// PyTorch's CPU generator (docs/spec/torch-rng.md): mt19937 plus one cached Box-Muller value.
 #include <cstdint>
 #include <optional>
 #include <random>

@@ -1,4 +1,4 @@
-// PyTorch 1.13's tensor repr under default print options, written from shared/spec/torch-print.md.
+// PyTorch 1.13's tensor repr under default print options, written from docs/spec/torch-print.md.
 // Section numbers (§n) refer to that spec.
 #include "core/print.h"
 

@@ -1,5 +1,5 @@
 #pragma once
-// PyTorch 1.13's tensor repr, exactly (shared/spec/torch-print.md).
+// PyTorch 1.13's tensor repr, exactly (docs/spec/torch-print.md).
 #include <cstdint>
 #include <optional>
 #include <string>

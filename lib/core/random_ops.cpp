@@ -1,5 +1,5 @@
 // Random tensor factories and dropout, bit-exact to PyTorch 1.13 on x86-64.
-// Spec: shared/spec/torch-rng.md. Built with -ffp-contract=off: every fused multiply-add
+// Spec: docs/spec/torch-rng.md. Built with -ffp-contract=off: every fused multiply-add
 // PyTorch performs is written as std::fma, every other float operation rounds on its own.
 #include "core/random_ops.h"
 

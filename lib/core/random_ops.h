@@ -1,6 +1,6 @@
 #pragma once
 // The random tensor factories and dropout of chapter 3, bit-exact to PyTorch 1.13 on x86-64
-// (shared/spec/torch-rng.md). Values are row-major float32.
+// (docs/spec/torch-rng.md). Values are row-major float32.
 #include <cstdint>
 #include <vector>
 
