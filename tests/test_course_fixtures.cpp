@@ -1,4 +1,4 @@
-// `attn-tutor course-mha --json -` against values computed by real PyTorch 1.13 running the post's code
+// `attn-tutor course-mha --json -` against values computed by real PyTorch 1.13 running the course's code
 // (tests/fixtures/course_pytorch.json, made by tools/gen_course_fixtures.py): within 1e-6, -inf exactly,
 // the weights bit for bit and the zeros of every dropout output in the same places. Never needs torch.
 #include <doctest/doctest.h>

@@ -1,5 +1,5 @@
-// course-mha (seed 002): the post's Attention heads are the book's CausalAttention heads, its weights
-// come from the generator in the post's construction order, and bad sizes are usage errors.
+// course-mha: the course's Attention heads are the book's CausalAttention heads, its weights
+// come from the generator in the course's construction order, and bad sizes are usage errors.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -171,7 +171,7 @@ TEST_CASE("course-mha: both presets run and print the head comparison") {
   check_contains(one.out, {"\n0 True 0.0\n", "dropout = 0.0"});
 }
 
-TEST_CASE("course-mha: json records the post's names and the module output three times") {
+TEST_CASE("course-mha: json records the course's names and the module output three times") {
   const CliResult r = run_cli("course-mha --json -");
   REQUIRE(r.exit_code == 0);
   const nlohmann::json doc = nlohmann::json::parse(r.out);

@@ -1,5 +1,5 @@
 // d2l's multi-head attention (lib/d2l_attention, lessons/d2l_mha.cpp): the split equals the book's
-// split up to layout, masked_softmax's two valid_lens forms, the post's integers, and the CLI's
+// split up to layout, masked_softmax's two valid_lens forms, d2l.ai §11.5's integers, and the CLI's
 // checks of --valid-lens / --num-hiddens.
 #include <doctest/doctest.h>
 
@@ -53,7 +53,7 @@ TEST_CASE("d2l split equals the book's split up to layout") {
   CHECK(tried == 108);
 }
 
-TEST_CASE("d2l transpose_qkv on the post's integers gives its X_final") {
+TEST_CASE("d2l transpose_qkv on d2l.ai §11.5's integers gives its X_final") {
   const Tensor X = d2l::int64_tensor({2, 2, 4}, {10, 11, 12, 13, 14, 15, 16, 17, 20, 21, 22, 23, 24, 25, 26, 27});
   d2l::SplitTrace s;
   const Tensor X_final = d2l::transpose_qkv(X, 2, &s);
@@ -118,7 +118,7 @@ TEST_CASE("d2l MultiHeadAttention draws W_q W_k W_v W_o in that order") {
   CHECK_THROWS(d2l::MultiHeadAttention::init(a, 4, 4, 4, 10, 3, 0.0));
 }
 
-TEST_CASE("d2l-mha runs the post and prints its shapes") {
+TEST_CASE("d2l-mha runs d2l.ai §11.5's example and prints its shapes") {
   const CliResult r = run_cli("d2l-mha");
   REQUIRE(r.exit_code == 0);
   check_contains(r.out, {">>> print(attention(X, Y, Y, valid_lens).shape)\ntorch.Size([2, 4, 100])",

@@ -58,6 +58,8 @@ TEST_CASE("names: no internal source id in any command's output, in either langu
       expect_learner_names(args, run_cli(args).out, true);
       // help may name the lesson's own cells (--from 7 = In [7]): only the ids are checked there
       expect_learner_names(lesson.name + " --help" + l, run_cli(lesson.name + " --help" + l).out, false);
+      // the HTML report also lists the settings the lesson ran with, each described in words
+      expect_learner_names(lesson.name + " --html -" + l, run_cli(lesson.name + l + " --html -").out, false);
     }
     for (const std::string args : {"verify", "all --explain --color never", "course-mha --preset post --color never",
                                    "wrapper --no-reseed --color never", "dropout --bernoulli mkl --color never"})

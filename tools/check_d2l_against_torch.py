@@ -2,9 +2,9 @@
 """End-to-end check of `attn-tutor d2l-mha` against real PyTorch (1.13).
 
 For each random case (see tools/gen_d2l_fixtures.py: --seed incl. none/negative/0/up to 2^64-1,
---num-hiddens up to 240 with 1-6 heads or the post's 100 and 5, --valid-lens per sequence or per query
+--num-hiddens up to 240 with 1-6 heads or d2l.ai §11.5's 100 and 5, --valid-lens per sequence or per query
 incl. 0 and all keys, --dropout none (eval) / 0 / a train-mode rate / 1, --qkv-bias, and the queries:
-torch.ones as in the post, an --inputs file or --tokens) it runs d2l's code with torch and
+torch.ones as in d2l.ai §11.5, an --inputs file or --tokens) it runs d2l's code with torch and
     attn-tutor d2l-mha --json - [options]        and        attn-tutor d2l-mha [options]
 then compares EVERY tensor the lesson records, by name (a repeated name in order of appearance), shape
 and dtype: floats within --tol (1e-6), int64/bool exactly, the zero pattern of the attention weights and

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Expected values of `attn-tutor course-mha` by real PyTorch (1.13), and a check of the CLI against it.
 
-Runs the post's code (shared/seeds/002: the hyper-parameters as globals, `Attention`,
+Runs a course's multi-head attention code (the hyper-parameters as globals, `Attention`,
 `MultiHeadAttention`) with torch, cell by cell in the order the lesson runs them, for random cases:
 --preset small (the lesson's inputs as x = torch.stack((inputs, inputs)), 2-12 tokens of 1-8 numbers,
 --num-heads dividing d_in or the default, sometimes --d-model equal to d_in) and --preset post
@@ -48,7 +48,7 @@ import torch
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gen_chapter_fixtures as chapter  # noqa: E402  (the chapter's random cases)
 import torch_book as tb  # noqa: E402
-import torch_course as tc  # noqa: E402  (the post's classes)
+import torch_course as tc  # noqa: E402  (the course's classes)
 import torch_mkl as mkl  # noqa: E402
 from torch_book import CausalAttention  # noqa: E402
 
@@ -149,7 +149,7 @@ def divisors(n):
 
 
 def random_dropout(rng):
-    # None: the post's 0.1
+    # None: the course's 0.1
     return tb.random_rate(rng, [(0.3, None), (0.45, 0.0), (0.6, 0.5), (0.67, 1.0)], 0.72, (2, 3, 6))
 
 
@@ -175,7 +175,7 @@ def make_case(rng, preset, bernoulli="default"):
         T = len(case["tokens"]) if case["tokens"] else 6
         r = rng.random()
         if r < 0.12:
-            pass  # the post's d_model 512 (and 8 heads unless given)
+            pass  # the course's d_model 512 (and 8 heads unless given)
         elif r < 0.25:
             case["d_model"] = rng.choice([256, 384, 512, 768])
         else:
@@ -185,7 +185,7 @@ def make_case(rng, preset, bernoulli="default"):
             options = [k for k in divisors(dm) if k <= 64]
             case["num_heads"] = rng.choice(options)
         if case["d_model"] is None and rng.random() < 0.5:
-            case["num_heads"] = None  # the post's 8
+            case["num_heads"] = None  # the course's 8
     if rng.random() < 0.3:
         case["context_length"] = T + rng.choice((0, 0, 1, 3, 20, 200))
     case["preset_flag"] = rng.random() < 0.3  # --preset small spelled out now and then
@@ -231,7 +231,7 @@ def fixed_cases():
         return c
     return [case("small"), case("small", num_heads=1), case("small", dropout=0.0), case("small", dropout=1.0),
             case("small", seed=-1, dropout=0.5, bernoulli="mkl"),
-            case("post", tokens=["Your", "journey"], post_settings=True),  # the post's settings, T = 2
+            case("post", tokens=["Your", "journey"], post_settings=True),  # the course's settings, T = 2
             case("post", d_model=24, num_heads=4, tokens=["a", "b", "c"], context_length=3),
             case("post", d_model=768, num_heads=12, tokens=["a", "b"], dropout=0.0)]
 
@@ -245,7 +245,7 @@ PRIORITY = ["out", "weights", "output", "head_outputs", "out_course", "mha.heads
 EXACT = ["mha.heads[0].Wq.weight", "self.projection_layer.bias"]
 ZERO_PATTERN = ["weights", "output", "out", "out_course", "out_book"]
 BUDGET = 500          # values per case
-BUDGET_POST = 6200    # the post's own settings (d_model 512, 8 heads): its whole output
+BUDGET_POST = 6200    # the course's own settings (d_model 512, 8 heads): its whole output
 
 
 def fixture_entries(case):

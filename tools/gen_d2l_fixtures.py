@@ -5,9 +5,9 @@ Runs d2l's code as the lesson replays it (sequence_mask, masked_softmax, DotProd
 transpose_qkv, transpose_output and MultiHeadAttention, written out below as d2l defines them) with
 torch for random cases: --seed (none = the lesson's 123, negatives, 0, up to 2^64-1), --num-hiddens
 and --num-heads (num_hiddens a multiple of the heads), --valid-lens (one per sequence as "3,2" or
-"[3, 2]", one per query as "[[..],[..]]", lengths 0 .. number of keys), --dropout (none = the post's
+"[3, 2]", one per query as "[[..],[..]]", lengths 0 .. number of keys), --dropout (none = d2l.ai §11.5's
 0.5 in eval mode, 0, or a rate that turns on train mode), --qkv-bias (d2l's bias=True) and the queries:
-the post's torch.ones, --inputs FILE (2-8 rows of 1-8 numbers) or --tokens (seeded torch.rand).
+d2l.ai §11.5's torch.ones, --inputs FILE (2-8 rows of 1-8 numbers) or --tokens (seeded torch.rand).
 Writes one JSON fixture that tests/test_d2l_fixtures.cpp replays against the CLI; the tests never
 need torch.
 
@@ -166,7 +166,7 @@ def run_lesson(case, rec):
     rec("valid_lens.reshape(-1)", valid_lens.reshape(-1), True)
     rec("masked_softmax(X, valid_lens)", masked_softmax(X, valid_lens), True)
 
-    # transpose_qkv on the post's integers
+    # transpose_qkv on d2l.ai §11.5's integers
     num_heads = 2
     X = torch.tensor([[[10, 11, 12, 13], [14, 15, 16, 17]], [[20, 21, 22, 23], [24, 25, 26, 27]]])
     rec("X", X, True)
@@ -190,7 +190,7 @@ def run_lesson(case, rec):
     rec("Z", Z, True)
     assert torch.equal(Z, X)
 
-    # the post's run
+    # d2l.ai §11.5's run
     num_hiddens = case["num_hiddens"] or NUM_HIDDENS
     num_heads = case["num_heads"] or NUM_HEADS
     p = DROPOUT if case["dropout"] is None else case["dropout"]
@@ -335,7 +335,7 @@ def make_case(rng, small=True):
     r = rng.random()
     rows, tokens, d_in = None, None, 3
     if r < 0.35:
-        pass  # the post's torch.ones
+        pass  # d2l.ai §11.5's torch.ones
     elif r < 0.85:
         n, d_in = rng.randint(2, 8), rng.randint(1, 8)
         rows = [[random_value(rng) for _ in range(d_in)] for _ in range(n)]
@@ -385,7 +385,7 @@ def case_argv(case):
 
 
 def fixed_cases():
-    """The post's run and the corners first."""
+    """d2l.ai §11.5's run and the corners first."""
     def case(**kw):
         c = dict(seed=None, num_heads=None, num_hiddens=None, valid_lens=None, dropout=None, qkv_bias=False,
                  rows=None, tokens=None, d_in=3)
@@ -395,7 +395,7 @@ def fixed_cases():
         return c
     book = tb.BOOK_ROWS
     return [
-        case(),  # the post: 100 hiddens, 5 heads, [3, 2], eval
+        case(),  # d2l.ai §11.5: 100 hiddens, 5 heads, [3, 2], eval
         case(num_hiddens=10, valid_lens="[[1,2,3,4],[1,2,2,2]]"),
         case(num_hiddens=8, num_heads=2, valid_lens="0,6", seed=0),
         case(num_hiddens=6, num_heads=3, dropout=0.5, seed=-1),

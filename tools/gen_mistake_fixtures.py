@@ -194,7 +194,7 @@ def mkl_dropout():
                        "dropout(attn_weights)": dropped}, {}
 
 
-# The reader's notebook (shared/seeds/001 In [41]-[45]), typos and all; `attn_scores` below is the global
+# The steps of a reader's run on Intel/Windows, typos and all; `attn_scores` below is the global
 # of its In [32] that the forward method falls back on.
 attn_scores = None
 
@@ -354,7 +354,7 @@ def correct_course_mha():
     got = {}
     for name, t, _, _ in course.run_book(case):
         if name in ("head_outputs", "out", "self.projection_layer.weight"):
-            got[name] = t  # "out": the last one, after the post's dropout
+            got[name] = t  # "out": the last one, after the course's dropout
     return "course-mha", got, {}
 
 

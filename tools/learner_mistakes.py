@@ -184,7 +184,7 @@ def dropout_scale_rand():
 
 
 def d2l_run(repeat=False, functional=False):
-    """The post's run (seed 123, eval) with the learner's change in MultiHeadAttention or its attention."""
+    """d2l.ai §11.5's run (seed 123, eval) with the learner's change in MultiHeadAttention or its attention."""
     class Attention(d2l.DotProductAttention):
         def forward(self, queries, keys, values, valid_lens=None):
             d = queries.shape[-1]

@@ -24,7 +24,7 @@ namespace {
 
 // The lesson's hyper-parameters after the preset and the options.
 struct CourseConfig {
-  bool post = false;            // --preset post: the post's settings on torch.randn input
+  bool post = false;            // --preset post: the course's settings on torch.randn input
   int64_t d_model = 0, num_heads = 0, context_length = 0, batch = 2, T = 0;
   double dropout = 0.0;          // --dropout, else the lesson's default
   uint64_t seed = 123;

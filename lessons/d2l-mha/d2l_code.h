@@ -1,5 +1,5 @@
 #pragma once
-// d2l-mha's helpers: the post's settings, valid_lens parsing, Python texts and the code listings.
+// d2l-mha's helpers: d2l.ai §11.5's settings, valid_lens parsing, Python texts and the code listings.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -8,8 +8,8 @@
 
 namespace attn::d2l_lesson {
 
-constexpr uint64_t kSeed = 123;          // the post draws from an unseeded generator; --seed replaces it
-constexpr int64_t kBatchSize = 2, kNumQueries = 4, kNumKvpairs = 6;  // the post's run
+constexpr uint64_t kSeed = 123;          // d2l.ai §11.5 draws from an unseeded generator; --seed replaces it
+constexpr int64_t kBatchSize = 2, kNumQueries = 4, kNumKvpairs = 6;  // d2l.ai §11.5's run
 
 std::string bool_text(bool b);
 // Python's list text of an int64 tensor: tensor.tolist().

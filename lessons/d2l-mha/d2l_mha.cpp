@@ -1,5 +1,5 @@
 // Seed 004: d2l's MultiHeadAttention. masked_softmax hides padded keys (valid_lens), transpose_qkv
-// folds the heads into the batch (the post's integer walk-through, beside the book's layout), and the
+// folds the heads into the batch (d2l.ai §11.5's integer walk-through, beside the book's layout), and the
 // post's run: MultiHeadAttention(100, 100, 100, 100, 5, 0.5) on ones with valid_lens [3, 2].
 #include <algorithm>
 #include <cctype>
@@ -172,7 +172,7 @@ Notebook d2l_mha_lesson(const LessonOptions& opt) {
   nb.resolve_setting("valid_lens", lens_code(valid_lens));  // the settings table: the lengths this run used
   masked_softmax_cells(nb, opt);
   transpose_cells(nb);
-  nb.positions_not_tokens(!own_inputs);  // the post's run on torch.ones: queries and keys by position
+  nb.positions_not_tokens(!own_inputs);  // d2l.ai §11.5's run on torch.ones: queries and keys by position
 
   nb.source_heading("d2l 11.5", "lesson.source", "heading.d2l_run");
   const std::string seed = fmt_seed(opt, kSeed), h = std::to_string(num_heads);

@@ -1,7 +1,7 @@
 #pragma once
-// The `Attention` head and `MultiHeadAttention` of a course's post (shared/seeds/002): one module
+// The `Attention` head and `MultiHeadAttention` of a course's multi-head attention: one module
 // per head with its own Wq/Wk/Wv, a tril mask tested with `== 0`, and a projection + dropout after
-// the concatenated heads. Hyper-parameters are the post's globals, passed in here.
+// the concatenated heads. Hyper-parameters are the course's globals, passed in here.
 #include <vector>
 
 #include "core/generator.h"
@@ -13,7 +13,7 @@
 
 namespace attn {
 
-// Every intermediate of one head's forward pass, in the post's variable names.
+// Every intermediate of one head's forward pass, in the course's variable names.
 struct CourseAttentionTrace {
   Tensor q, k, v;         // (B, T, head_size)
   Tensor scores;          // q @ k.transpose(-2, -1): (B, T, T)
@@ -25,7 +25,7 @@ struct CourseAttentionTrace {
   Tensor dropped;         // self.dropout(weights)
   Tensor dropout_keep;    // the 0/1 keep mask of that dropout (empty when none was drawn)
   Tensor output;          // weights @ v: (B, T, head_size)
-  Steps steps;            // in compute order, in the post's names
+  Steps steps;            // in compute order, in the course's names
 };
 
 struct CourseAttention {
