@@ -9,7 +9,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "core/checked_stdout.h"
+#include "checked_stdout.h"
 #include "core/output_file.h"
 #include "core/safe_text.h"
 #include "bench_command.h"
@@ -183,7 +183,7 @@ static std::string kernels_text() {
 int main(int argc, char** argv) {
   argv = adopt_node_process(argc, argv);  // the WebAssembly build: node's umask, the arguments' bytes
   // A full disk or closed stdout is an error, not exit 0.
-  check_stdout_at_exit([](const ErrorText& e) { return error_message(e, help_language()); });
+  check_stdout_at_exit();
   const Lang lang = choose_language(argc, argv);
   set_help_language(lang);
   CLI::App app{tr("app.description"), "attn-tutor"};

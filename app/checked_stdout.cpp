@@ -1,4 +1,4 @@
-#include "core/checked_stdout.h"
+#include "checked_stdout.h"
 
 #include <unistd.h>
 
@@ -11,6 +11,8 @@
 
 #include "core/bounded_read.h"
 #include "core/usage_error.h"
+#include "language.h"
+#include "lessons/ui_text.h"
 
 namespace attn {
 
@@ -74,7 +76,6 @@ class CheckedStdout : public std::streambuf {
 };
 
 CheckedStdout* checked_stdout = nullptr;  // never destroyed: std::cout may be used until the very end
-ErrorRenderer render_error = nullptr;
 
 void stdout_exit_check() {
   std::cout.flush();
@@ -82,16 +83,15 @@ void stdout_exit_check() {
   if (ok) return;
   const int err = checked_stdout->error();
   const ErrorText why = err != 0 ? errno_text(err) : error_text("core.output.write-failed");
-  const std::string line = render_error(error_text(err == ENOSPC ? "core.output.stdout-space" : "core.output.stdout", {why}));
+  const std::string line = error_message(error_text(err == ENOSPC ? "core.output.stdout-space" : "core.output.stdout", {why}), help_language());
   std::fprintf(stderr, "attn-tutor: error: %s\n", line.c_str());
   std::_Exit(2);
 }
 
 }  // namespace
 
-void check_stdout_at_exit(ErrorRenderer render) {
+void check_stdout_at_exit() {
   if (checked_stdout) return;
-  render_error = render;
   checked_stdout = new CheckedStdout;
   std::cout.rdbuf(checked_stdout);
   std::atexit(stdout_exit_check);
