@@ -10,10 +10,9 @@
 #include "lessons/options.h"
 #include "notebook/attention_matrix.h"
 #include "notebook/json_export.h"
+#include "lessons/embedded_texts.h"
 
 namespace attn {
-
-const std::vector<std::pair<std::string, std::string>>& embedded_text_tables();  // generated
 
 nlohmann::json LessonOptions::config_json() const {
   nlohmann::json c;

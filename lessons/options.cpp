@@ -4,9 +4,9 @@
 #include <stdexcept>
 #include <utility>
 
-namespace attn {
+#include "lessons/embedded_texts.h"
 
-const std::vector<std::pair<std::string, std::string>>& embedded_text_tables();  // generated
+namespace attn {
 
 std::string OptionRow::config_key() const {
   std::string key = flag.substr(2);

@@ -3,9 +3,9 @@
 #include <deque>
 #include <stdexcept>
 
-namespace attn {
+#include "lessons/embedded_texts.h"
 
-const std::vector<std::pair<std::string, std::string>>& embedded_text_tables();  // generated
+namespace attn {
 
 namespace {
 
