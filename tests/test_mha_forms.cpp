@@ -201,3 +201,14 @@ TEST_CASE("mha-forms: refused settings give one line and exit 2") {
   CHECK(run_cli("mha-forms --d-out 6").err.find("error: --d-out 6: mha-forms needs d_out equal to") != std::string::npos);
   CHECK(run_cli("mha-forms --qkv-bias").err.find("error: --qkv-bias: mha-forms runs without it") != std::string::npos);
 }
+
+TEST_CASE("mha-forms: the input cell's note says the tokens go in all at once, not one at a time as in the cache lessons") {
+  for (const char* lang : {"en", "zh"}) {
+    CAPTURE(lang);
+    const CliResult r = run_cli_wide(std::string("mha-forms --explain --color never --lang ") + lang);
+    REQUIRE(r.exit_code == 0);
+    const std::string head = r.out.substr(0, r.out.find("In [2]"));
+    CHECK(head.find(lang == std::string("en") ? "all at once" : "一次全部输入") != std::string::npos);
+    CHECK(head.find(lang == std::string("en") ? "one at a time" : "逐个输入") == std::string::npos);
+  }
+}

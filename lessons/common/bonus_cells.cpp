@@ -20,7 +20,8 @@ LessonOptions bonus_options(const LessonOptions& opt, const std::string& lesson)
   return o;
 }
 
-Tensor bonus_inputs_cell(Notebook& nb, const LessonOptions& opt) {
+Tensor bonus_inputs_cell(Notebook& nb, const LessonOptions& opt, const std::string& note_key,
+                         const std::string& explain_key) {
   std::vector<std::string> code = inputs_code(opt);
   code.insert(code.end(), {"torch.set_grad_enabled(False)  # inference only, as when generating text",
                            "x = inputs.unsqueeze(0)  # a batch of one text", "print(x.shape)"});
@@ -29,8 +30,8 @@ Tensor bonus_inputs_cell(Notebook& nb, const LessonOptions& opt) {
   Tensor x = view(e, {1, e.size(0), e.size(1)});
   nb.record("x", x);
   nb.print(repr_size(x.shape()));
-  nb.note("bonus.inputs.note", {shape_text(x.shape()), std::to_string(e.size(0))});
-  nb.explain("bonus.inputs.explain");
+  nb.note(note_key, {shape_text(x.shape()), std::to_string(e.size(0))});
+  nb.explain(explain_key);
   return x;
 }
 

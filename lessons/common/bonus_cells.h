@@ -18,7 +18,8 @@ namespace attn {
 LessonOptions bonus_options(const LessonOptions& opt, const std::string& lesson);
 
 // inputs, torch.set_grad_enabled(False) and x = inputs.unsqueeze(0), with its note; returns x (1, T, d_in).
-Tensor bonus_inputs_cell(Notebook& nb, const LessonOptions& opt);
+Tensor bonus_inputs_cell(Notebook& nb, const LessonOptions& opt, const std::string& note_key = "bonus.inputs.note",
+                         const std::string& explain_key = "bonus.inputs.explain");
 
 // max|a - b| as the 0-d tensor (a - b).abs().max().
 Tensor max_abs_diff(const Tensor& a, const Tensor& b);

@@ -138,7 +138,7 @@ Notebook mha_forms_lesson(const LessonOptions& given) {
   nb.heading("ch03/02", "heading.setup");
   FormsSetup s;
   s.d_in = str(opt.d_in()), s.d_out = str(opt.d_out), s.heads = str(*opt.num_heads), s.tokens = str(opt.num_tokens());
-  s.x = bonus_inputs_cell(nb, opt);
+  s.x = bonus_inputs_cell(nb, opt, "inputs.note", "inputs.explain");
   Generator gen;
   gen.manual_seed(opt.seed_or(123));
   const MultiHeadAttention mha =
