@@ -24,7 +24,7 @@ using namespace attn;
 namespace {
 
 
-using Forward = void (*)(const MhaWeights&, const AttentionShape&, const float*, float*, int, Workspace&);
+using Forward = BenchForward;
 const std::pair<const char*, Forward> kForms[] = {
     {"wrapper", wrapper_forward}, {"mha", mha_forward}, {"fused-qkv", fused_qkv_forward}, {"flash", flash_forward}};
 
@@ -85,19 +85,7 @@ TEST_CASE("bench: every form computes the chapter's MultiHeadAttention with the 
   CHECK(book.out_proj.bias->values() == w.b_out);
   CHECK(rand_values(gen, 2 * 13 * 12) == x);
   const std::vector<float> expected = book.forward(Tensor({2, 13, 12}, x), gen, BernoulliPath::Default).values();
-  on_every_isa([&] {
-    for (const auto& form : kForms)
-      for (int threads : {1, 2}) {
-        const char* name = form.first;
-        const Forward forward = form.second;  // not a structured binding: clang 14 cannot capture one
-        CAPTURE(name); CAPTURE(threads);
-        Workspace ws;
-        std::vector<float> out(x.size());
-        forward(w, s, x.data(), out.data(), threads, ws);
-        CHECK(max_diff(out, expected) < 1e-5);
-        CHECK(ws.bytes() > 0);
-      }
-  });
+  check_forms_against(kForms, w, s, x, expected);
 }
 
 TEST_CASE("bench: flash agrees with mha at sizes that are not whole tiles") {

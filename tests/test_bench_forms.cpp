@@ -24,7 +24,7 @@ using namespace attn;
 
 namespace {
 
-using Forward = void (*)(const MhaWeights&, const AttentionShape&, const float*, float*, int, Workspace&);
+using Forward = BenchForward;
 const std::pair<const char*, Forward> kNewForms[] = {{"einsum", einsum_forward},
                                                      {"sdpa-mask", sdpa_mask_forward},
                                                      {"torch-mha", torch_mha_forward},
@@ -60,19 +60,7 @@ TEST_CASE("bench forms: each bonus form computes the chapter's MultiHeadAttentio
   gen.manual_seed(123);
   const MultiHeadAttention book = MultiHeadAttention::init(gen, 12, 12, 13, 0.0, 3, false);
   const std::vector<float> expected = book.forward(Tensor({2, 13, 12}, x), gen, BernoulliPath::Default).values();
-  on_every_isa([&] {
-    for (const auto& form : kNewForms)
-      for (int threads : {1, 2}) {
-        const char* name = form.first;
-        const Forward forward = form.second;
-        CAPTURE(name); CAPTURE(threads);
-        Workspace ws;
-        std::vector<float> out(x.size());
-        forward(w, s, x.data(), out.data(), threads, ws);
-        CHECK(max_diff(out, expected) < 1e-5);
-        CHECK(ws.bytes() > 0);
-      }
-  });
+  check_forms_against(kNewForms, w, s, x, expected);
 }
 
 TEST_CASE("bench forms: the bonus forms agree with mha at sizes that are not whole tiles, workspaces reused and shared") {
