@@ -16,8 +16,8 @@ struct BenchCli {
   std::string seed;
   std::string json;
   std::string lang;
-  std::string kernels;  // avx512, avx2, neon or portable; default: the widest this CPU has
-  std::string forms;    // --forms a,b,...; default: every form
+  std::string kernels;                  // avx512, avx2, neon or portable; default: the widest this CPU has
+  std::string forms;                    // --forms a,b,...; default: every form
   CLI::Option* forms_option = nullptr;  // given (an empty list is an error, not "every form")
 };
 

@@ -83,7 +83,8 @@ void stdout_exit_check() {
   if (ok) return;
   const int err = checked_stdout->error();
   const ErrorText why = err != 0 ? errno_text(err) : error_text("core.output.write-failed");
-  const std::string line = error_message(error_text(err == ENOSPC ? "core.output.stdout-space" : "core.output.stdout", {why}), help_language());
+  const std::string line = error_message(
+      error_text(err == ENOSPC ? "core.output.stdout-space" : "core.output.stdout", {why}), help_language());
   std::fprintf(stderr, "attn-tutor: error: %s\n", line.c_str());
   std::_Exit(2);
 }

@@ -44,7 +44,8 @@ std::string unexpected_word_message(const std::string& word, const std::string& 
   return tr("cli.unexpected-word", {word, command_name(command)}) + run_help(command);
 }
 
-std::string missing_value_message(const std::string& option, const std::string& value_name, const std::string& command) {
+std::string missing_value_message(const std::string& option, const std::string& value_name,
+                                  const std::string& command) {
   // An output file (--html, --json, --py, --ipynb): the fix is a name, which the message gives whole.
   if (value_name == "FILE|-" && option.size() > 2) {
     const std::string file = (command.empty() ? std::string("attn-tutor") : command) + "." + option.substr(2);
@@ -87,7 +88,8 @@ std::string required_message(const std::string& name, const std::string& command
   return tr("cli.required", {name, command_name(command), command}) + run_help(command);
 }
 
-std::string options_before_lesson_message(const std::string& option, const std::string& wrong, const std::string& right) {
+std::string options_before_lesson_message(const std::string& option, const std::string& wrong,
+                                          const std::string& right) {
   return tr("cli.before-lesson", {option, right, wrong});
 }
 

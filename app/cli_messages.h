@@ -28,7 +28,8 @@ std::string bad_value_message(const std::string& option, const std::string& valu
 std::string flag_with_value_message(const std::string& option, const std::string& command);
 std::string required_message(const std::string& name, const std::string& command);
 // `attn-tutor --seed 7 mha`: `wrong` and `right` are the whole command lines.
-std::string options_before_lesson_message(const std::string& option, const std::string& wrong, const std::string& right);
+std::string options_before_lesson_message(const std::string& option, const std::string& wrong,
+                                          const std::string& right);
 std::string option_without_lesson_message(const std::string& option);
 std::string options_after_lesson_help();
 

@@ -24,38 +24,29 @@ void add_kv_memory_options(CLI::App* sub, KvMemoryCli& k) {
   sub->add_option("--num-layers", c.num_layers, tr("app.kv-memory.num-layers"))
       ->type_name("N")
       ->transform(strict_integer_check());
-  sub->add_option("--context-length", c.context_length,
-                  tr("app.kv-memory.context-length"))
+  sub->add_option("--context-length", c.context_length, tr("app.kv-memory.context-length"))
       ->type_name("N")
       ->transform(strict_integer_check());
-  sub->add_option("--num-kv-groups", c.num_kv_groups,
-                  tr("app.kv-memory.num-kv-groups"))
+  sub->add_option("--num-kv-groups", c.num_kv_groups, tr("app.kv-memory.num-kv-groups"))
       ->type_name("G")
       ->transform(strict_integer_check());
-  sub->add_option("--batch-size", c.batch_size, tr("app.kv-memory.batch-size"))->type_name("N")
+  sub->add_option("--batch-size", c.batch_size, tr("app.kv-memory.batch-size"))
+      ->type_name("N")
       ->transform(strict_integer_check());
   sub->add_option("--dtype", c.dtype, tr("app.kv-memory.dtype"))
       ->check(CLI::IsMember({"fp32", "bf16", "fp16", "fp8", "int8"}));
-  sub->add_option("--window", k.window, tr("app.kv-memory.window"))
-      ->type_name("W")
-      ->transform(strict_integer_check());
-  sub->add_option("--swa-ratio", c.swa_ratio,
-                  tr("app.kv-memory.swa-ratio"))
-      ->type_name("A:B");
+  sub->add_option("--window", k.window, tr("app.kv-memory.window"))->type_name("W")->transform(strict_integer_check());
+  sub->add_option("--swa-ratio", c.swa_ratio, tr("app.kv-memory.swa-ratio"))->type_name("A:B");
   sub->add_option("--latent-dim", k.latent_dim, tr("app.kv-memory.latent-dim"))
       ->type_name("D")
       ->transform(strict_integer_check());
-  sub->add_option("--plot", c.plot, tr("app.kv-memory.plot"))
-      ->check(CLI::IsMember({"methods", "gqa", "mla", "swa"}));
-  sub->add_option("--json", k.json, tr("app.kv-memory.json"))
-      ->type_name("FILE|-");
-  sub->add_option("--html", k.html, tr("app.kv-memory.html"))
-      ->type_name("FILE|-")
-      ->each([&k](const std::string&) { k.html_given = true; });
-  sub->add_option("--lang", k.lang, tr("app.kv-memory.lang"))
-      ->check(CLI::IsMember({"en", "zh"}));
+  sub->add_option("--plot", c.plot, tr("app.kv-memory.plot"))->check(CLI::IsMember({"methods", "gqa", "mla", "swa"}));
+  sub->add_option("--json", k.json, tr("app.kv-memory.json"))->type_name("FILE|-");
+  sub->add_option("--html", k.html, tr("app.kv-memory.html"))->type_name("FILE|-")->each([&k](const std::string&) {
+    k.html_given = true;
+  });
+  sub->add_option("--lang", k.lang, tr("app.kv-memory.lang"))->check(CLI::IsMember({"en", "zh"}));
 }
-
 
 int run_kv_memory(KvMemoryCli& k, Lang env_lang) {
   if (k.html_given && k.html.empty()) throw UsageError(empty_path_message("--html", true));
@@ -68,9 +59,10 @@ int run_kv_memory(KvMemoryCli& k, Lang env_lang) {
   if (!k.json.empty() && k.json != "-") outputs.add_file("--json", k.json, json);
   const Lang lang = k.lang.empty() ? env_lang : (k.lang == "zh" ? Lang::Zh : Lang::En);
   if (k.html_given && k.html != "-") outputs.add_file("--html", k.html, kv_memory_html(e, lang));
-  outputs.set_stdout(k.json == "-"                     ? json
-                     : k.html_given && k.html == "-" ? kv_memory_html(e, lang)
-                                                     : render_kv_memory(e, lang, std::min<size_t>(output_columns(), 1000)));
+  outputs.set_stdout(k.json == "-" ? json
+                     : k.html_given && k.html == "-"
+                         ? kv_memory_html(e, lang)
+                         : render_kv_memory(e, lang, std::min<size_t>(output_columns(), 1000)));
   outputs.commit();
   return 0;
 }

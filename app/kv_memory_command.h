@@ -13,8 +13,8 @@ struct KvMemoryCli {
   KvMemoryConfig config;
   int64_t window = kNotGiven, latent_dim = kNotGiven;
   std::string json, lang;
-  std::string html;          // --html FILE|-
-  bool html_given = false;   // --html was given (an empty FILE is an error)
+  std::string html;         // --html FILE|-
+  bool html_given = false;  // --html was given (an empty FILE is an error)
 };
 
 void add_kv_memory_options(CLI::App* sub, KvMemoryCli& k);

@@ -31,5 +31,4 @@ Lang help_language() { return help_lang; }
 
 std::string tr(const std::string& key, std::vector<Prose> args) { return ui(key, help_lang, std::move(args)); }
 
-
 }  // namespace attn

@@ -18,9 +18,11 @@ void add_lesson_options(CLI::App* sub, CliOptions& o, const LessonInfo* lesson) 
     for (const LessonInfo& l : lessons())
       if (lesson ? &l == lesson && l.takes(row) : l.in_chapter() && l.takes(row)) takes = true;
     if (!takes) continue;
-    const std::string help = lesson ? lesson->option_help(row, help_language()) : chapter_option_help(row, help_language());
+    const std::string help =
+        lesson ? lesson->option_help(row, help_language()) : chapter_option_help(row, help_language());
     if (row.kind == OptionKind::Flag) {
-      sub->add_flag_function(row.flag, [&o, flag = row.flag](int64_t) { o.values[flag] = "true"; }, help)
+      sub->add_flag_function(
+             row.flag, [&o, flag = row.flag](int64_t) { o.values[flag] = "true"; }, help)
           ->disable_flag_override();  // --qkv-bias=false is an error, not a bias
       continue;
     }
@@ -75,18 +77,18 @@ LessonOptions to_lesson_options(const CliOptions& o, Lang env_lang) {
   opt.explain = o.given("--explain");
   if (o.given("--seed")) {
     opt.seed = parse_torch_seed(o.text("--seed"));
-    if (!opt.seed)
-      throw UsageError(tr("err.seed", {"--seed " + o.text("--seed")}));
+    if (!opt.seed) throw UsageError(tr("err.seed", {"--seed " + o.text("--seed")}));
     // Canonical (0123 and +123 are 123, -0 is 0): the code, the notes and the JSON config write it so.
     const bool negative = o.text("--seed")[0] == '-' && *opt.seed != 0;
     opt.seed_text = negative ? "-" + std::to_string(0 - *opt.seed) : std::to_string(*opt.seed);
   }
-  if (o.given("--d-in") && !o.given("--tokens"))
-    throw UsageError(tr("err.d-in", {o.text("--d-in")}));
+  if (o.given("--d-in") && !o.given("--tokens")) throw UsageError(tr("err.d-in", {o.text("--d-in")}));
   if (o.given("--tokens")) {
-    if (o.given("--inputs"))
-      throw UsageError(tr("err.tokens-and-inputs"));
-    opt.inputs = sentence_inputs(o.text("--tokens"), o.given("--d-in") ? integer_value(o, "--d-in") : std::stoll(option_row("--d-in").default_value), opt.seed_or(123), "--tokens");
+    if (o.given("--inputs")) throw UsageError(tr("err.tokens-and-inputs"));
+    opt.inputs =
+        sentence_inputs(o.text("--tokens"),
+                        o.given("--d-in") ? integer_value(o, "--d-in") : std::stoll(option_row("--d-in").default_value),
+                        opt.seed_or(123), "--tokens");
     opt.custom_inputs = true;
     opt.inputs_source = "tokens";
   } else if (o.given("--inputs")) {
@@ -95,7 +97,8 @@ LessonOptions to_lesson_options(const CliOptions& o, Lang env_lang) {
     opt.inputs_source = o.text("--inputs");
   }
   if (opt.custom_inputs && (opt.num_tokens() > 16 || opt.d_in() > 16))
-    throw UsageError(tr("err.too-many-tokens", {!o.given("--inputs") ? std::string("--tokens") : "--inputs " + o.text("--inputs")}));
+    throw UsageError(
+        tr("err.too-many-tokens", {!o.given("--inputs") ? std::string("--tokens") : "--inputs " + o.text("--inputs")}));
   if (o.given("--d-out")) {
     opt.d_out = integer_value(o, "--d-out");
     opt.d_out_given = true;
@@ -104,8 +107,7 @@ LessonOptions to_lesson_options(const CliOptions& o, Lang env_lang) {
   opt.init = o.text("--init") == "randn" ? Init::Randn : Init::Rand;
   if (o.given("--num-heads")) {
     const int64_t num_heads = integer_value(o, "--num-heads");
-    if (num_heads < 1)
-      throw UsageError(tr("err.no-heads", {std::to_string(num_heads)}));
+    if (num_heads < 1) throw UsageError(tr("err.no-heads", {std::to_string(num_heads)}));
     if (num_heads > 64) throw UsageError(tr("err.many-heads", {std::to_string(num_heads)}));
     opt.num_heads = num_heads;
   }
@@ -126,8 +128,7 @@ LessonOptions to_lesson_options(const CliOptions& o, Lang env_lang) {
     const int64_t context_length = integer_value(o, "--context-length");
     if (context_length < opt.num_tokens())
       throw UsageError(tr("err.context-short", {std::to_string(context_length), std::to_string(opt.num_tokens())}));
-    if (context_length > 4096)
-      throw UsageError(tr("err.context-long", {std::to_string(context_length)}));
+    if (context_length > 4096) throw UsageError(tr("err.context-long", {std::to_string(context_length)}));
     opt.context_length = context_length;
   }
   if (o.given("--num-kv-groups")) opt.num_kv_groups = integer_value(o, "--num-kv-groups");

@@ -34,11 +34,12 @@ const FileOutput kFileOutputs[] = {
      [](const Notebook& nb, const CliOptions& cli, const LessonOptions& opt) {
        return html_report(nb, opt.lang, opt.explain, reproducing_command(nb.lesson(), cli, opt.lang));
      }},
-    {"--json", [](const Notebook& nb, const CliOptions&, const LessonOptions&) { return export_json(nb, ATTN_TUTOR_VERSION); }},
-    {"--py",
-     [](const Notebook& nb, const CliOptions&, const LessonOptions& opt) { return export_python(nb, opt.lang, opt.explain); }},
-    {"--ipynb",
-     [](const Notebook& nb, const CliOptions&, const LessonOptions& opt) { return export_ipynb(nb, opt.lang, opt.explain); }},
+    {"--json",
+     [](const Notebook& nb, const CliOptions&, const LessonOptions&) { return export_json(nb, ATTN_TUTOR_VERSION); }},
+    {"--py", [](const Notebook& nb, const CliOptions&,
+                const LessonOptions& opt) { return export_python(nb, opt.lang, opt.explain); }},
+    {"--ipynb", [](const Notebook& nb, const CliOptions&,
+                   const LessonOptions& opt) { return export_ipynb(nb, opt.lang, opt.explain); }},
 };
 
 // The files the lessons read: no output may be one of them.
@@ -84,7 +85,7 @@ int write_lesson_outputs(const Notebook& nb, const CliOptions& cli, const Lesson
   options.from = cli.text("--from");  // the text only: --json and --html keep the whole lesson
   const std::string text = render_text(nb, options);
   if (cli.given("--step") && is_terminal(STDIN_FILENO) && is_terminal(STDOUT_FILENO)) {
-    outputs.commit();  // the files first: the terminal session can end any time
+    outputs.commit();   // the files first: the terminal session can end any time
     int last_cell = 0;  // the counter's "of N": the notebook's last cell, also when --from starts later
     for (const NotebookItem& item : nb.items())
       if (item.kind == NotebookItem::Kind::Code) last_cell = std::max(last_cell, item.cell);
@@ -109,8 +110,7 @@ void require_output_paths(const CliOptions& cli) {
       files.push_back({name, cli.text(name)});
       continue;
     }
-    if (!on_stdout.empty())
-      throw UsageError(tr("err.two-stdout", {on_stdout, name}));
+    if (!on_stdout.empty()) throw UsageError(tr("err.two-stdout", {on_stdout, name}));
     on_stdout = name;
   }
   for (const char* input : kInputOptions)

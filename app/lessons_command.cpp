@@ -55,8 +55,10 @@ OptionRow row_of(CLI::Option* opt, const std::string& flag) {
       row.choices.push_back(set.substr(start, comma - start));
     }
   }
-  if (opt->get_positional()) row.value_name = flag;
-  else if (row.kind == OptionKind::Text || row.kind == OptionKind::Integer) row.value_name = opt->get_type_name();
+  if (opt->get_positional())
+    row.value_name = flag;
+  else if (row.kind == OptionKind::Text || row.kind == OptionKind::Integer)
+    row.value_name = opt->get_type_name();
   const OptionRow* same = table_row(flag);
   row.display = same && same->display;  // --json FILE|-, --color: where or how the output is shown
   return row;

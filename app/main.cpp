@@ -66,22 +66,22 @@ int emit(const Notebook& nb, const CliOptions& cli, const LessonOptions& opt) {
   return write_lesson_outputs(nb, cli, opt, use_color(cli.given("--color") ? cli.text("--color") : "auto"));
 }
 
-
 // verify [LESSON]: the book's tensors; --html OUT the table as an HTML document too ('-': instead of the text).
 int run_verify(const std::string& only_lesson, const std::string* html, Lang lang) {
-  if (!only_lesson.empty() && !find_lesson(only_lesson))
-    throw UsageError(tr("err.verify-lesson", {only_lesson}));
+  if (!only_lesson.empty() && !find_lesson(only_lesson)) throw UsageError(tr("err.verify-lesson", {only_lesson}));
   if (html && html->empty()) throw UsageError(empty_path_message("--html", true));
   if (html && *html != "-") check_output_path("--html", *html);  // before the lessons run
   const std::vector<ReferenceEntry> reference = parse_reference(embedded_book_reference());
-  const auto results = verify_reference(reference, only_lesson, [](const std::string& lesson, const std::string& words) {
-    return find_lesson(lesson)->run(parse_lesson_words(lesson, words));
-  });
+  const auto results =
+      verify_reference(reference, only_lesson, [](const std::string& lesson, const std::string& words) {
+        return find_lesson(lesson)->run(parse_lesson_words(lesson, words));
+      });
   bool all_ok = !results.empty();
   for (const VerifyResult& r : results) all_ok = all_ok && r.ok;
   OutputSet outputs;
   if (html && *html != "-") outputs.add_file("--html", *html, verify_html(results, lang));
-  outputs.set_stdout(html && *html == "-" ? verify_html(results, lang) : render_verify(results, lang, output_columns()));
+  outputs.set_stdout(html && *html == "-" ? verify_html(results, lang)
+                                          : render_verify(results, lang, output_columns()));
   outputs.commit();
   return all_ok ? 0 : 1;
 }
@@ -122,14 +122,14 @@ std::string after_chapter_list() {
     lines += line;
   }
   char line[256];  // kv-memory: the estimators of ch04/04-06
-  std::snprintf(line, sizeof line, "  %-14s %-16s %s\n", "kv-memory", "ch04/04-06", tr("app.command.kv-memory").c_str());
+  std::snprintf(line, sizeof line, "  %-14s %-16s %s\n", "kv-memory", "ch04/04-06",
+                tr("app.command.kv-memory").c_str());
   lines += line;
   return tr("app.list.after-chapter") + lines;
 }
 
 std::string lesson_list() {
-  std::string out = "attn-tutor " ATTN_TUTOR_VERSION +
-                    tr("app.list.title");
+  std::string out = "attn-tutor " ATTN_TUTOR_VERSION + tr("app.list.title");
   size_t width = 16;  // the source column: "§3.3.1, 3.3.2", "d2l.ai §11.5"
   for (const LessonInfo& l : lessons())
     if (!l.after_chapter()) width = std::max(width, display_width(l.source(help_language())) + 1);
@@ -141,13 +141,13 @@ std::string lesson_list() {
   }
   for (const char* command : {"all", "verify", "check FILE", "bench"}) {
     const std::string name = command;
-    out += "  " + name + std::string(15 - name.size(), ' ') + tr("app.command." + name.substr(0, name.find(' '))) + "\n";
+    out +=
+        "  " + name + std::string(15 - name.size(), ' ') + tr("app.command." + name.substr(0, name.find(' '))) + "\n";
   }
   out += after_chapter_list();
   out += tr("app.list.run");
   return out;
 }
-
 
 // The options as the lesson takes them: each value valid, and none without effect (app/option_rules.h).
 LessonOptions checked_options(const std::string& lesson, const CliOptions& cli, Lang lang) {
@@ -168,9 +168,9 @@ int usage_error(const std::string& message) {
 // (kernel_summary() is the same in English, for the bench's JSON and tests).
 static std::string kernels_text() {
   const attn::KernelSet& k = attn::active_kernels();
-  const std::string loop = k.fma_lanes > 1
-                               ? attn::tr("app.version.loop-simd", {std::to_string(k.fma_chains), std::to_string(k.fma_lanes)})
-                               : attn::tr("app.version.loop-portable", {std::to_string(k.fma_chains)});
+  const std::string loop =
+      k.fma_lanes > 1 ? attn::tr("app.version.loop-simd", {std::to_string(k.fma_chains), std::to_string(k.fma_lanes)})
+                      : attn::tr("app.version.loop-portable", {std::to_string(k.fma_chains)});
   std::string s = attn::tr("app.version.kernels", {attn::isa_name(k.isa), std::to_string(k.mr), std::to_string(k.nr),
                                                    std::to_string(k.flash_br), std::to_string(k.flash_bc), loop});
   std::string others;
@@ -195,8 +195,7 @@ int main(int argc, char** argv) {
                        tr("app.version"));
   app.require_subcommand(0, 1);
   std::string list_lang;  // `attn-tutor --lang zh` lists the lessons in Chinese
-  app.add_option("--lang", list_lang, tr("app.list.lang"))
-      ->check(CLI::IsMember({"en", "zh"}));
+  app.add_option("--lang", list_lang, tr("app.list.lang"))->check(CLI::IsMember({"en", "zh"}));
 
   CliOptions cli;
   const LessonInfo* chosen = nullptr;
@@ -214,8 +213,7 @@ int main(int argc, char** argv) {
   }
   CLI::App* all = app.add_subcommand("all", tr("app.all"));
   add_lesson_options(all, cli, nullptr);
-  CLI::App* verify = app.add_subcommand(
-      "verify", tr("app.verify"));
+  CLI::App* verify = app.add_subcommand("verify", tr("app.verify"));
   std::string verify_lesson;
   verify->add_option("LESSON", verify_lesson, tr("app.verify.lesson"));
   std::string sub_lang;  // read before parsing (choose_language); declared so the subcommands accept it
@@ -223,13 +221,10 @@ int main(int argc, char** argv) {
   std::string verify_html_path;
   CLI::Option* verify_html_option =
       verify->add_option("--html", verify_html_path, tr("app.verify.html"))->type_name("FILE|-");
-  CLI::App* check = app.add_subcommand(
-      "check", tr("app.check"));
+  CLI::App* check = app.add_subcommand("check", tr("app.check"));
   std::string check_path, check_color = "auto";
-  check->add_option("FILE", check_path, tr("app.check.file"))
-      ->required();
-  check->add_option("--color", check_color, tr("app.check.color"))
-      ->check(CLI::IsMember({"auto", "always", "never"}));
+  check->add_option("FILE", check_path, tr("app.check.file"))->required();
+  check->add_option("--color", check_color, tr("app.check.color"))->check(CLI::IsMember({"auto", "always", "never"}));
   check->add_option("--lang", sub_lang, tr("app.lang.report"))->check(CLI::IsMember({"en", "zh"}));
   std::string check_html_path;
   CLI::Option* check_html_option =
@@ -245,13 +240,11 @@ int main(int argc, char** argv) {
   std::string check_seed;
   CLI::Option* check_seed_option = check->add_option("--seed", check_seed, tr("app.check.seed"))->type_name("N");
 
-  CLI::App* bench = app.add_subcommand(
-      "bench", tr("app.bench"));
+  CLI::App* bench = app.add_subcommand("bench", tr("app.bench"));
   BenchCli bench_cli;
   add_bench_options(bench, bench_cli);
 
-  CLI::App* kv_memory = app.add_subcommand(
-      "kv-memory", tr("app.kv-memory"));
+  CLI::App* kv_memory = app.add_subcommand("kv-memory", tr("app.kv-memory"));
   KvMemoryCli kv_memory_cli;
   add_kv_memory_options(kv_memory, kv_memory_cli);
 
@@ -293,7 +286,8 @@ int main(int argc, char** argv) {
       if (check_seed_option->count() > 0) traced.choices.seed = check_seed;
       traced.run.timeout_seconds = check_timeout;
       traced.given = check->get_option("--python")->count() + check->get_option("--timeout")->count() +
-                     check->get_option("--lesson")->count() + check_seed_option->count() > 0;
+                         check->get_option("--lesson")->count() + check_seed_option->count() >
+                     0;
       return run_check(check_path, check_color, check_html_option->count() > 0 ? &check_html_path : nullptr, lang,
                        traced);
     }

@@ -24,13 +24,15 @@ bool draws_mask(const std::string& lesson, const CliOptions& o) {
 }  // namespace
 
 void reject_no_effect(const std::string& lesson, const CliOptions& o) {
-  for (const std::string to_stdout : {"--json", "--html", "--py", "--ipynb"}) {  // an export on stdout: no notebook text
+  for (const std::string to_stdout :
+       {"--json", "--html", "--py", "--ipynb"}) {  // an export on stdout: no notebook text
     if (!o.given(to_stdout) || o.text(to_stdout) != "-") continue;
     if (o.given("--from")) throw UsageError(from_with_export_message(to_stdout));
     for (const char* option : {"--heatmap", "--step"})
       if (o.given(option)) throw UsageError(text_only_with_export_message(option, to_stdout));
     // The page, the script and the notebook hold the explanations; the JSON does not.
-    if (to_stdout == "--json" && o.given("--explain")) throw UsageError(text_only_with_export_message("--explain", to_stdout));
+    if (to_stdout == "--json" && o.given("--explain"))
+      throw UsageError(text_only_with_export_message("--explain", to_stdout));
   }
   if (without_weights(lesson)) {
     if (o.given("--qkv-bias")) throw UsageError(no_weights_message("--qkv-bias", lesson));

@@ -83,8 +83,10 @@ bool whole_number(const std::string& s) {  // as app/strict_integer.h reads them
 std::vector<std::string> split_choices(const std::string& set) {  // "{a,b,c}"
   std::vector<std::string> out(1);
   for (char c : set.substr(1, set.size() - 2)) {
-    if (c == ',') out.emplace_back();
-    else out.back() += c;
+    if (c == ',')
+      out.emplace_back();
+    else
+      out.back() += c;
   }
   return out;
 }
@@ -112,7 +114,8 @@ std::string bad_value(CLI::App* sub, const std::vector<std::string>& args, size_
                                  : not_whole_number_message(name, value, min, max, command);
     }
   }
-  if (said == "not a whole number") return tr("err.not-integer", {name, value}) + run_help(command);  // strict_integer_check
+  if (said == "not a whole number")
+    return tr("err.not-integer", {name, value}) + run_help(command);  // strict_integer_check
   if (said == "too many digits") return tr("err.integer-too-long", {name, value}) + run_help(command);
   const size_t set = said.find(" not in {");
   if (set != std::string::npos) return not_a_choice_message(name, value, split_choices(said.substr(set + 8)), command);

@@ -55,7 +55,8 @@ void step_loop(const std::vector<std::string>& cells, const std::function<StepKe
     int number = cell_number(cells[k]);
     if (number == 0) number = static_cast<int>(k) + 1;
     // the prompt's rows (the longest counter) come off the page
-    const std::string widest_prompt = step_prompt(lang, step_counter(lang, number, last_cell, 99, 99), clearing, columns);
+    const std::string widest_prompt =
+        step_prompt(lang, step_counter(lang, number, last_cell, 99, 99), clearing, columns);
     const size_t prompt_rows = screen_rows(widest_prompt, columns);
     const std::vector<std::string> pages = screen_pages(cells[k], rows > prompt_rows ? rows - prompt_rows : 1, columns);
     if (page >= pages.size() || last_page) page = pages.size() - 1;
@@ -116,12 +117,22 @@ void step_loop(const std::vector<std::string>& cells, const std::function<StepKe
 
 StepKey step_key(int c) {
   switch (c) {
-    case ' ': case '\n': case '\r': return StepKey::Forward;
-    case 'n': return StepKey::Next;
-    case 'b': return StepKey::Back;
-    case 'c': return StepKey::Clear;
-    case 'q': case -1: case 4: return StepKey::Quit;  // 4: Ctrl-D in raw mode
-    default: return StepKey::None;
+    case ' ':
+    case '\n':
+    case '\r':
+      return StepKey::Forward;
+    case 'n':
+      return StepKey::Next;
+    case 'b':
+      return StepKey::Back;
+    case 'c':
+      return StepKey::Clear;
+    case 'q':
+    case -1:
+    case 4:
+      return StepKey::Quit;  // 4: Ctrl-D in raw mode
+    default:
+      return StepKey::None;
   }
 }
 
@@ -133,7 +144,7 @@ StepKey read_step_key(const std::function<int()>& read_byte) {
   std::string body;
   for (int b = read_byte();; b = read_byte()) {
     if (b < 0) return StepKey::None;  // cut short: no key (the next read ends the input)
-    if (b >= 0x40 && b <= 0x7e) {  // the final byte
+    if (b >= 0x40 && b <= 0x7e) {     // the final byte
       body += static_cast<char>(b);
       break;
     }
@@ -152,8 +163,10 @@ std::vector<std::string> split_cells(const std::string& text) {
     const std::string plain = strip_escapes(line);
     const bool boundary = starts_heading(plain) || (starts_cell(plain) && !heading_pending);
     if (boundary && !pages.back().empty()) pages.emplace_back();
-    if (starts_heading(plain)) heading_pending = true;
-    else if (starts_cell(plain)) heading_pending = false;
+    if (starts_heading(plain))
+      heading_pending = true;
+    else if (starts_cell(plain))
+      heading_pending = false;
     pages.back() += line + "\n";
   }
   // A page that is only blank lines (the text's leading newline) is dropped.
@@ -170,7 +183,8 @@ void step_through(const std::vector<std::string>& cells, std::istream& in, std::
     if (!std::getline(in, answer)) return StepKey::Quit;
     if (answer.empty()) return StepKey::Forward;  // Enter
     size_t at = 0;  // the line's first key (an escape sequence typed before Enter counts as one)
-    return read_step_key([&answer, &at]() -> int { return at < answer.size() ? static_cast<unsigned char>(answer[at++]) : -1; });
+    return read_step_key(
+        [&answer, &at]() -> int { return at < answer.size() ? static_cast<unsigned char>(answer[at++]) : -1; });
   };
   step_loop(cells, read_line_key, out, lang, screen, last_cell);
 }

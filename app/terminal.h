@@ -24,7 +24,7 @@ class TerminalKeys {
   TerminalKeys(const TerminalKeys&) = delete;
   TerminalKeys& operator=(const TerminalKeys&) = delete;
   bool active() const { return active_; }  // false: stdin's mode could not be set
-  int read_key();                           // one byte, or -1 at the end of input
+  int read_key();                          // one byte, or -1 at the end of input
 
  private:
   bool active_ = false;

@@ -14,18 +14,18 @@ struct Vec {
 };
 
 // n iterations of CHAINS independent FMAs on LANES-wide vectors.
-#define FMA_LOOP(NAME, LANES, CHAINS, TARGET)                                                  \
-  TARGET float NAME(long n) {                                                                  \
-    typedef Vec<LANES>::type V;                                                                \
-    V acc[CHAINS];                                                                             \
+#define FMA_LOOP(NAME, LANES, CHAINS, TARGET)                                                    \
+  TARGET float NAME(long n) {                                                                    \
+    typedef Vec<LANES>::type V;                                                                  \
+    V acc[CHAINS];                                                                               \
     _Pragma("GCC unroll 24") for (int j = 0; j < CHAINS; ++j) acc[j] = V{} + (1.0f + 0.01f * j); \
-    const V mul = V{} + 0.999999f, add = V{} + 1e-6f;                                          \
-    for (long i = 0; i < n; ++i) {                                                             \
-      _Pragma("GCC unroll 24") for (int j = 0; j < CHAINS; ++j) acc[j] = acc[j] * mul + add;   \
-    }                                                                                          \
-    V s = acc[0];                                                                              \
-    _Pragma("GCC unroll 24") for (int j = 1; j < CHAINS; ++j) s += acc[j];                     \
-    return s[0];                                                                               \
+    const V mul = V{} + 0.999999f, add = V{} + 1e-6f;                                            \
+    for (long i = 0; i < n; ++i) {                                                               \
+      _Pragma("GCC unroll 24") for (int j = 0; j < CHAINS; ++j) acc[j] = acc[j] * mul + add;     \
+    }                                                                                            \
+    V s = acc[0];                                                                                \
+    _Pragma("GCC unroll 24") for (int j = 1; j < CHAINS; ++j) s += acc[j];                       \
+    return s[0];                                                                                 \
   }
 
 #if defined(__x86_64__)

@@ -18,8 +18,8 @@ namespace {
 using namespace attn;
 
 void gflops_counter(benchmark::State& state, double flops_per_iteration) {
-  state.counters["GFLOP/s"] =
-      benchmark::Counter(flops_per_iteration * static_cast<double>(state.iterations()) / 1e9, benchmark::Counter::kIsRate);
+  state.counters["GFLOP/s"] = benchmark::Counter(flops_per_iteration * static_cast<double>(state.iterations()) / 1e9,
+                                                 benchmark::Counter::kIsRate);
 }
 
 // C (m, n) = A (m, k) · B, B as nn.Linear weights (n, k) or row-major (k, n); args: m, n, k, layout, threads.
@@ -108,16 +108,35 @@ void gemm_args(benchmark::internal::Benchmark* b) {
 }  // namespace
 
 BENCHMARK(BM_FmaPeak)->Apply(thread_args)->Iterations(1)->UseRealTime()->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_Gemm)->ArgNames({"m", "n", "k", "NxK", "threads"})->Apply(gemm_args)->UseRealTime()
+BENCHMARK(BM_Gemm)
+    ->ArgNames({"m", "n", "k", "NxK", "threads"})
+    ->Apply(gemm_args)
+    ->UseRealTime()
     ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_SoftmaxRow)->Arg(1024)->Arg(1000);
-BENCHMARK_TEMPLATE(BM_Form, wrapper_forward)->Name("BM_Form/wrapper")->ArgName("threads")->Apply(thread_args)
-    ->UseRealTime()->Unit(benchmark::kMillisecond);
-BENCHMARK_TEMPLATE(BM_Form, mha_forward)->Name("BM_Form/mha")->ArgName("threads")->Apply(thread_args)
-    ->UseRealTime()->Unit(benchmark::kMillisecond);
-BENCHMARK_TEMPLATE(BM_Form, fused_qkv_forward)->Name("BM_Form/fused-qkv")->ArgName("threads")->Apply(thread_args)
-    ->UseRealTime()->Unit(benchmark::kMillisecond);
-BENCHMARK_TEMPLATE(BM_Form, flash_forward)->Name("BM_Form/flash")->ArgName("threads")->Apply(thread_args)
-    ->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK_TEMPLATE(BM_Form, wrapper_forward)
+    ->Name("BM_Form/wrapper")
+    ->ArgName("threads")
+    ->Apply(thread_args)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_TEMPLATE(BM_Form, mha_forward)
+    ->Name("BM_Form/mha")
+    ->ArgName("threads")
+    ->Apply(thread_args)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_TEMPLATE(BM_Form, fused_qkv_forward)
+    ->Name("BM_Form/fused-qkv")
+    ->ArgName("threads")
+    ->Apply(thread_args)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_TEMPLATE(BM_Form, flash_forward)
+    ->Name("BM_Form/flash")
+    ->ArgName("threads")
+    ->Apply(thread_args)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
 
 BENCHMARK_MAIN();

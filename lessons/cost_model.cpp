@@ -65,7 +65,8 @@ LessonCost cost_of(const LessonWork& w, bool exporting) {
   c.seconds = mask_seconds + weight_seconds + mac_seconds + step_seconds + extra_seconds;
   const double most = std::max({mask_seconds, weight_seconds, mac_seconds, step_seconds});
   if (most == mask_seconds) {
-    c.biggest = error_text(w.masks_built == 1 ? "cost.err.mask" : "cost.err.masks", {fixed(w.masks_built, 0), fixed(w.context, 0)});
+    c.biggest = error_text(w.masks_built == 1 ? "cost.err.mask" : "cost.err.masks",
+                           {fixed(w.masks_built, 0), fixed(w.context, 0)});
     c.knobs = w.mask_knobs;
   } else if (most == weight_seconds) {
     c.biggest = error_text(exporting && w.recorded >= w.weights ? "cost.err.weights-exported" : "cost.err.weights",
@@ -121,8 +122,10 @@ const LessonOptions& require_affordable(const std::string& lesson, const LessonO
     std::string k = c.knobs[i];
     if (knob_prefix == "--") std::replace(k.begin(), k.end(), '_', '-');
     const std::string knob = knob_prefix + k;
-    if (i == 0) knobs = knob;
-    else knobs = error_text(i + 1 == c.knobs.size() ? "cost.err.or" : "cost.err.list", {knobs, knob});
+    if (i == 0)
+      knobs = knob;
+    else
+      knobs = error_text(i + 1 == c.knobs.size() ? "cost.err.or" : "cost.err.list", {knobs, knob});
   }
   // A value over its limit gets the decimals that show it ("about 6 s, more than the limit of 6 s" would
   // read as a contradiction: 6.04 s).
@@ -131,9 +134,10 @@ const LessonOptions& require_affordable(const std::string& lesson, const LessonO
     while (v > limit && digits < 3 && std::stod(fixed(v, digits)) <= limit) ++digits;
     return fixed(v, digits);
   };
-  throw UsageError(error_text("cost.err.too-much", {source.empty() ? lesson : source, shown(c.seconds, kMaxLessonSeconds),
-                                                shown(c.bytes / (1024 * 1024), kMaxLessonBytes / (1024 * 1024)), c.biggest, fixed(kMaxLessonSeconds, 0),
-                                                fixed(kMaxLessonBytes / (1024 * 1024), 0), knobs}));
+  throw UsageError(
+      error_text("cost.err.too-much", {source.empty() ? lesson : source, shown(c.seconds, kMaxLessonSeconds),
+                                       shown(c.bytes / (1024 * 1024), kMaxLessonBytes / (1024 * 1024)), c.biggest,
+                                       fixed(kMaxLessonSeconds, 0), fixed(kMaxLessonBytes / (1024 * 1024), 0), knobs}));
 }
 
 }  // namespace attn

@@ -16,9 +16,12 @@ namespace attn {
 
 nlohmann::json LessonOptions::config_json() const {
   nlohmann::json c;
-  if (!seed) c["seed"] = nullptr;  // the book's torch.manual_seed values
-  else if (!seed_text.empty() && seed_text[0] == '-') c["seed"] = std::stoll(seed_text);
-  else c["seed"] = std::stoull(seed_text[0] == '+' ? seed_text.substr(1) : seed_text);
+  if (!seed)
+    c["seed"] = nullptr;  // the book's torch.manual_seed values
+  else if (!seed_text.empty() && seed_text[0] == '-')
+    c["seed"] = std::stoll(seed_text);
+  else
+    c["seed"] = std::stoull(seed_text[0] == '+' ? seed_text.substr(1) : seed_text);
   c["inputs"] = inputs_source.empty() ? "book" : inputs_source;
   if (custom_inputs && inputs_source != "tokens") {  // the numbers too, so `attn-tutor check` can replay them
     const std::vector<float> v = inputs.embeddings.values();
@@ -61,7 +64,8 @@ const TextTable& lesson_text(const std::string& folder) {
     for (const auto& [name, source] : embedded_text_tables())
       if (name == "common") common = &out.emplace(name, TextTable("lessons/common/text.txt", source)).first->second;
     for (const auto& [name, source] : embedded_text_tables())
-      if (name != "common" && name.find_first_of(".:") == std::string::npos) out.emplace(name, TextTable("lessons/" + name + "/text.txt", source, common));
+      if (name != "common" && name.find_first_of(".:") == std::string::npos)
+        out.emplace(name, TextTable("lessons/" + name + "/text.txt", source, common));
     return out;
   }();
   const auto it = tables.find(folder);
@@ -109,7 +113,8 @@ std::vector<Setting> settings_for(const std::function<bool(const OptionRow&)>& t
   for (const OptionRow& row : option_table()) {
     // What the page is (its language, its explanations) and where it goes are not settings; --tokens
     // is a way of giving the inputs, listed under "inputs".
-    if (!takes(row) || row.display || row.flag == "--lang" || row.flag == "--explain" || row.flag == "--tokens") continue;
+    if (!takes(row) || row.display || row.flag == "--lang" || row.flag == "--explain" || row.flag == "--tokens")
+      continue;
     if (row.flag == "--d-in" && opt.inputs_source != "tokens") continue;  // the inputs' width: set by --tokens only
     const std::string key = row.config_key();
     const auto it = config.find(key);
@@ -117,7 +122,7 @@ std::vector<Setting> settings_for(const std::function<bool(const OptionRow&)>& t
       const std::string source = config.value("inputs", std::string("book"));
       std::string tokens;
       for (const std::string& t : opt.inputs.tokens) tokens += (tokens.empty() ? "" : " ") + label_text(t);
-      out.push_back({key, source == "book" ? text("setting.inputs-book")
+      out.push_back({key, source == "book"     ? text("setting.inputs-book")
                           : source == "tokens" ? text("setting.inputs-tokens", {tokens})
                                                : text("setting.inputs-file", {source, tokens})});
     } else if (it != config.end() && !it->is_null()) {
@@ -135,16 +140,17 @@ std::vector<Setting> settings_for(const std::function<bool(const OptionRow&)>& t
 
 std::vector<Setting> lesson_settings(const LessonInfo& info, const LessonOptions& opt) {
   const TextTable& words = lesson_text(info.name);
-  return settings_for([&](const OptionRow& row) { return info.takes(row); },
-                      [&](const OptionRow& row) -> Prose {
-                        const std::string key = row.config_key();
-                        const auto own = std::find_if(info.defaults.begin(), info.defaults.end(),
-                                                      [&](const OptionDefault& d) { return d.flag == row.flag; });
-                        const bool in_words = own != info.defaults.end() && own->value.empty() && words.has("default." + key);
-                        const std::string value = info.default_value(row.flag);
-                        return in_words ? text("default." + key) : !value.empty() ? Prose(value) : text("setting.unset");
-                      },
-                      opt);
+  return settings_for(
+      [&](const OptionRow& row) { return info.takes(row); },
+      [&](const OptionRow& row) -> Prose {
+        const std::string key = row.config_key();
+        const auto own = std::find_if(info.defaults.begin(), info.defaults.end(),
+                                      [&](const OptionDefault& d) { return d.flag == row.flag; });
+        const bool in_words = own != info.defaults.end() && own->value.empty() && words.has("default." + key);
+        const std::string value = info.default_value(row.flag);
+        return in_words ? text("default." + key) : !value.empty() ? Prose(value) : text("setting.unset");
+      },
+      opt);
 }
 
 std::vector<Setting> chapter_settings(const LessonOptions& opt) {
@@ -201,10 +207,12 @@ std::string LessonInfo::default_value(const std::string& flag) const {
 
 std::string LessonInfo::option_help(const OptionRow& row, Lang lang) const {
   const std::string& help = lang == Lang::Zh ? row.help_zh : row.help_en;
-  const auto own = std::find_if(defaults.begin(), defaults.end(), [&](const OptionDefault& d) { return d.flag == row.flag; });
+  const auto own =
+      std::find_if(defaults.begin(), defaults.end(), [&](const OptionDefault& d) { return d.flag == row.flag; });
   const bool in_words = own != defaults.end() && own->value.empty();  // it follows from other options
   const TextTable& words = lesson_text(name);
-  const std::string value = in_words ? words.render(text("default." + row.config_key()), lang) : default_value(row.flag);
+  const std::string value =
+      in_words ? words.render(text("default." + row.config_key()), lang) : default_value(row.flag);
   return value.empty() ? help : words.render(text("help.with-default", {help, value}), lang);
 }
 

@@ -19,33 +19,33 @@ enum class Init { Rand, Randn };
 struct LessonWork;  // lessons/lesson_work.h
 
 struct LessonOptions {
-  std::optional<uint64_t> seed;   // replaces every torch.manual_seed(k) of the lesson
-  std::string seed_text;          // as the learner wrote it (for the JSON config)
+  std::optional<uint64_t> seed;  // replaces every torch.manual_seed(k) of the lesson
+  std::string seed_text;         // as the learner wrote it (for the JSON config)
   Inputs inputs = book_inputs();
   bool custom_inputs = false;
-  std::string inputs_source;      // file name, or "book"
+  std::string inputs_source;  // file name, or "book"
   int64_t d_out = 2;
-  bool d_out_given = false;       // --d-out given (the bonus lessons default to their own size otherwise)
+  bool d_out_given = false;  // --d-out given (the bonus lessons default to their own size otherwise)
   bool qkv_bias = false;
   Init init = Init::Rand;
   std::optional<int64_t> num_heads;  // the lesson's default when absent (book: 2)
-  std::optional<double> dropout;  // dropout: the §3.5.2 rate (book 0.5); wrapper/mha: the modules' (book 0.0)
+  std::optional<double> dropout;     // dropout: the §3.5.2 rate (book 0.5); wrapper/mha: the modules' (book 0.0)
   std::optional<int64_t> context_length;
   BernoulliPath bernoulli = BernoulliPath::Default;
-  bool no_reseed = false;         // wrapper: generator carried over from the CausalAttention cell
-  bool gpt2 = false;              // mha: exercise 3.3
+  bool no_reseed = false;  // wrapper: generator carried over from the CausalAttention cell
+  bool gpt2 = false;       // mha: exercise 3.3
   // The seeds' other attention systems.
   std::string preset = "small";           // course-mha: "small" (chapter embeddings) or "post" (002's settings)
   std::optional<int64_t> d_model;         // course-mha: model width
   std::optional<int64_t> num_hiddens;     // d2l-mha: model width
   std::optional<std::string> valid_lens;  // d2l-mha: "3,2" (one per sequence) or "[[..],[..]]" (one per query)
   // After the chapter (the bonus lessons): absent unless given; each lesson writes its default into its config.
-  std::optional<int64_t> num_kv_groups;   // gqa: key/value heads
-  std::optional<int64_t> latent_dim;      // mla: the cached latent's size
-  std::optional<int64_t> window;          // swa: the sliding window
-  Lang lang = Lang::En;                   // annotations and titles: English or Chinese (the Chinese edition's terms)
-  bool explain = false;                   // the longer explanation of each cell
-  Variant variant;                        // not an option: `check` runs the lesson with a learner's mistake
+  std::optional<int64_t> num_kv_groups;  // gqa: key/value heads
+  std::optional<int64_t> latent_dim;     // mla: the cached latent's size
+  std::optional<int64_t> window;         // swa: the sliding window
+  Lang lang = Lang::En;                  // annotations and titles: English or Chinese (the Chinese edition's terms)
+  bool explain = false;                  // the longer explanation of each cell
+  Variant variant;                       // not an option: `check` runs the lesson with a learner's mistake
 
   uint64_t seed_or(uint64_t book_seed) const { return seed ? *seed : book_seed; }
   int64_t heads_or(int64_t lesson_default) const { return num_heads ? *num_heads : lesson_default; }
@@ -81,9 +81,9 @@ struct OptionDefault {
 // A lesson's descriptor: its row in lessons/registry.cpp. Its title and summary are the keys
 // lesson.title and lesson.summary of lessons/NAME/text.txt.
 struct LessonInfo {
-  std::string name;                   // the subcommand, and its folder lessons/NAME/
-  std::vector<std::string> sections;  // the book sections it replays, else its source ("d2l 11.5")
-  std::vector<std::string> options;   // the options it takes beyond the common ones (lessons/options.h)
+  std::string name;                     // the subcommand, and its folder lessons/NAME/
+  std::vector<std::string> sections;    // the book sections it replays, else its source ("d2l 11.5")
+  std::vector<std::string> options;     // the options it takes beyond the common ones (lessons/options.h)
   std::vector<OptionDefault> defaults;  // its own defaults, where the option table's (or none) is not its
   Notebook (*run)(const LessonOptions&) = nullptr;
   // The tensors its --json export holds with the default options: each name once, in order of first

@@ -9,7 +9,8 @@ namespace attn {
 
 std::string quoted_token(const LessonOptions& opt, int64_t i) {
   const auto& tokens = opt.inputs.tokens;
-  if (i < 0 || i >= static_cast<int64_t>(tokens.size())) return "token " + std::to_string(i);  // counted from 0, as the code indexes
+  if (i < 0 || i >= static_cast<int64_t>(tokens.size()))
+    return "token " + std::to_string(i);  // counted from 0, as the code indexes
   return "\"" + label_text(tokens[static_cast<size_t>(i)]) + "\"";
 }
 

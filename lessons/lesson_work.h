@@ -11,11 +11,11 @@ namespace attn {
 // seconds and bytes.
 struct LessonWork {
   double masks_built = 0, masks_alive = 0, context = 0;  // context x context float masks
-  double weights = 0, bytes_per_weight = 16;              // weights drawn and used, with their copies
-  double recorded = 0;   // elements of the tensors the notebook records, rendered by --json and --html
-  double macs = 0;       // multiply-adds of the modules' projections (a call also reads all its weights)
-  double streamed = 0;   // cached keys x d_out that decoding steps go through (cat, transposes, scores)
-  double head_keys = 0;  // cached keys x heads that decoding steps' per-head softmaxes go through
+  double weights = 0, bytes_per_weight = 16;             // weights drawn and used, with their copies
+  double recorded = 0;           // elements of the tensors the notebook records, rendered by --json and --html
+  double macs = 0;               // multiply-adds of the modules' projections (a call also reads all its weights)
+  double streamed = 0;           // cached keys x d_out that decoding steps go through (cat, transposes, scores)
+  double head_keys = 0;          // cached keys x heads that decoding steps' per-head softmaxes go through
   double calls = 0, cached = 0;  // for the message: forward calls, and the most tokens the cache holds
   double more_weights = 0, more_mask_elements = 0;  // fixed work beside the options' (mha --gpt2), not exported
   std::vector<std::string> mask_knobs, weight_knobs, mac_knobs, step_knobs;

@@ -17,11 +17,16 @@ std::string OptionRow::config_key() const {
 
 const char* kind_name(OptionKind kind) {
   switch (kind) {
-    case OptionKind::Flag: return "flag";
-    case OptionKind::Integer: return "integer";
-    case OptionKind::Number: return "number";
-    case OptionKind::Choice: return "choice";
-    case OptionKind::Text: return "text";
+    case OptionKind::Flag:
+      return "flag";
+    case OptionKind::Integer:
+      return "integer";
+    case OptionKind::Number:
+      return "number";
+    case OptionKind::Choice:
+      return "choice";
+    case OptionKind::Text:
+      return "text";
   }
   return "text";
 }
@@ -29,7 +34,8 @@ const char* kind_name(OptionKind kind) {
 namespace {
 
 OptionKind kind_of(const std::string& word, const std::string& where) {
-  for (OptionKind kind : {OptionKind::Flag, OptionKind::Integer, OptionKind::Number, OptionKind::Choice, OptionKind::Text})
+  for (OptionKind kind :
+       {OptionKind::Flag, OptionKind::Integer, OptionKind::Number, OptionKind::Choice, OptionKind::Text})
     if (word == kind_name(kind)) return kind;
   throw std::logic_error(where + ": unknown kind '" + word + "'");
 }
@@ -48,20 +54,31 @@ std::vector<OptionRow> parse_options(const std::string& source) {
       continue;
     }
     const size_t eq = line.find(" = ");
-    if (rows.empty() || eq == std::string::npos) throw std::logic_error(where + ": expected [--flag] or 'field = value'");
+    if (rows.empty() || eq == std::string::npos)
+      throw std::logic_error(where + ": expected [--flag] or 'field = value'");
     const std::string field = line.substr(0, eq), value = line.substr(eq + 3);
     OptionRow& row = rows.back();
     std::istringstream words(value);
-    if (field == "kind") row.kind = kind_of(value, where);
-    else if (field == "value") row.value_name = value;
-    else if (field == "choices") for (std::string w; words >> w;) row.choices.push_back(w);
-    else if (field == "range") words >> row.min >> row.max;
-    else if (field == "common") row.common = value == "yes";
-    else if (field == "display") row.display = value == "yes";
-    else if (field == "default") row.default_value = value;
-    else if (field == "en") row.help_en = value;
-    else if (field == "zh") row.help_zh = value;
-    else throw std::logic_error(where + ": unknown field '" + field + "'");
+    if (field == "kind")
+      row.kind = kind_of(value, where);
+    else if (field == "value")
+      row.value_name = value;
+    else if (field == "choices")
+      for (std::string w; words >> w;) row.choices.push_back(w);
+    else if (field == "range")
+      words >> row.min >> row.max;
+    else if (field == "common")
+      row.common = value == "yes";
+    else if (field == "display")
+      row.display = value == "yes";
+    else if (field == "default")
+      row.default_value = value;
+    else if (field == "en")
+      row.help_en = value;
+    else if (field == "zh")
+      row.help_zh = value;
+    else
+      throw std::logic_error(where + ": unknown field '" + field + "'");
   }
   return rows;
 }

@@ -14,7 +14,7 @@ enum class OptionKind { Flag, Integer, Number, Choice, Text };
 const char* kind_name(OptionKind kind);
 
 struct OptionRow {
-  std::string flag;                  // "--num-heads"
+  std::string flag;  // "--num-heads"
   OptionKind kind = OptionKind::Flag;
   std::string value_name;            // "N", "FILE", "P" (empty for a flag or a choice)
   std::vector<std::string> choices;  // Choice: the accepted values
@@ -24,7 +24,7 @@ struct OptionRow {
   std::string default_value;         // "2": its default where a lesson's row (lessons/registry.cpp) states none
   std::string help_en, help_zh;
 
-  std::string config_key() const;    // "num_heads": its name in the JSON export's config
+  std::string config_key() const;  // "num_heads": its name in the JSON export's config
 };
 
 const std::vector<OptionRow>& option_table();

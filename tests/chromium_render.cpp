@@ -11,10 +11,11 @@ Render render_in_chromium(const std::string& html_path, int width, int height, c
   const std::string dir = temp_dir();
   const std::string png = dir + "/shot.png", dom = dir + "/dom.html";
   const std::string cmd =
-      env + "timeout 60 chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run "
-      "--disable-background-networking --disable-component-update --disable-sync --user-data-dir='" + dir +
-      "/profile' --screenshot='" + png + "' --window-size=" + std::to_string(width) + "," + std::to_string(height) +
-      " --dump-dom 'file://" + html_path + "' >'" + dom + "' 2>'" + dir + "/chromium.err'";
+      env +
+      "timeout 60 chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run "
+      "--disable-background-networking --disable-component-update --disable-sync --user-data-dir='" +
+      dir + "/profile' --screenshot='" + png + "' --window-size=" + std::to_string(width) + "," +
+      std::to_string(height) + " --dump-dom 'file://" + html_path + "' >'" + dom + "' 2>'" + dir + "/chromium.err'";
   Render r;
   r.status = std::system(cmd.c_str());
   r.dom = read_text_file(dom);

@@ -8,10 +8,10 @@ namespace {
 enum class Word { None, Keyword, Prose };
 
 Word word_kind(std::string w) {
-  static const std::set<std::string> python = {
-      "and", "as", "assert", "class", "def", "del", "elif", "else", "for", "from", "if", "import", "in", "is",
-      "lambda", "not", "or", "pass", "return", "while", "with", "yield", "print", "range", "len", "self", "super",
-      "None", "True", "False"};
+  static const std::set<std::string> python = {"and", "as",   "assert", "class",  "def",  "del",   "elif",   "else",
+                                               "for", "from", "if",     "import", "in",   "is",    "lambda", "not",
+                                               "or",  "pass", "return", "while",  "with", "yield", "print",  "range",
+                                               "len", "self", "super",  "None",   "True", "False"};
   while (!w.empty() && (w.front() == '(' || w.front() == '[')) w.erase(0, 1);
   while (!w.empty() && std::string(",.;:!?)]").find(w.back()) != std::string::npos) w.pop_back();
   if (python.count(w) || w == "a" || w == "A" || w == "I") return Word::Keyword;  // continue a run, not count

@@ -165,7 +165,8 @@ void compare_cases(const std::string& lesson, const json& cases, const Rules& ru
     const json doc = run_case(lesson, kase, dir);
     if (doc.is_null()) continue;
     const Comparison c = compare_tensors(kase.at("expected"), doc.at("tensors"), rules);
-    CHECK_MESSAGE(c.mismatches.empty(), c.mismatches.size() << " mismatch(es) with PyTorch:" << first_mismatches(c, shown));
+    CHECK_MESSAGE(c.mismatches.empty(), c.mismatches.size()
+                                            << " mismatch(es) with PyTorch:" << first_mismatches(c, shown));
     each(kase, c);
   }
 }

@@ -94,7 +94,8 @@ pid_t start_attn_tutor(const std::vector<std::string>& args, const std::string& 
   const pid_t pid = fork();
   if (pid == 0) {
     const int in = open("/dev/null", O_RDONLY);
-    if (in < 0 || dup2(in, 0) < 0 || dup2(stdout_fd, 1) < 0 || dup2(stderr_fd, 2) < 0 || chdir(dir.c_str()) != 0) _exit(127);
+    if (in < 0 || dup2(in, 0) < 0 || dup2(stdout_fd, 1) < 0 || dup2(stderr_fd, 2) < 0 || chdir(dir.c_str()) != 0)
+      _exit(127);
     for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE}) signal(sig, SIG_DFL);  // whatever ran the tests set
     for (int sig : ignored) signal(sig, SIG_IGN);
     sigset_t none;

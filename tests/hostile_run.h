@@ -24,7 +24,7 @@ struct BoundedRun {
   int exit_code = -1;  // 128 + signal when killed
   std::string out, err;
   double seconds = 0;
-  long max_rss_kb = 0;  // peak resident memory of the command and what it waited for
+  long max_rss_kb = 0;     // peak resident memory of the command and what it waited for
   double cpu_seconds = 0;  // its user + system time (wait4's rusage), whatever else loads the machine
   bool timed_out = false;
 };

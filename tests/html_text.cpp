@@ -22,12 +22,16 @@ std::string html_text(const std::string& html) {
   std::string text;
   bool in_tag = false;
   for (char c : html) {
-    if (c == '<') in_tag = true;
-    else if (c == '>' && in_tag) in_tag = false;
-    else if (!in_tag) text += c;
+    if (c == '<')
+      in_tag = true;
+    else if (c == '>' && in_tag)
+      in_tag = false;
+    else if (!in_tag)
+      text += c;
   }
   std::string out;
-  const std::pair<const char*, char> entities[] = {{"&lt;", '<'}, {"&gt;", '>'}, {"&quot;", '"'}, {"&#39;", '\''}, {"&amp;", '&'}};
+  const std::pair<const char*, char> entities[] = {
+      {"&lt;", '<'}, {"&gt;", '>'}, {"&quot;", '"'}, {"&#39;", '\''}, {"&amp;", '&'}};
   for (size_t i = 0; i < text.size();) {
     bool done = false;
     for (const auto& [name, c] : entities) {

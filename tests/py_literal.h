@@ -48,30 +48,55 @@ inline std::optional<std::string> read_py_literal(const std::string& literal) {
     i += 2;
     int digits = 0;
     switch (e) {
-      case '\\': out += '\\'; continue;
-      case '\'': out += '\''; continue;
-      case '"': out += '"'; continue;
-      case 'n': out += '\n'; continue;
-      case 'r': out += '\r'; continue;
-      case 't': out += '\t'; continue;
-      case 'x': digits = 2; break;
-      case 'u': digits = 4; break;
-      case 'U': digits = 8; break;
-      default: return std::nullopt;
+      case '\\':
+        out += '\\';
+        continue;
+      case '\'':
+        out += '\'';
+        continue;
+      case '"':
+        out += '"';
+        continue;
+      case 'n':
+        out += '\n';
+        continue;
+      case 'r':
+        out += '\r';
+        continue;
+      case 't':
+        out += '\t';
+        continue;
+      case 'x':
+        digits = 2;
+        break;
+      case 'u':
+        digits = 4;
+        break;
+      case 'U':
+        digits = 8;
+        break;
+      default:
+        return std::nullopt;
     }
     if (i + digits > end) return std::nullopt;
     uint32_t v = 0;
     for (int k = 0; k < digits; ++k) {
       const char h = literal[i + static_cast<size_t>(k)];
-      const int d = h >= '0' && h <= '9' ? h - '0' : h >= 'a' && h <= 'f' ? h - 'a' + 10 : h >= 'A' && h <= 'F' ? h - 'A' + 10 : -1;
+      const int d = h >= '0' && h <= '9'   ? h - '0'
+                    : h >= 'a' && h <= 'f' ? h - 'a' + 10
+                    : h >= 'A' && h <= 'F' ? h - 'A' + 10
+                                           : -1;
       if (d < 0) return std::nullopt;
       v = v * 16 + static_cast<uint32_t>(d);
     }
     i += static_cast<size_t>(digits);
     if (v > 0x10FFFF) return std::nullopt;
-    if (v >= 0xDC80 && v <= 0xDCFF) out += static_cast<char>(v - 0xDC00);  // surrogateescape: the byte
-    else if (v >= 0xD800 && v <= 0xDFFF) return std::nullopt;               // no byte stands for it
-    else append_utf8(out, v);
+    if (v >= 0xDC80 && v <= 0xDCFF)
+      out += static_cast<char>(v - 0xDC00);  // surrogateescape: the byte
+    else if (v >= 0xD800 && v <= 0xDFFF)
+      return std::nullopt;  // no byte stands for it
+    else
+      append_utf8(out, v);
   }
   return out;
 }

@@ -11,7 +11,6 @@
 
 #include "core/generator.h"
 
-
 inline uint32_t bits(float f) {
   uint32_t b;
   std::memcpy(&b, &f, sizeof b);
@@ -43,7 +42,7 @@ inline std::string bit_mismatch(const std::vector<float>& got, const std::vector
   return "";
 }
 
-#define CHECK_BITS(got, ...) CHECK(bit_mismatch((got), std::vector<uint32_t>__VA_ARGS__) == "")
+#define CHECK_BITS(got, ...) CHECK(bit_mismatch((got), std::vector<uint32_t> __VA_ARGS__) == "")
 
 inline attn::Generator seeded(uint64_t seed) {
   attn::Generator gen;
@@ -72,4 +71,3 @@ inline uint64_t fnv1a64(const std::vector<float>& values) {
 }
 
 constexpr uint32_t kTwo = 0x40000000;  // 2.0f, a kept element of Dropout(0.5)(ones)
-

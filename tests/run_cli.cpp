@@ -36,8 +36,8 @@ CliResult run_with_env(const std::string& env, const std::string& args, const st
   const std::string base = dir + "/run" + std::to_string(counter++);
   const std::string in = base + ".in", out = base + ".out", err = base + ".err";
   std::ofstream(in) << stdin_text;
-  const std::string cmd = "LC_ALL= LC_MESSAGES= LANG=C.UTF-8 COLUMNS= LINES= " + env + " '" + std::string(ATTN_TUTOR_EXE) + "' " +
-                          args + " <" + in + " >" + out + " 2>" + err;
+  const std::string cmd = "LC_ALL= LC_MESSAGES= LANG=C.UTF-8 COLUMNS= LINES= " + env + " '" +
+                          std::string(ATTN_TUTOR_EXE) + "' " + args + " <" + in + " >" + out + " 2>" + err;
   const int status = std::system(cmd.c_str());
   CliResult r;
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);

@@ -131,7 +131,9 @@ TEST_CASE("man page: ENVIRONMENT lists only environment variables, every option 
   for (const attn::OptionRow& option : attn::option_table()) {
     std::string escaped;
     for (char c : option.flag) escaped += c == '-' ? std::string("\\-") : std::string(1, c);
-    CHECK_MESSAGE(std::regex_search(options, std::regex("\n\\.(B|BI|BR) " + std::regex_replace(escaped, std::regex("\\\\"), "\\\\") + "[ \n]")),
-                  "man/attn-tutor.1: " << option.flag << " belongs under OPTIONS");
+    CHECK_MESSAGE(
+        std::regex_search(
+            options, std::regex("\n\\.(B|BI|BR) " + std::regex_replace(escaped, std::regex("\\\\"), "\\\\") + "[ \n]")),
+        "man/attn-tutor.1: " << option.flag << " belongs under OPTIONS");
   }
 }

@@ -23,7 +23,6 @@ using namespace attn;
 
 namespace {
 
-
 using Forward = BenchForward;
 const std::pair<const char*, Forward> kForms[] = {
     {"wrapper", wrapper_forward}, {"mha", mha_forward}, {"fused-qkv", fused_qkv_forward}, {"flash", flash_forward}};
@@ -33,22 +32,28 @@ const std::pair<const char*, Forward> kForms[] = {
 TEST_CASE("bench: the fast GEMM equals a plain triple loop, edges, layouts, bias and strides included") {
   std::mt19937 rng(7);
   std::uniform_real_distribution<float> u(-1, 1);
-  struct Case { int64_t m, n, k; };
+  struct Case {
+    int64_t m, n, k;
+  };
   // Edges of the 6x16 and 8x32 tiles, of the 120/128-row and 256/384-deep blocks, the in-place
   // narrow path, k = 0.
-  const Case cases[] = {{1, 1, 1}, {5, 15, 3}, {6, 16, 8}, {7, 17, 385}, {121, 33, 70}, {250, 129, 400},
-                        {13, 64, 768}, {300, 130, 5}, {4, 20, 0}, {8, 32, 257}, {9, 33, 256}, {129, 96, 64}};
+  const Case cases[] = {{1, 1, 1},     {5, 15, 3},    {6, 16, 8}, {7, 17, 385}, {121, 33, 70}, {250, 129, 400},
+                        {13, 64, 768}, {300, 130, 5}, {4, 20, 0}, {8, 32, 257}, {9, 33, 256},  {129, 96, 64}};
   on_every_isa([&] {
     for (const Case& c : cases)
       for (BLayout layout : {BLayout::KxN, BLayout::NxK})
         for (bool bias : {false, true})
           for (bool accumulate : {false, true})
             for (int threads : {1, 2}) {
-              CAPTURE(c.m); CAPTURE(c.n); CAPTURE(c.k); CAPTURE(bias); CAPTURE(accumulate); CAPTURE(threads);
+              CAPTURE(c.m);
+              CAPTURE(c.n);
+              CAPTURE(c.k);
+              CAPTURE(bias);
+              CAPTURE(accumulate);
+              CAPTURE(threads);
               CAPTURE(layout == BLayout::KxN ? "KxN" : "NxK");
               const int64_t lda = c.k + 3, ldb = (layout == BLayout::KxN ? c.n : c.k) + 2, ldc = c.n + 5;
-              std::vector<float> a(c.m * lda), b((layout == BLayout::KxN ? c.k : c.n) * ldb), bv(c.n),
-                  out(c.m * ldc);
+              std::vector<float> a(c.m * lda), b((layout == BLayout::KxN ? c.k : c.n) * ldb), bv(c.n), out(c.m * ldc);
               for (float& v : a) v = u(rng);
               for (float& v : b) v = u(rng);
               for (float& v : bv) v = u(rng);
@@ -89,14 +94,18 @@ TEST_CASE("bench: every form computes the chapter's MultiHeadAttention with the 
 }
 
 TEST_CASE("bench: flash agrees with mha at sizes that are not whole tiles") {
-  struct Case { int64_t batch, tokens, d_model, heads; };
+  struct Case {
+    int64_t batch, tokens, d_model, heads;
+  };
   // One token; one key tile and a bit; head_dim 10 and 48 (not multiples of 16), 1 head, 7 heads.
   const Case cases[] = {{1, 1, 16, 2}, {2, 49, 30, 3}, {1, 100, 48, 1}, {3, 97, 70, 7}, {1, 144, 64, 4}};
   on_every_isa([&] {
     for (const Case& c : cases) {
       AttentionShape s;
       s.batch = c.batch, s.tokens = c.tokens, s.d_model = c.d_model, s.heads = c.heads;
-      CAPTURE(c.tokens); CAPTURE(c.d_model); CAPTURE(c.heads);
+      CAPTURE(c.tokens);
+      CAPTURE(c.d_model);
+      CAPTURE(c.heads);
       std::vector<float> x;
       const MhaWeights w = seeded_weights(s, 5, x);
       std::vector<float> ref(x.size()), out(x.size());
@@ -177,12 +186,14 @@ TEST_CASE("bench: --version and the table say which kernels run") {
   CHECK(r.out.find(std::string("kernels: ") + isa_name(best_isa())) != std::string::npos);
   const CliResult p = run_cli("bench --batch 1 --tokens 8 --d-model 16 --num-heads 2 --repeats 1 --kernels portable");
   REQUIRE(p.exit_code == 0);
-  check_contains(p.out, {"kernels: portable C++ (GEMM micro-kernel 6×16, flash tiles of 48 queries × 48 keys)",
-                         "a multiply and an add on 96 independent floats (portable C++)", "peak is the portable loop's"});
+  check_contains(p.out,
+                 {"kernels: portable C++ (GEMM micro-kernel 6×16, flash tiles of 48 queries × 48 keys)",
+                  "a multiply and an add on 96 independent floats (portable C++)", "peak is the portable loop's"});
   if (isa_supported(Isa::Avx512)) {
     const CliResult a = run_cli("bench --batch 1 --tokens 8 --d-model 16 --num-heads 2 --repeats 1 --kernels avx512");
     REQUIRE(a.exit_code == 0);
-    check_contains(a.out, {"16 independent 16-lane FMAs (AVX-512)", "GEMM micro-kernel 6×64, flash tiles of 64 queries × 64 keys"});
+    check_contains(a.out, {"16 independent 16-lane FMAs (AVX-512)",
+                           "GEMM micro-kernel 6×64, flash tiles of 64 queries × 64 keys"});
   }
 }
 
@@ -193,7 +204,8 @@ TEST_CASE("bench: the table at a tiny size") {
   const std::string& out = r.out;
   check_contains(out, {"batch 2, 40 tokens, d_model 48, 4 heads of 12; 2 threads", "8·b·T·d² + 4·b·T²·d",
                        "FP32 peak on 2 threads"});
-  for (const char* column : {"form", "median ms", "min–max ms", "GFLOP/s", "of peak", "extra memory", "max|diff| vs mha"})
+  for (const char* column :
+       {"form", "median ms", "min–max ms", "GFLOP/s", "of peak", "extra memory", "max|diff| vs mha"})
     CHECK(out.find(column) != std::string::npos);
   for (const char* form : {"\nwrapper ", "\nmha ", "\nfused-qkv ", "\nflash "}) {
     CAPTURE(form);

@@ -30,7 +30,6 @@ const std::pair<const char*, Forward> kNewForms[] = {{"einsum", einsum_forward},
                                                      {"torch-mha", torch_mha_forward},
                                                      {"torch-mha-weights", torch_mha_weights_forward}};
 
-
 AttentionShape shape(int64_t batch, int64_t tokens, int64_t d_model, int64_t heads) {
   AttentionShape s;
   s.batch = batch, s.tokens = tokens, s.d_model = d_model, s.heads = heads;
@@ -63,13 +62,18 @@ TEST_CASE("bench forms: each bonus form computes the chapter's MultiHeadAttentio
   check_forms_against(kNewForms, w, s, x, expected);
 }
 
-TEST_CASE("bench forms: the bonus forms agree with mha at sizes that are not whole tiles, workspaces reused and shared") {
-  struct Case { int64_t batch, tokens, d_model, heads; };
+TEST_CASE(
+    "bench forms: the bonus forms agree with mha at sizes that are not whole tiles, workspaces reused and shared") {
+  struct Case {
+    int64_t batch, tokens, d_model, heads;
+  };
   const Case cases[] = {{1, 1, 16, 2}, {2, 49, 30, 3}, {3, 97, 70, 7}, {1, 130, 64, 1}};
   on_every_isa([&] {
     for (const Case& c : cases) {
       const AttentionShape s = shape(c.batch, c.tokens, c.d_model, c.heads);
-      CAPTURE(c.tokens); CAPTURE(c.d_model); CAPTURE(c.heads);
+      CAPTURE(c.tokens);
+      CAPTURE(c.d_model);
+      CAPTURE(c.heads);
       std::vector<float> x;
       const MhaWeights w = seeded_weights(s, 5, x);
       std::vector<float> ref(x.size()), out(x.size());
@@ -114,7 +118,8 @@ TEST_CASE("bench forms: need_weights=True's weights are the heads' softmax weigh
         double sum = 0;
         for (int64_t j = 0; j <= i; ++j) {
           double dot = 0;
-          for (int64_t c = 0; c < hd; ++c) dot += proj(w.w_query, bi, i, hi * hd + c) * proj(w.w_key, bi, j, hi * hd + c);
+          for (int64_t c = 0; c < hd; ++c)
+            dot += proj(w.w_query, bi, i, hi * hd + c) * proj(w.w_key, bi, j, hi * hd + c);
           e[j] = dot / std::sqrt(double(hd));
         }
         double top = e[0];
@@ -194,19 +199,21 @@ TEST_CASE("bench forms: the report names each form's bonus row, the M3 figure an
     CHECK(text.find(ratio_text(*row.m3_ms / m3_mha)) != std::string::npos);
   }
   check_contains(r.out, {"ours/mha", "M3/mha", "ours ms", "max|diff|", "Row 9, FlexAttention", "mha → einsum (row 4",
-                         "fused-qkv → sdpa-mask (row 6", "fused-qkv → torch-mha (row 8", "Ordering",
-                         "eight ways", "Apple M3 CPU with PyTorch 2.4.0"});
+                         "fused-qkv → sdpa-mask (row 6", "fused-qkv → torch-mha (row 8", "Ordering", "eight ways",
+                         "Apple M3 CPU with PyTorch 2.4.0"});
   // Fits the classic 80 columns: the tables, the bars and the notes.
   for (const std::string& line : lines_of(r.out.substr(r.out.find("\nform"))))
     if (line.rfind("#", 0) == 0 || line.rfind("form", 0) == 0 || line.find("█") != std::string::npos) {
       CAPTURE(line);
       CHECK(line.size() <= 80 + 2 * 40);  // bytes: a █ or ░ is three bytes, one column
     }
-  const CliResult narrow = run_cli_env("COLUMNS=60", "bench --batch 1 --tokens 8 --d-model 16 --num-heads 2 --repeats 1 --threads 1");
+  const CliResult narrow =
+      run_cli_env("COLUMNS=60", "bench --batch 1 --tokens 8 --d-model 16 --num-heads 2 --repeats 1 --threads 1");
   REQUIRE(narrow.exit_code == 0);
   CHECK(narrow.out.find("torch-mha-weights") != std::string::npos);
   CHECK(narrow.out.find("M3/mha") != std::string::npos);
-  const CliResult zh = run_cli("bench --batch 1 --tokens 8 --d-model 16 --num-heads 2 --repeats 1 --threads 1 --lang zh");
+  const CliResult zh =
+      run_cli("bench --batch 1 --tokens 8 --d-model 16 --num-heads 2 --repeats 1 --threads 1 --lang zh");
   REQUIRE(zh.exit_code == 0);
   check_contains(zh.out, {"八种写法", "附加材料的行", "本机/mha", "第 9 行 FlexAttention", "2 Ch03_MHA"});
 }
@@ -246,7 +253,8 @@ TEST_CASE("bench forms: the memory check counts the forms' T x T matrices and re
 }
 
 TEST_CASE("bench forms: --forms times a subset, mha always, in the table's order, and a wrong name is one line") {
-  const CliResult r = run_cli("bench --forms torch-mha,einsum,einsum --batch 1 --tokens 10 --d-model 16 --num-heads 2 --repeats 1 --json -");
+  const CliResult r = run_cli(
+      "bench --forms torch-mha,einsum,einsum --batch 1 --tokens 10 --d-model 16 --num-heads 2 --repeats 1 --json -");
   CAPTURE(r.err);
   REQUIRE(r.exit_code == 0);
   const nlohmann::json j = nlohmann::json::parse(r.out);
@@ -261,7 +269,8 @@ TEST_CASE("bench forms: --forms times a subset, mha always, in the table's order
   CHECK(t.out.find("\nwrapper ") == std::string::npos);
   CHECK(t.out.find("Against the wrapper") == std::string::npos);
   CHECK(t.out.find("mha → einsum") == std::string::npos);
-  expect_usage_error("bench --forms mha,nope", "--forms mha,nope: \"nope\" is not a form of bench; list some of wrapper, mha");
+  expect_usage_error("bench --forms mha,nope",
+                     "--forms mha,nope: \"nope\" is not a form of bench; list some of wrapper, mha");
   expect_usage_error("bench --forms mha,,flash", "an empty name");
   expect_usage_error("bench --forms ''", "--forms");
   CHECK(parse_bench_forms("flash,mha,flash") == std::vector<std::string>{"flash", "mha"});
@@ -288,7 +297,8 @@ TEST_CASE("bench forms: the ordering note compares each form's side of mha with 
              form("flash", 50, 49, 51), form("einsum", 130, 100.5, 140)};
   const std::string text = render_bonus_section(r, Lang::En, 1000);
   CAPTURE(text);
-  CHECK(text.find("the same here as on the M3 for wrapper, flash; different for fused-qkv, einsum.") != std::string::npos);
+  CHECK(text.find("the same here as on the M3 for wrapper, flash; different for fused-qkv, einsum.") !=
+        std::string::npos);
   CHECK(text.find("sdpa-mask (row 6") == std::string::npos);  // not timed: no note
   CHECK(text.find("mha → einsum (row 4") != std::string::npos);
   r.forms = {form("mha", 100, 99, 101), form("flash", 50, 49, 51)};

@@ -13,9 +13,9 @@
 
 TEST_CASE("bench timing: runs per sample from a measured run time") {
   CHECK(attn::calls_per_sample(attn::kSampleMs) == 1);
-  CHECK(attn::calls_per_sample(30.0) == 1);     // a slow run is a sample alone
+  CHECK(attn::calls_per_sample(30.0) == 1);  // a slow run is a sample alone
   CHECK(attn::calls_per_sample(1000.0) == 1);
-  CHECK(attn::calls_per_sample(1.0) == 10);     // 10 ms samples
+  CHECK(attn::calls_per_sample(1.0) == 10);  // 10 ms samples
   CHECK(attn::calls_per_sample(0.02) == 500);
   CHECK(attn::calls_per_sample(0.3) == 33);
   CHECK(attn::calls_per_sample(1e-9) == attn::kMaxCallsPerSample);  // capped
@@ -25,11 +25,11 @@ TEST_CASE("bench timing: runs per sample from a measured run time") {
 
 TEST_CASE("bench timing: a form is timed until it has --repeats samples and 0.2 s, whichever comes later") {
   CHECK_FALSE(attn::timing_done(0, 0, 1));
-  CHECK_FALSE(attn::timing_done(1, 0.05, 1));     // the issue's --repeats 1 at a sub-millisecond size: go on
+  CHECK_FALSE(attn::timing_done(1, 0.05, 1));  // the issue's --repeats 1 at a sub-millisecond size: go on
   CHECK_FALSE(attn::timing_done(19, 199.9, 1));
   CHECK(attn::timing_done(20, 200.0, 1));
-  CHECK(attn::timing_done(1, 350.0, 1));          // one slow run is enough time
-  CHECK_FALSE(attn::timing_done(4, 5000.0, 5));   // --repeats stays the fewest samples
+  CHECK(attn::timing_done(1, 350.0, 1));         // one slow run is enough time
+  CHECK_FALSE(attn::timing_done(4, 5000.0, 5));  // --repeats stays the fewest samples
   CHECK(attn::timing_done(5, 5000.0, 5));
   CHECK(attn::timing_done(attn::kMaxSamples, 1.0, 1000000));  // never endless
 }
@@ -78,7 +78,8 @@ TEST_CASE("bench timing: the issue's tiny run repeats to 0.2 s, says how, and wr
     CHECK(f["runs"].get<int64_t>() >= static_cast<int64_t>(f["times_ms"].size()));
     CHECK(f["times_ms"].size() >= 1);
     sub_ms = sub_ms || f["median_ms"].get<double>() < 1;
-    CHECK(flat.find(f["name"].get<std::string>() + " " + std::to_string(f["runs"].get<int64_t>())) != std::string::npos);
+    CHECK(flat.find(f["name"].get<std::string>() + " " + std::to_string(f["runs"].get<int64_t>())) !=
+          std::string::npos);
   }
   CHECK(r.out.find("= 16.38 kFLOP + 4.096 kFLOP = 20.48 kFLOP\n") != std::string::npos);
   CHECK(r.out.find("0.00 ") == std::string::npos);
@@ -87,7 +88,8 @@ TEST_CASE("bench timing: the issue's tiny run repeats to 0.2 s, says how, and wr
   CHECK(r.out.find("# Timing: each form ran at least 1 times (--repeats)") != std::string::npos);
   // the noise is said exactly when a form's median is under a millisecond
   CHECK((flat.find("Under a millisecond per run a timing is mostly noise") != std::string::npos) == sub_ms);
-  const CliResult zh = run_cli("bench --batch 1 --tokens 8 --d-model 16 --num-heads 2 --repeats 1 --threads 1 --lang zh");
+  const CliResult zh =
+      run_cli("bench --batch 1 --tokens 8 --d-model 16 --num-heads 2 --repeats 1 --threads 1 --lang zh");
   REQUIRE(zh.exit_code == 0);
   CHECK(zh.out.find("计时方式") != std::string::npos);
   CHECK(zh.out.find("kFLOP") != std::string::npos);

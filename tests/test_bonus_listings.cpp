@@ -102,7 +102,8 @@ TEST_CASE("bonus listings: every torch.arange the classes and the step cells cal
   }
 }
 
-TEST_CASE("bonus listings: masked_fill_ where the bonus has it, gqa's assert and masked_fill, mla's _reshape_to_heads") {
+TEST_CASE(
+    "bonus listings: masked_fill_ where the bonus has it, gqa's assert and masked_fill, mla's _reshape_to_heads") {
   const std::string kv = joined(attn::listing("kv-cache", "MultiHeadAttention"));
   const std::string gqa = joined(attn::listing("gqa", "GroupedQueryAttention"));
   const std::string mla = joined(attn::listing("mla", "MultiHeadLatentAttention"));
@@ -120,7 +121,8 @@ TEST_CASE("bonus listings: masked_fill_ where the bonus has it, gqa's assert and
   for (const char* use : {"queries_all", "keys_all", "values_all"})
     CHECK(mla.find(std::string("self._reshape_to_heads(") + use + ", num_heads, head_dim)") != std::string::npos);
   CHECK(mla.find("        attn_scores = torch.matmul(queries, keys.transpose(-2, -1))\n") != std::string::npos);
-  CHECK(swa.find("        W = num_tokens_K + 1 if self.sliding_window_size is None else int(self.sliding_window_size)\n") !=
+  CHECK(swa.find(
+            "        W = num_tokens_K + 1 if self.sliding_window_size is None else int(self.sliding_window_size)\n") !=
         std::string::npos);
   CHECK(swa.find("attn_keep = min(keys.size(1), self.sliding_window_size + num_tokens - 1)") != std::string::npos);
   CHECK(before.find("attn_keep") == std::string::npos);  // the forward before the fix
@@ -139,8 +141,8 @@ TEST_CASE("bonus listings: only the lines the lesson adds are marked # added, an
   CHECK(kept != std::string::npos);
   CHECK(kv.find("# added", kv.find('\n', kept)) == std::string::npos);  // one added line
   for (const char* folder_cls : {"gqa", "mla"}) {
-    const std::string cls = joined(attn::listing(folder_cls, std::string(folder_cls) == "gqa" ? "GroupedQueryAttention"
-                                                                                              : "MultiHeadLatentAttention"));
+    const std::string cls = joined(attn::listing(
+        folder_cls, std::string(folder_cls) == "gqa" ? "GroupedQueryAttention" : "MultiHeadLatentAttention"));
     CHECK(cls.find("# added") == std::string::npos);
   }
   CHECK(joined(attn::listing("swa", "MultiHeadAttentionWithSWA")).find("# added") == std::string::npos);
@@ -163,7 +165,8 @@ TEST_CASE("bonus step cells: mla's forward steps keep the class's names, latent_
   // The exports keep `latent` (a learner's export of it still checks), bound by a line marked as added.
   CHECK(r.out.find("\nlatent = latent_total  # added") != std::string::npos);
   const CliResult j = run_cli("mla --json -");
-  for (const char* name : {"\"latent_new\"", "\"latent_total\"", "\"latent\""}) CHECK(j.out.find(name) != std::string::npos);
+  for (const char* name : {"\"latent_new\"", "\"latent_total\"", "\"latent\""})
+    CHECK(j.out.find(name) != std::string::npos);
 }
 
 TEST_CASE("swa: a cached multi-token prefill, NaN rows before the fix, the uncached output after") {
@@ -171,13 +174,17 @@ TEST_CASE("swa: a cached multi-token prefill, NaN rows before the fix, the uncac
     std::string args;
     int tokens, window;
   };
-  for (const Case& c : std::vector<Case>{{"swa", 6, 3}, {"swa --window 1", 6, 1}, {"swa --window 2 --seed 9", 6, 2},
-                                         {"swa --window 6", 6, 6}, {"swa --window 9 --qkv-bias", 6, 9},
+  for (const Case& c : std::vector<Case>{{"swa", 6, 3},
+                                         {"swa --window 1", 6, 1},
+                                         {"swa --window 2 --seed 9", 6, 2},
+                                         {"swa --window 6", 6, 6},
+                                         {"swa --window 9 --qkv-bias", 6, 9},
                                          {"swa --tokens 'a b c d e f g h i' --window 4", 9, 4}}) {
     CAPTURE(c.args);
     const json doc = lesson_json(c.args);
     const auto before = named(doc, "before"), rows = named(doc, "torch.isnan(before).any(dim=-1)"),
-               prefill = named(doc, "prefill"), full = named(doc, "full"), diff = named(doc, "(prefill - full).abs().max()");
+               prefill = named(doc, "prefill"), full = named(doc, "full"),
+               diff = named(doc, "(prefill - full).abs().max()");
     REQUIRE(before.size() == 1);
     REQUIRE(rows.size() == 1);
     REQUIRE(prefill.size() == 1);
@@ -218,7 +225,8 @@ TEST_CASE("swa module: the forward before the fix differs only for a multi-token
   Generator none;
   SlidingWindowAttention fixed = make(false), old = make(true);
   const Tensor full = fixed.forward(x, false, none, BernoulliPath::Default);
-  const Tensor a = fixed.forward(x, true, none, BernoulliPath::Default), b = old.forward(x, true, none, BernoulliPath::Default);
+  const Tensor a = fixed.forward(x, true, none, BernoulliPath::Default),
+               b = old.forward(x, true, none, BernoulliPath::Default);
   CHECK(a.values() == full.values());
   CHECK(fixed.cache_k->size(1) == 4);
   CHECK(old.cache_k->size(1) == 4);

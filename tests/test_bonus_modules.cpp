@@ -137,14 +137,16 @@ TEST_CASE("bonus modules: the KV cache's mask rows follow ptr_current_pos and st
   BonusAttentionTrace t;
   m.forward(token_slice(book_x(), 0, 3), true, gen, BernoulliPath::Default, &t);  // prefill: mask[0:3, :3]
   m.forward(token_slice(book_x(), 3, 2), true, gen, BernoulliPath::Default, &t);  // chunk: mask[3:5, :5]
-  CHECK(repr(t.mask_bool) == "tensor([[False, False, False, False,  True],\n        [False, False, False, False, False]])");
+  CHECK(repr(t.mask_bool) ==
+        "tensor([[False, False, False, False,  True],\n        [False, False, False, False, False]])");
   m.forward(token_slice(book_x(), 5, 1), true, gen, BernoulliPath::Default, &t);
   CHECK(m.cache_k->shape() == Shape{1, 6, 2, 2});
   try {
     m.forward(token_slice(book_x(), 5, 1), true, gen, BernoulliPath::Default);
     FAIL("a 7th token past context_length 6 must fail");
   } catch (const std::invalid_argument& e) {
-    CHECK(std::string(e.what()) == "The size of tensor a (7) must match the size of tensor b (6) at non-singleton dimension 3");
+    CHECK(std::string(e.what()) ==
+          "The size of tensor a (7) must match the size of tensor b (6) at non-singleton dimension 3");
   }
   m.reset_cache();
   CHECK_FALSE(m.cache_k.has_value());

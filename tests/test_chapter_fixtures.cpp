@@ -102,7 +102,8 @@ TEST_CASE("bernoulli mkl matches the independent MKL model") {
     const json& argv = kase.at("argv");
     for (size_t i = 0; i < argv.size(); ++i) {
       mkl = mkl || argv[i] == "mkl";
-      no_mask = no_mask || (argv[i] == "--dropout" && i + 1 < argv.size() && (argv[i + 1] == "1.0" || argv[i + 1] == "0.0"));
+      no_mask =
+          no_mask || (argv[i] == "--dropout" && i + 1 < argv.size() && (argv[i + 1] == "1.0" || argv[i + 1] == "0.0"));
     }
     CHECK(mkl != no_mask);
     dropout_cases += kase.at("lesson") == "dropout";

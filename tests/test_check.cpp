@@ -105,9 +105,10 @@ TEST_CASE("check: an earlier value with nothing after it is a match that says wh
   const std::string dir = temp_dir();
   const CliResult r = check(write_file(dir, "alone.json", doc.dump()));
   CHECK(r.exit_code == 0);
-  CHECK(r.out.find("\u2713 attn_weights  (2, 2, 6, 6)  = In [4], its value after `attn_weights = torch.softmax(attn_scores / "
-                   "keys.shape[-1]**0.5, dim=-1)`, taken before `attn_weights = self.dropout(attn_weights)` (nothing you "
-                   "exported after it says otherwise)") != std::string::npos);
+  CHECK(r.out.find(
+            "\u2713 attn_weights  (2, 2, 6, 6)  = In [4], its value after `attn_weights = torch.softmax(attn_scores / "
+            "keys.shape[-1]**0.5, dim=-1)`, taken before `attn_weights = self.dropout(attn_weights)` (nothing you "
+            "exported after it says otherwise)") != std::string::npos);
   CHECK(r.out.find("Diagnosis") == std::string::npos);
   // Saying where it was taken gives the plain match.
   doc["tensors"][0]["cell"] = 4;
@@ -144,7 +145,8 @@ TEST_CASE("check: when several known mistakes give the numbers, each is offered,
     std::vector<attn::Binding> tl = nb.timeline();
     for (attn::Binding& b : tl)
       if (b.name == "mask") b.tensor = changed;
-    return std::vector<attn::WhatIf>{{"tril-mask", "one", tl}, {"triu-diagonal", "two", tl}, {"tril-mask", "three", tl}};
+    return std::vector<attn::WhatIf>{
+        {"tril-mask", "one", tl}, {"triu-diagonal", "two", tl}, {"tril-mask", "three", tl}};
   };
   const attn::CheckReport r = attn::check_export(ex, nb, what_ifs);
   REQUIRE(r.diagnoses.size() == 2);
@@ -159,8 +161,11 @@ TEST_CASE("check: a correct export of every lesson passes") {
   for (const attn::LessonInfo& lesson : attn::lessons()) {
     INFO(lesson.name);
     const CliResult r = check(kMistakes + "correct-" + lesson.name + ".json");
-    CHECK_MESSAGE(r.exit_code == 0, "tests/fixtures/mistakes/correct-" << lesson.name << ".json: real PyTorch's export of the "
-                                    "lesson (tools/gen_mistake_fixtures.py, or tools/gen_bonus_fixtures.py --exports)");
+    CHECK_MESSAGE(r.exit_code == 0,
+                  "tests/fixtures/mistakes/correct-"
+                      << lesson.name
+                      << ".json: real PyTorch's export of the "
+                         "lesson (tools/gen_mistake_fixtures.py, or tools/gen_bonus_fixtures.py --exports)");
     CHECK(r.out.find("checked tensors match the lesson.") != std::string::npos);
     CHECK(r.out.find("\u2717") == std::string::npos);
   }
@@ -169,11 +174,9 @@ TEST_CASE("check: a correct export of every lesson passes") {
 TEST_CASE("check: the stale attn_scores export is a reader's run on Intel/Windows") {
   const CliResult r = check(kMistakes + "stale-scores.json");
   CHECK(r.exit_code == 1);
-  check_contains(r.out, {"tensor([[[0.4772, 0.1063, 0.4566, 0.2729],",
-                         "[0.5668, 0.2819, 0.5771, 0.3006],",
+  check_contains(r.out, {"tensor([[[0.4772, 0.1063, 0.4566, 0.2729],", "[0.5668, 0.2819, 0.5771, 0.3006],",
                          "[0.5093, 0.3362, 0.5375, 0.2530]]])",
-                         "Diagnosis: scores that do not come from the module's own queries and keys",
-                         "attn_socres",
+                         "Diagnosis: scores that do not come from the module's own queries and keys", "attn_socres",
                          "a reader's run on Intel/Windows"});  // with the generator carried over
 }
 
@@ -184,10 +187,10 @@ TEST_CASE("check: the report shows both tensors and where they differ") {
   // the whole cell the lesson's value comes from
   CHECK(r.out.find("In [6]:\n    mask = torch.triu(torch.ones(context_length, context_length), diagonal=1)\n"
                    "    masked = attn_scores.masked_fill(mask.bool(), -torch.inf)\n") != std::string::npos);
-  check_contains(r.out, {"yours:", "attn-tutor:",
-                         "tensor([[1., 1., 1., 1., 1., 1.],     tensor([[0., 1., 1., 1., 1., 1.],",
-                         "6 of 36 values differ (max |diff| 1); the first at [0, 0]: yours 1.0,\n  attn-tutor 0.0",  // 80 columns
-                         "    x . . . . .\n    . x . . . .\n", "3 match, 4 differ."});
+  check_contains(
+      r.out, {"yours:", "attn-tutor:", "tensor([[1., 1., 1., 1., 1., 1.],     tensor([[0., 1., 1., 1., 1., 1.],",
+              "6 of 36 values differ (max |diff| 1); the first at [0, 0]: yours 1.0,\n  attn-tutor 0.0",  // 80 columns
+              "    x . . . . .\n    . x . . . .\n", "3 match, 4 differ."});
 }
 
 TEST_CASE("check: a difference no known mistake explains") {
@@ -202,13 +205,14 @@ TEST_CASE("check: a difference no known mistake explains") {
 
 TEST_CASE("check: the tool's own exports pass, options and all") {
   const std::string dir = temp_dir();
-  const std::string inputs = write_file(dir, "in.json", "{\"tokens\": [\"a\", \"b\", \"c\"], \"inputs\": [[0.1, 0.2], [0.3, -0.4], [0.001, 5]]}");
+  const std::string inputs = write_file(
+      dir, "in.json", "{\"tokens\": [\"a\", \"b\", \"c\"], \"inputs\": [[0.1, 0.2], [0.3, -0.4], [0.001, 5]]}");
   for (const std::string& args :
        {std::string("naive-scores"), std::string("softmax --inputs ") + inputs,
         std::string("trainable --init randn --seed 42"), std::string("causal-mask --tokens 'the cat sat' --d-in 4"),
         std::string("dropout --dropout 0.3 --bernoulli mkl"), std::string("wrapper --no-reseed --num-heads 3"),
-        std::string("mha --seed -5 --d-out 4 --qkv-bias --dropout 0.1 --inputs ") + inputs,
-        std::string("course-mha"), std::string("d2l-mha --num-hiddens 10")}) {
+        std::string("mha --seed -5 --d-out 4 --qkv-bias --dropout 0.1 --inputs ") + inputs, std::string("course-mha"),
+        std::string("d2l-mha --num-hiddens 10")}) {
     INFO(args);
     const std::string path = dir + "/own.json";
     REQUIRE(run_cli(args + " --json " + path).exit_code == 0);
@@ -226,26 +230,36 @@ TEST_CASE("check: bad input is one line and exit 2") {
                      "attn-tutor/1");
   expect_usage_error("check " + write_file(dir, "noschema.json", "[1, 2]"), "schema");
   const std::string tensor = "\"tensors\": [{\"name\": \"context_vecs\", \"shape\": [2], \"data\": [1.0, 2.0]}]";
-  expect_usage_error("check " + write_file(dir, "lesson.json", "{\"schema\": \"attn-tutor/1\", \"lesson\": \"chapter4\", " +
-                                                                   tensor + "}"),
+  expect_usage_error("check " + write_file(dir, "lesson.json",
+                                           "{\"schema\": \"attn-tutor/1\", \"lesson\": \"chapter4\", " + tensor + "}"),
                      "chapter4");
-  expect_usage_error("check " + write_file(dir, "names.json", "{\"schema\": \"attn-tutor/1\", \"lesson\": \"mha\", "
-                                                              "\"tensors\": [{\"name\": \"my_output\", \"data\": [1.0]}]}"),
+  expect_usage_error("check " + write_file(dir, "names.json",
+                                           "{\"schema\": \"attn-tutor/1\", \"lesson\": \"mha\", "
+                                           "\"tensors\": [{\"name\": \"my_output\", \"data\": [1.0]}]}"),
                      "my_output");
-  expect_usage_error("check " + write_file(dir, "ragged.json", "{\"schema\": \"attn-tutor/1\", \"lesson\": \"mha\", "
-                                                               "\"tensors\": [{\"name\": \"batch\", \"data\": [[1.0], [2.0, 3.0]]}]}"),
+  expect_usage_error("check " + write_file(dir, "ragged.json",
+                                           "{\"schema\": \"attn-tutor/1\", \"lesson\": \"mha\", "
+                                           "\"tensors\": [{\"name\": \"batch\", \"data\": [[1.0], [2.0, 3.0]]}]}"),
                      "batch");
-  expect_usage_error("check " + write_file(dir, "shape.json", "{\"schema\": \"attn-tutor/1\", \"lesson\": \"mha\", "
-                                                              "\"tensors\": [{\"name\": \"batch\", \"shape\": [3], \"data\": [1.0, 2.0]}]}"),
-                     "shape");
-  expect_usage_error("check " + write_file(dir, "config.json", "{\"schema\": \"attn-tutor/1\", \"lesson\": \"mha\", "
-                                                               "\"config\": {\"d_out\": 0}, " + tensor + "}"),
+  expect_usage_error(
+      "check " + write_file(dir, "shape.json",
+                            "{\"schema\": \"attn-tutor/1\", \"lesson\": \"mha\", "
+                            "\"tensors\": [{\"name\": \"batch\", \"shape\": [3], \"data\": [1.0, 2.0]}]}"),
+      "shape");
+  expect_usage_error("check " + write_file(dir, "config.json",
+                                           "{\"schema\": \"attn-tutor/1\", \"lesson\": \"mha\", "
+                                           "\"config\": {\"d_out\": 0}, " +
+                                               tensor + "}"),
                      "config.d_out");
-  expect_usage_error("check " + write_file(dir, "heads.json", "{\"schema\": \"attn-tutor/1\", \"lesson\": \"mha\", "
-                                                              "\"config\": {\"d_out\": 3, \"num_heads\": 2}, " + tensor + "}"),
+  expect_usage_error("check " + write_file(dir, "heads.json",
+                                           "{\"schema\": \"attn-tutor/1\", \"lesson\": \"mha\", "
+                                           "\"config\": {\"d_out\": 3, \"num_heads\": 2}, " +
+                                               tensor + "}"),
                      "divisible");
-  expect_usage_error("check " + write_file(dir, "file.json", "{\"schema\": \"attn-tutor/1\", \"lesson\": \"mha\", "
-                                                             "\"config\": {\"inputs\": \"mine.json\"}, " + tensor + "}"),
+  expect_usage_error("check " + write_file(dir, "file.json",
+                                           "{\"schema\": \"attn-tutor/1\", \"lesson\": \"mha\", "
+                                           "\"config\": {\"inputs\": \"mine.json\"}, " +
+                                               tensor + "}"),
                      "inputs_data");
   expect_usage_error("check", "FILE");
 }
@@ -269,7 +283,8 @@ TEST_CASE("check: --color always paints the verdicts") {
 TEST_CASE("check: parse_export reads the schema's values") {
   const attn::LearnerExport ex = attn::parse_export(
       "{\"schema\": \"attn-tutor/1\", \"lesson\": \"causal-mask\", \"config\": {\"seed\": null}, \"tokens\": [\"a\"], "
-      "\"tensors\": [{\"name\": \"masked\", \"shape\": [1, 3], \"dtype\": \"float32\", \"data\": [[0.5, \"-inf\", \"nan\"]]},"
+      "\"tensors\": [{\"name\": \"masked\", \"shape\": [1, 3], \"dtype\": \"float32\", \"data\": [[0.5, \"-inf\", "
+      "\"nan\"]]},"
       " {\"name\": \"mask_bool\", \"shape\": [2], \"dtype\": \"bool\", \"data\": [true, false]},"
       " {\"name\": \"d_k\", \"shape\": [], \"dtype\": \"int64\", \"data\": 2},"
       " {\"name\": \"empty\", \"shape\": [0, 3], \"data\": []}]}",
@@ -289,11 +304,14 @@ TEST_CASE("check: parse_export reads the schema's values") {
   CHECK_THROWS_AS(attn::parse_export("{\"schema\": \"attn-tutor/1\", \"lesson\": \"mha\", \"tensors\": []}", "x"),
                   attn::UsageError);
   const attn::LearnerExport hinted = attn::parse_export(
-      "{\"schema\": \"attn-tutor/1\", \"lesson\": \"mha\", \"tensors\": [{\"name\": \"a\", \"cell\": 7, \"data\": 1.0}]}", "x");
+      "{\"schema\": \"attn-tutor/1\", \"lesson\": \"mha\", \"tensors\": [{\"name\": \"a\", \"cell\": 7, \"data\": "
+      "1.0}]}",
+      "x");
   REQUIRE(hinted.tensors[0].cell);
   CHECK(*hinted.tensors[0].cell == 7);
   CHECK_THROWS_AS(attn::parse_export("{\"schema\": \"attn-tutor/1\", \"lesson\": \"mha\", \"tensors\": "
-                                     "[{\"name\": \"a\", \"cell\": \"7\", \"data\": 1.0}]}", "x"),
+                                     "[{\"name\": \"a\", \"cell\": \"7\", \"data\": 1.0}]}",
+                                     "x"),
                   attn::UsageError);
 }
 

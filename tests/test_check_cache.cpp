@@ -48,7 +48,12 @@ TEST_CASE("check: the book's printed context_vec exported last is a match, not o
 }
 
 TEST_CASE("check: the KV cache and sliding-window mistakes are named at the right tensor") {
-  const struct { const char* fixture; const char* first; const char* diagnosis; const char* detail; } cases[] = {
+  const struct {
+    const char* fixture;
+    const char* first;
+    const char* diagnosis;
+    const char* detail;
+  } cases[] = {
       {"swa-window-off-by-one", "First difference: mask_bool (", "sliding window one token too wide",
        "mask_bool = (diff < 0) | (diff > 3): 4 keys visible."},
       {"swa-cache-oldest", "First difference: swa.cache_k (", "sliding-window cache keeping the oldest tokens",
@@ -101,7 +106,11 @@ TEST_CASE("check: the declared settings are checked against every exported shape
 }
 
 TEST_CASE("check: an export that forgets num_kv_groups, latent_dim or window is named") {
-  const struct { const char* fixture; const char* first; const char* setting; } cases[] = {
+  const struct {
+    const char* fixture;
+    const char* first;
+    const char* setting;
+  } cases[] = {
       {"export-settings-kv-groups", "First difference: keys_new (",
        "num_kv_groups=1: export(..., num_kv_groups=1), as attn-tutor gqa --num-kv-groups 1 runs it."},
       {"export-settings-latent", "First difference: latent (",
@@ -115,7 +124,8 @@ TEST_CASE("check: an export that forgets num_kv_groups, latent_dim or window is 
     const CliResult r = check_fixture(c.fixture);
     CHECK(r.exit_code == 1);
     CHECK(r.out.find(c.first) != std::string::npos);
-    CHECK(r.out.find("\nDiagnosis: an export whose tensors show other settings than it declares\n") != std::string::npos);
+    CHECK(r.out.find("\nDiagnosis: an export whose tensors show other settings than it declares\n") !=
+          std::string::npos);
     CHECK(flat(r.out).find(c.setting) != std::string::npos);
   }
   // Without the tensor whose shape differs: the values alone name it.
@@ -124,15 +134,18 @@ TEST_CASE("check: an export that forgets num_kv_groups, latent_dim or window is 
     nlohmann::json values = nlohmann::json::parse(read_text_file(kMistakes + fixture + ".json"));
     values["tensors"].erase(1);  // keys_new, latent
     REQUIRE(values["tensors"][0]["name"] == "attn_weights");
-    const CliResult r = run_cli_wide("check '" + write_file(temp_dir(), "values.json", values.dump()) + "' --color never");
+    const CliResult r =
+        run_cli_wide("check '" + write_file(temp_dir(), "values.json", values.dump()) + "' --color never");
     CHECK(r.exit_code == 1);
     CHECK(r.out.find("First difference: attn_weights (") != std::string::npos);
-    CHECK(r.out.find("\nDiagnosis: an export whose tensors show other settings than it declares\n") != std::string::npos);
+    CHECK(r.out.find("\nDiagnosis: an export whose tensors show other settings than it declares\n") !=
+          std::string::npos);
   }
   // Stated, the same numbers pass.
   nlohmann::json doc = nlohmann::json::parse(read_text_file(kMistakes + "export-settings-window.json"));
   doc["config"]["window"] = 2;
-  const CliResult fixed = run_cli_wide("check '" + write_file(temp_dir(), "window.json", doc.dump()) + "' --color never");
+  const CliResult fixed =
+      run_cli_wide("check '" + write_file(temp_dir(), "window.json", doc.dump()) + "' --color never");
   CHECK(fixed.exit_code == 0);
 }
 

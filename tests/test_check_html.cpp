@@ -20,7 +20,8 @@ const std::string kMistakes = std::string(ATTN_TEST_FIXTURE_DIR) + "/mistakes/";
 std::vector<std::string> split_lines(const std::string& text) {
   std::vector<std::string> lines;
   size_t from = 0;
-  for (size_t nl; (nl = text.find('\n', from)) != std::string::npos; from = nl + 1) lines.push_back(text.substr(from, nl - from));
+  for (size_t nl; (nl = text.find('\n', from)) != std::string::npos; from = nl + 1)
+    lines.push_back(text.substr(from, nl - from));
   if (from < text.size()) lines.push_back(text.substr(from));
   return lines;
 }
@@ -32,7 +33,8 @@ std::string rstrip(std::string s) {
 
 // The two tensors of the text report's side-by-side block ("yours:" and "attn-tutor:" columns), each
 // with `lines` lines.
-void text_columns(const std::string& report, size_t left_lines, size_t right_lines, std::string& left, std::string& right) {
+void text_columns(const std::string& report, size_t left_lines, size_t right_lines, std::string& left,
+                  std::string& right) {
   const std::vector<std::string> lines = split_lines(report);
   size_t head = 0;
   while (head < lines.size() && lines[head].rfind("yours:", 0) != 0) ++head;
@@ -63,8 +65,8 @@ std::string trailing_spaces_removed(const std::string& text) {
 }  // namespace
 
 TEST_CASE("check --html: the marks are exactly the differing values the text report counts") {
-  const char* fixtures[] = {"dropout-on-scores", "dropout-reseed", "mask-after-softmax", "eval-mode", "softmax-dim",
-                            "repeat-valid-lens", "stale-scores"};
+  const char* fixtures[] = {"dropout-on-scores", "dropout-reseed",    "mask-after-softmax", "eval-mode",
+                            "softmax-dim",       "repeat-valid-lens", "stale-scores"};
   for (const char* name : fixtures) {
     const std::string path = kMistakes + name + ".json";
     CAPTURE(path);
@@ -139,7 +141,8 @@ TEST_CASE("check --html: a hostile tensor name reaches the HTML escaped") {
   const std::string hostile = "<script>alert(1)</script>\\u202e&amp;";
   const size_t at = fixture.find("\"name\": \"attn_scores\"");
   REQUIRE(at != std::string::npos);
-  fixture.insert(fixture.find("{", at - 4), "{\"name\": \"" + hostile + "\", \"shape\": [1], \"dtype\": \"float32\", \"data\": [1.0]},\n  ");
+  fixture.insert(fixture.find("{", at - 4),
+                 "{\"name\": \"" + hostile + "\", \"shape\": [1], \"dtype\": \"float32\", \"data\": [1.0]},\n  ");
   const std::string path = write_file(dir, "hostile.json", fixture);
   const CliResult html = run_cli("check " + path + " --html -");
   CAPTURE(html.err);
@@ -179,5 +182,6 @@ TEST_CASE("check --html: when the shapes differ, every entry of both tensors is 
   REQUIRE(ours.size() == 1);
   CHECK(count_of(yours[0], "<mark class=\"diff\">") == 2 * 6 * 4);
   CHECK(count_of(ours[0], "<mark class=\"diff\">") == 2 * 6 * 2);
-  CHECK(html.out.find("<p class=\"summary\">Your shape is (2, 6, 4), the lesson&#39;s (2, 6, 2).</p>") != std::string::npos);
+  CHECK(html.out.find("<p class=\"summary\">Your shape is (2, 6, 4), the lesson&#39;s (2, 6, 2).</p>") !=
+        std::string::npos);
 }

@@ -15,8 +15,8 @@ const std::string kLessonTraces = std::string(ATTN_TEST_FIXTURE_DIR) + "/traces/
 }  // namespace
 
 TEST_CASE("check program: every lesson's own --py program, traced, checks clean against its lesson") {
-  const std::vector<std::string> lessons = {"naive-scores", "softmax", "trainable", "causal-mask", "dropout",
-                                            "wrapper",      "mha",     "course-mha", "d2l-mha",    "kv-cache",
+  const std::vector<std::string> lessons = {"naive-scores", "softmax", "trainable",  "causal-mask", "dropout",
+                                            "wrapper",      "mha",     "course-mha", "d2l-mha",     "kv-cache",
                                             "gqa",          "mla",     "swa"};
   for (const std::string& lesson : lessons) {
     CAPTURE(lesson);
@@ -39,7 +39,8 @@ TEST_CASE("check program: the whole chapter's program and notebook check clean a
     CHECK(r.out.find("✗") == std::string::npos);
   }
   // The notebook's tensors are named by cell.
-  CHECK(run_cli_wide("check '" + kLessonTraces + "/chapter-ipynb.json' --color never").out.find("cell ") != std::string::npos);
+  CHECK(run_cli_wide("check '" + kLessonTraces + "/chapter-ipynb.json' --color never").out.find("cell ") !=
+        std::string::npos);
 }
 
 TEST_CASE("check program: a chapter program with one mistake differs at it, with its lesson's diagnosis") {

@@ -41,8 +41,8 @@ nlohmann::json fake_trace(const std::string& program) {
   const std::string dir = temp_dir();
   const std::string tracer = write_file(dir, "tracer.py", embedded_tracer());
   const std::string out = dir + "/trace.json";
-  const std::string cmd = "cd '" + dir + "' && PYTHONPATH='" + kTrace + "/fake_torch' python3 '" + tracer + "' '" + program +
-                          "' '" + out + "' >/dev/null 2>&1";
+  const std::string cmd = "cd '" + dir + "' && PYTHONPATH='" + kTrace + "/fake_torch' python3 '" + tracer + "' '" +
+                          program + "' '" + out + "' >/dev/null 2>&1";
   REQUIRE(std::system(cmd.c_str()) == 0);
   return nlohmann::json::parse(read_text_file(out));
 }
@@ -115,7 +115,9 @@ TEST_CASE("check program: a loop, a flood, a crash, no torch, no python: one lin
                                          {"notorch.sh", "", "cannot import torch"},
                                          {"no-such-python-xyz", "", "--python no-such-python-xyz: not found"}}) {
     CAPTURE(c.python);
-    const std::string py = c.python.find('/') == std::string::npos && c.python.find(".sh") != std::string::npos ? python(c.python) : c.python;
+    const std::string py = c.python.find('/') == std::string::npos && c.python.find(".sh") != std::string::npos
+                               ? python(c.python)
+                               : c.python;
     const CliResult r = run_cli_env("TMPDIR='" + tmp + "'", "check " + prog + " --python '" + py + "'" + c.extra);
     CAPTURE(r.err);
     CHECK(r.exit_code == 2);
@@ -135,9 +137,9 @@ TEST_CASE("check program: a loop, a flood, a crash, no torch, no python: one lin
 TEST_CASE("check program: SIGTERM while the program runs removes the trace folder and the program") {
   const std::string tmp = temp_dir();
   const std::string dir = temp_dir();
-  const std::string script = "cd '" + dir + "' || exit 1\nLOOP_PID_FILE='" + dir + "/loop' TMPDIR='" + tmp + "' '" + ATTN_TUTOR_EXE +
-                             "' check '" + kTraces + "/programs/mha-correct.py' --python '" + python("loop.sh") +
-                             "' --timeout 60 >/dev/null 2>&1 &\npid=$!; sleep 1; ls '" + tmp +
+  const std::string script = "cd '" + dir + "' || exit 1\nLOOP_PID_FILE='" + dir + "/loop' TMPDIR='" + tmp + "' '" +
+                             ATTN_TUTOR_EXE + "' check '" + kTraces + "/programs/mha-correct.py' --python '" +
+                             python("loop.sh") + "' --timeout 60 >/dev/null 2>&1 &\npid=$!; sleep 1; ls '" + tmp +
                              "' > before; kill -TERM $pid; wait $pid; echo $? > code";
   REQUIRE(std::system(("sh '" + write_file(dir, "run.sh", script + "\n") + "'").c_str()) >= 0);
   CHECK(read_text_file(dir + "/before").find("attn-tutor-trace-") != std::string::npos);  // it was there
@@ -162,15 +164,14 @@ TEST_CASE("check program: the tracer records names, scopes, lines, in-place chan
   CHECK(t["kind"] == "script");
   std::vector<std::string> got;
   for (const auto& e : t["events"])
-    got.push_back(e["kind"].get<std::string>() + " " + e["name"].get<std::string>() + " " + e["scope"].get<std::string>() +
-                  " " + std::to_string(e["line"].get<int>()));
+    got.push_back(e["kind"].get<std::string>() + " " + e["name"].get<std::string>() + " " +
+                  e["scope"].get<std::string>() + " " + std::to_string(e["line"].get<int>()));
   // The module's tensor attributes and buffers also as LAYER.NAME at module level (its parameters once), and
   // a name bound again to the tensor it held (line 26) is a binding too.
   const std::vector<std::string> want = {
-      "bind inputs module 5",     "bind self.W self 11",          "bind self.mask self 12",
-      "bind self.factor self 13", "bind layer.W module 21",       "bind layer.factor module 21",
-      "bind layer.mask module 21", "bind keys local 16",          "in_place keys local 17",
-      "bind out module 22",       "in_place out module 23",       "bind out module 26"};
+      "bind inputs module 5",   "bind self.W self 11",         "bind self.mask self 12",    "bind self.factor self 13",
+      "bind layer.W module 21", "bind layer.factor module 21", "bind layer.mask module 21", "bind keys local 16",
+      "in_place keys local 17", "bind out module 22",          "in_place out module 23",    "bind out module 26"};
   CHECK(got == want);
   CHECK(t["events"][5]["owner"] == "layer");
   CHECK(!t["events"][4].contains("owner"));  // a parameter: the module's own name path, no owner
@@ -188,7 +189,8 @@ TEST_CASE("check program: the tracer records names, scopes, lines, in-place chan
   CHECK(t["seeds"][1]["line"] == 24);
   REQUIRE(t["modules"].size() == 1);
   CHECK(t["modules"][0]["class"] == "Scale");
-  CHECK(t["modules"][0]["args"] == nlohmann::json::parse(R"({"d_in": 3, "d_out": 4, "dropout": 0.5, "qkv_bias": false})"));
+  CHECK(t["modules"][0]["args"] ==
+        nlohmann::json::parse(R"({"d_in": 3, "d_out": 4, "dropout": 0.5, "qkv_bias": false})"));
   CHECK(t["modules"][0]["line"] == 21);
   CHECK(t["settings"] == nlohmann::json::parse(R"({"num_heads": 2})"));  // a global named as a setting
   // Sequence numbers: one order for events, seeds and modules.
@@ -214,7 +216,8 @@ TEST_CASE("check program: the tracer runs a notebook's code cells in order, magi
 }
 
 TEST_CASE("check program: what the notebook's program raised, in the learner's terms") {
-  const CliResult r = run_cli_wide("check '" + kTrace + "/programs/cells.ipynb' --python '" + python("faketorch.sh") + "'");
+  const CliResult r =
+      run_cli_wide("check '" + kTrace + "/programs/cells.ipynb' --python '" + python("faketorch.sh") + "'");
   CHECK(r.exit_code == 2);
   CHECK(count_lines(r.err) == 1);
   CHECK(r.err.find("`ZeroDivisionError: division by zero` at cell 4, line 3 of") != std::string::npos);
@@ -232,7 +235,8 @@ TEST_CASE("check program: what the notebook's program raised, in the learner's t
 }
 
 TEST_CASE("check program: the program's own output stays out of the report") {
-  const CliResult r = run_cli_wide("check '" + kTraces + "/programs/mha-correct.py' --python '" + python("canned.sh") + "'");
+  const CliResult r =
+      run_cli_wide("check '" + kTraces + "/programs/mha-correct.py' --python '" + python("canned.sh") + "'");
   CHECK(r.exit_code == 0);
   CHECK(r.out.find("lesson mha inferred from your program") != std::string::npos);
   CHECK(r.out.find("the program printed this") == std::string::npos);
@@ -245,22 +249,27 @@ TEST_CASE("check program: traces of real torch give each program's verdict, in t
     int code;
     std::string lesson, mentions;
   };
-  for (const Case& c : std::vector<Case>{
-           {"mha-correct.json", 0, "mha", "line 43 of mha-correct.py (`attn_weights = torch.softmax("},
-           {"mha-noscale.json", 1, "mha", "Diagnosis: no √d_k scaling"},
-           {"causal-correct.json", 0, "causal-mask", "line 57 of causal-correct.py (`mask = torch.triu("},
-           {"causal-correct-ipynb.json", 0, "causal-mask", "cell 5, line 1 of causal-correct.ipynb (`mask = torch.triu("},
-           {"causal-triu.json", 1, "causal-mask", "Diagnosis: mask with triu missing diagonal=1"},
-           {"causal-triu-ipynb.json", 1, "causal-mask", "yours: cell 5, line 1 of causal-triu.ipynb (`mask = torch.triu("},
-           {"trainable-correct.json", 0, "trainable", "settings: the book's"},
-           {"trainable-correct-ipynb.json", 0, "trainable", "cell 7, line 2 of trainable-correct.ipynb (`attn_weights_2 = "},
-           // CausalAttention's cells, then the wrapper: the wrapper's lesson, whose merged heads the other leaves out
-           {"wrapper-correct.json", 0, "wrapper", "line 64 of wrapper-correct.py (`context_vecs = mha(batch)`)"},
-           {"wrapper-reversed.json", 1, "wrapper", "line 64 of wrapper-reversed.py (`context_vecs = mha(batch)`)"},
-           // A context vector summed by rebinding in a loop: its last value only, no false difference.
-           {"softmax-accumulate.json", 0, "softmax", "line 19 of softmax-accumulate.py (`context_vec_2 = context_vec_2 + "},
-           // A step the lesson does not have (dropout on the scores) inside forward: named from the merged heads, as its export is.
-           {"wrapper-dropout-scores.json", 1, "wrapper", "Diagnosis: dropout on the scores before softmax"}}) {
+  for (
+      const Case& c : std::vector<Case>{
+          {"mha-correct.json", 0, "mha", "line 43 of mha-correct.py (`attn_weights = torch.softmax("},
+          {"mha-noscale.json", 1, "mha", "Diagnosis: no √d_k scaling"},
+          {"causal-correct.json", 0, "causal-mask", "line 57 of causal-correct.py (`mask = torch.triu("},
+          {"causal-correct-ipynb.json", 0, "causal-mask",
+           "cell 5, line 1 of causal-correct.ipynb (`mask = torch.triu("},
+          {"causal-triu.json", 1, "causal-mask", "Diagnosis: mask with triu missing diagonal=1"},
+          {"causal-triu-ipynb.json", 1, "causal-mask",
+           "yours: cell 5, line 1 of causal-triu.ipynb (`mask = torch.triu("},
+          {"trainable-correct.json", 0, "trainable", "settings: the book's"},
+          {"trainable-correct-ipynb.json", 0, "trainable",
+           "cell 7, line 2 of trainable-correct.ipynb (`attn_weights_2 = "},
+          // CausalAttention's cells, then the wrapper: the wrapper's lesson, whose merged heads the other leaves out
+          {"wrapper-correct.json", 0, "wrapper", "line 64 of wrapper-correct.py (`context_vecs = mha(batch)`)"},
+          {"wrapper-reversed.json", 1, "wrapper", "line 64 of wrapper-reversed.py (`context_vecs = mha(batch)`)"},
+          // A context vector summed by rebinding in a loop: its last value only, no false difference.
+          {"softmax-accumulate.json", 0, "softmax",
+           "line 19 of softmax-accumulate.py (`context_vec_2 = context_vec_2 + "},
+          // A step the lesson does not have (dropout on the scores) inside forward: named from the merged heads, as its export is.
+          {"wrapper-dropout-scores.json", 1, "wrapper", "Diagnosis: dropout on the scores before softmax"}}) {
     CAPTURE(c.trace);
     const CliResult r = run_cli_wide("check '" + kTraces + "/" + c.trace + "' --color never");
     CAPTURE(r.out);

@@ -83,16 +83,19 @@ TEST_CASE("check program: a value a loop repeats from an earlier step is not pla
   // A KV cache whose mask rows come from row 0: every cached step's `out` is the first step's. Each of the
   // lesson's entries places one value, so steps 2 to 5 are compared with the lesson's steps 2 to 5 (a ✗
   // each), never passed as a ✓ of step 1.
-  const CliResult r = run_cli_wide("check '" + std::string(ATTN_TEST_FIXTURE_DIR) + "/traces/kv-mask-row0.json' --color never");
+  const CliResult r =
+      run_cli_wide("check '" + std::string(ATTN_TEST_FIXTURE_DIR) + "/traces/kv-mask-row0.json' --color never");
   CAPTURE(r.out);
   CHECK(r.exit_code == 1);
   CHECK(r.out.find("lesson kv-cache inferred from your program") != std::string::npos);
   size_t matched_out = 0;
-  for (size_t at = r.out.find("\u2713 out "); at != std::string::npos; at = r.out.find("\u2713 out ", at + 1)) ++matched_out;
+  for (size_t at = r.out.find("\u2713 out "); at != std::string::npos; at = r.out.find("\u2713 out ", at + 1))
+    ++matched_out;
   CHECK(matched_out == 1);
   // Each step's `out` is checked at its own step, In [5] to In [9].
   for (int cell = 5; cell <= 9; ++cell)
-    CHECK(r.out.find("\u2717 out           (1, 1, 4)     differs from In [" + std::to_string(cell) + "]") != std::string::npos);
+    CHECK(r.out.find("\u2717 out           (1, 1, 4)     differs from In [" + std::to_string(cell) + "]") !=
+          std::string::npos);
   CHECK(r.out.find("Diagnosis: KV-cache mask rows taken from row 0") != std::string::npos);
 }
 
@@ -103,17 +106,20 @@ TEST_CASE("check program: a traced value a call repeats or a module keeps is nam
   struct Case {
     std::string trace, first, where, diagnosis;
   };
-  for (const Case& c : std::vector<Case>{
-           {"kv-mask-row0.json", "mask_bool", "line 65 of kv-mask-row0.py (`out = mha(x[:, i:i + 1, :], use_cache=True)`): "
-                                              "differs from the lesson's In [5]",
-            "KV-cache mask rows taken from row 0"},
-           {"swa-cache-oldest.json", "swa.cache_k",
-            "line 66 of swa-cache-oldest.py (`out = swa(x[:, i:i + 1, :], use_cache=True)`): differs from the lesson's In [8]",
-            "sliding-window cache keeping the oldest tokens"},
-           {"mha-eval-mode.json", "attn_weights",
-            "line 31 of mha-eval-mode.py (`attn_weights = self.dropout(attn_weights)`): differs from the lesson's In [10]",
-            "the module run in eval() where the lesson trains"}}) {
-    const CliResult r = run_cli_wide("check '" + std::string(ATTN_TEST_FIXTURE_DIR) + "/traces/" + c.trace + "' --color never");
+  for (const Case& c : std::vector<Case>{{"kv-mask-row0.json", "mask_bool",
+                                          "line 65 of kv-mask-row0.py (`out = mha(x[:, i:i + 1, :], use_cache=True)`): "
+                                          "differs from the lesson's In [5]",
+                                          "KV-cache mask rows taken from row 0"},
+                                         {"swa-cache-oldest.json", "swa.cache_k",
+                                          "line 66 of swa-cache-oldest.py (`out = swa(x[:, i:i + 1, :], "
+                                          "use_cache=True)`): differs from the lesson's In [8]",
+                                          "sliding-window cache keeping the oldest tokens"},
+                                         {"mha-eval-mode.json", "attn_weights",
+                                          "line 31 of mha-eval-mode.py (`attn_weights = self.dropout(attn_weights)`): "
+                                          "differs from the lesson's In [10]",
+                                          "the module run in eval() where the lesson trains"}}) {
+    const CliResult r =
+        run_cli_wide("check '" + std::string(ATTN_TEST_FIXTURE_DIR) + "/traces/" + c.trace + "' --color never");
     CAPTURE(r.out);
     CHECK(r.exit_code == 1);
     CHECK(r.out.find("First difference: " + c.first + " (") != std::string::npos);

@@ -24,8 +24,8 @@ using Setting = std::pair<std::string, std::function<void(attn::LessonOptions&)>
 // Four tokens of four features: other sizes than the book's six of three.
 attn::Inputs small_inputs() {
   return {{"a", "b", "c", "d"},
-          attn::Tensor({4, 4}, {0.1f, 0.9f, -0.3f, 0.5f, 0.7f, 0.2f, 0.4f, -0.1f, 0.3f, 0.3f, 0.8f, 0.6f,
-                                -0.5f, 0.25f, 0.05f, 0.9f})};
+          attn::Tensor({4, 4}, {0.1f, 0.9f, -0.3f, 0.5f, 0.7f, 0.2f, 0.4f, -0.1f, 0.3f, 0.3f, 0.8f, 0.6f, -0.5f, 0.25f,
+                                0.05f, 0.9f})};
 }
 
 std::vector<Setting> settings() {
@@ -35,14 +35,18 @@ std::vector<Setting> settings() {
       {"dropout 0.5, d_out 4", [](attn::LessonOptions& o) { o.dropout = 0.5, o.d_out = 4, o.d_out_given = true; }},
       {"3 heads, d_out 6", [](attn::LessonOptions& o) { o.num_heads = 3, o.d_out = 6, o.d_out_given = true; }},
       {"1 head, qkv_bias", [](attn::LessonOptions& o) { o.num_heads = 1, o.qkv_bias = true; }},
-      {"4 heads, d_out 8, no reseed", [](attn::LessonOptions& o) { o.num_heads = 4, o.d_out = 8, o.d_out_given = true, o.no_reseed = true; }},
-      {"4 tokens of 4, seed 7", [](attn::LessonOptions& o) { o.inputs = small_inputs(), o.custom_inputs = true, o.seed = 7; }},
+      {"4 heads, d_out 8, no reseed",
+       [](attn::LessonOptions& o) { o.num_heads = 4, o.d_out = 8, o.d_out_given = true, o.no_reseed = true; }},
+      {"4 tokens of 4, seed 7",
+       [](attn::LessonOptions& o) { o.inputs = small_inputs(), o.custom_inputs = true, o.seed = 7; }},
       {"context_length 9", [](attn::LessonOptions& o) { o.context_length = 9; }},
       // the lessons after the chapter: their own options
       {"gqa 1 group", [](attn::LessonOptions& o) { o.num_kv_groups = 1; }},
       {"gqa 4 groups", [](attn::LessonOptions& o) { o.num_kv_groups = 4; }},
-      {"gqa 4 heads of 3, 2 groups", [](attn::LessonOptions& o) { o.num_heads = 4, o.d_out = 12, o.d_out_given = true, o.num_kv_groups = 2; }},
-      {"gqa 8 heads, 2 groups", [](attn::LessonOptions& o) { o.num_heads = 8, o.d_out = 8, o.d_out_given = true, o.num_kv_groups = 2; }},
+      {"gqa 4 heads of 3, 2 groups",
+       [](attn::LessonOptions& o) { o.num_heads = 4, o.d_out = 12, o.d_out_given = true, o.num_kv_groups = 2; }},
+      {"gqa 8 heads, 2 groups",
+       [](attn::LessonOptions& o) { o.num_heads = 8, o.d_out = 8, o.d_out_given = true, o.num_kv_groups = 2; }},
       {"mla latent 3", [](attn::LessonOptions& o) { o.latent_dim = 3; }},
       {"mla latent 1, 1 head", [](attn::LessonOptions& o) { o.latent_dim = 1, o.num_heads = 1; }},
       {"swa window 1", [](attn::LessonOptions& o) { o.window = 1; }},
@@ -78,9 +82,9 @@ TEST_CASE("check: every rerun of every lesson runs, for a few settings each") {
         const std::vector<attn::WhatIf> what_ifs = attn::mistake_what_ifs(l.name, o, shapes_differ, &runs, &failures);
         total += runs;
         for (const attn::RerunFailure& f : failures)
-          FAIL_CHECK(l.name << " (" << setting.first << std::string(shapes_differ ? ", settings reruns" : "") << "): mistake "
-                            << f.mistake << " (" << attn::ui(f.detail.key, attn::Lang::En, f.detail.args)
-                            << ") throws: " << f.error);
+          FAIL_CHECK(l.name << " (" << setting.first << std::string(shapes_differ ? ", settings reruns" : "")
+                            << "): mistake " << f.mistake << " ("
+                            << attn::ui(f.detail.key, attn::Lang::En, f.detail.args) << ") throws: " << f.error);
         CHECK(what_ifs.size() + failures.size() == static_cast<size_t>(runs));
       }
     }
@@ -149,7 +153,9 @@ TEST_CASE("check: the mistakes after the chapter are offered only where they cha
     for (const attn::MistakeRerun& m : attn::bonus_mistake_reruns(lesson, o)) out.push_back(m.mistake);
     return out;
   };
-  auto has = [](const std::vector<std::string>& v, const char* id) { return std::find(v.begin(), v.end(), id) != v.end(); };
+  auto has = [](const std::vector<std::string>& v, const char* id) {
+    return std::find(v.begin(), v.end(), id) != v.end();
+  };
   attn::LessonOptions o;  // gqa's own 4 heads in 2 groups: repeat differs, h // 2 is h // group_size
   CHECK(has(ids("gqa", o), "gqa-repeat"));
   CHECK_FALSE(has(ids("gqa", o), "gqa-wrong-group"));
@@ -182,7 +188,8 @@ TEST_CASE("check: the mistakes after the chapter and the shape-changing ones are
     const char* id;      // the diagnosis
     const char* detail;  // in what exactly was rerun
   } cases[] = {
-      {"gqa-repeat", "keys", "gqa-repeat", "keys_base.repeat(1, 2, 1, 1) and values alike: query head h reads group h % 2"},
+      {"gqa-repeat", "keys", "gqa-repeat",
+       "keys_base.repeat(1, 2, 1, 1) and values alike: query head h reads group h % 2"},
       {"gqa-wrong-group", "keys", "gqa-wrong-group", "h // num_kv_groups = h // 4 instead of h // group_size = h // 1"},
       {"mla-values-from-uk", "values_all", "mla-values-from-uk", "values_all = self.W_UK(latent_total)"},
       {"no-scaling-gqa", "attn_weights", "no-scaling", "not divided by head_dim**0.5 (head_dim = 2)"},

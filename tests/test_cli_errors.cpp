@@ -45,11 +45,13 @@ TEST_CASE("errors: bad inputs files") {
   expect_usage_error("trainable --inputs " + write_file(dir, "ragged.json", "[[1, 2], [3]]"), "row 2 has 1 numbers");
   expect_usage_error("trainable --inputs " + write_file(dir, "nan.json", "[[1, NaN], [2, 3]]"), "NaN");
   expect_usage_error("trainable --inputs " + write_file(dir, "inf.json", "[[1, Infinity], [2, 3]]"), "Infinity");
-  expect_usage_error("trainable --inputs " + write_file(dir, "huge.json", "[[1, 1e39], [2, 3]]"), "not a finite float32");
+  expect_usage_error("trainable --inputs " + write_file(dir, "huge.json", "[[1, 1e39], [2, 3]]"),
+                     "not a finite float32");
   expect_usage_error("trainable --inputs " + write_file(dir, "one.json", "[[1, 2]]"), "at least 2 tokens");
   expect_usage_error("trainable --inputs " + write_file(dir, "text.json", "[[1, \"a\"], [2, 3]]"), "not a number");
-  expect_usage_error("trainable --inputs " + write_file(dir, "tokens.json", "{\"tokens\": [\"a\"], \"inputs\": [[1], [2]]}"),
-                     "one token label per row");
+  expect_usage_error(
+      "trainable --inputs " + write_file(dir, "tokens.json", "{\"tokens\": [\"a\"], \"inputs\": [[1], [2]]}"),
+      "one token label per row");
   expect_usage_error("trainable --inputs " + write_file(dir, "empty.json", ""), "not valid JSON");
   expect_usage_error("trainable --inputs " + dir, "is a directory");
 }
@@ -65,7 +67,8 @@ TEST_CASE("errors: --tokens needs at least two words and excludes --inputs") {
   expect_usage_error("mha --num-heads -9223372036854775808", "--num-heads -9223372036854775808");
   expect_usage_error("mha --num-heads 4x", "--num-heads 4x");
   const std::string dir = temp_dir();
-  expect_usage_error("trainable --tokens 'a b' --inputs " + write_file(dir, "in.json", "[[1], [2]]"), "use one of them");
+  expect_usage_error("trainable --tokens 'a b' --inputs " + write_file(dir, "in.json", "[[1], [2]]"),
+                     "use one of them");
 }
 
 TEST_CASE("tokens: a sentence runs every lesson and its words label the output") {
@@ -130,7 +133,8 @@ TEST_CASE("cli: no subcommand lists the lessons, --version and --help work") {
     const CliResult help = run_cli(std::string(name) + " --help");
     CAPTURE(name);
     CHECK(help.exit_code == 0);
-    CHECK(help.out.find("Replays \xC2\xA7" "3.") != std::string::npos);
+    CHECK(help.out.find("Replays \xC2\xA7"
+                        "3.") != std::string::npos);
     CHECK(help.out.find("--seed") != std::string::npos);
   }
 }

@@ -25,8 +25,9 @@ void expect_error_line(const std::string& args, const std::string& start, const 
 TEST_CASE("cli messages: an unknown option comes first, with a suggestion from the command's own options") {
   const CliResult r = run_cli("mha --num-head 4");
   CHECK(r.exit_code == 2);
-  CHECK(r.err == "attn-tutor: error: --num-head: unknown option for mha (did you mean --num-heads?); "
-                 "run 'attn-tutor mha --help'\n");
+  CHECK(r.err ==
+        "attn-tutor: error: --num-head: unknown option for mha (did you mean --num-heads?); "
+        "run 'attn-tutor mha --help'\n");
   expect_error_line("mha --num-head=4", "--num-head: unknown option for mha (did you mean --num-heads?)");
   expect_error_line("trainable --seeed 3", "--seeed: unknown option for trainable (did you mean --seed?)");
   expect_error_line("bench --thread 2", "--thread: unknown option for bench (did you mean --threads?)",
@@ -75,8 +76,9 @@ TEST_CASE("cli messages: every kind of bad value names the option first") {
 }
 
 TEST_CASE("cli messages: options go after the lesson, in English and Chinese") {
-  expect_error_line("--seed 7 mha",
-                    "--seed: options go after the lesson: write 'attn-tutor mha --seed 7', not 'attn-tutor --seed 7 mha'");
+  expect_error_line(
+      "--seed 7 mha",
+      "--seed: options go after the lesson: write 'attn-tutor mha --seed 7', not 'attn-tutor --seed 7 mha'");
   expect_error_line("--heatmap --seed 7 mha --explain",
                     "--heatmap: options go after the lesson: write 'attn-tutor mha --heatmap --seed 7 --explain'");
   expect_error_line("--seed 7", "--seed: options go after the lesson, e.g. 'attn-tutor mha --seed ...'");
@@ -133,16 +135,17 @@ TEST_CASE("cli messages: options with no effect in the combination given are err
   expect_error_line("mha --json - --explain", "--explain: no effect with --json -");
   const std::string file = temp_dir() + "/out.json";  // a JSON file leaves the text on stdout
   for (const std::string& args : std::vector<std::string>{"mha --py - --explain", "mha --ipynb - --explain",
-                                                         "mha --heatmap --from 3 --json " + file}) {
+                                                          "mha --heatmap --from 3 --json " + file}) {
     CAPTURE(args);  // the script and the notebook hold the explanations
     CHECK(run_cli(args + " --color never").exit_code == 0);
   }
   expect_error_line("kv-memory --swa-ratio 5:1", "--swa-ratio: no effect without --window");
   CHECK(run_cli("kv-memory --swa-ratio 5:1 --window 1024").exit_code == 0);
   // The same options where they change something run.
-  for (const char* args : {"dropout --bernoulli mkl", "wrapper --bernoulli mkl --dropout 0.5", "mha --dropout 0.2 --bernoulli mkl",
-                           "course-mha --bernoulli mkl", "d2l-mha --dropout 0.3 --bernoulli mkl", "all --bernoulli mkl",
-                           "trainable --d-out 3 --qkv-bias --seed 5", "causal-mask --seed 1"}) {
+  for (const char* args :
+       {"dropout --bernoulli mkl", "wrapper --bernoulli mkl --dropout 0.5", "mha --dropout 0.2 --bernoulli mkl",
+        "course-mha --bernoulli mkl", "d2l-mha --dropout 0.3 --bernoulli mkl", "all --bernoulli mkl",
+        "trainable --d-out 3 --qkv-bias --seed 5", "causal-mask --seed 1"}) {
     CAPTURE(args);
     CHECK(run_cli(std::string(args) + " --color never").exit_code == 0);
   }

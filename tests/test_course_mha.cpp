@@ -31,8 +31,8 @@ bool bit_equal(const Tensor& a, const Tensor& b) {
 }
 
 Tensor chapter_batch() {
-  Tensor inputs({6, 3}, {0.43f, 0.15f, 0.89f, 0.55f, 0.87f, 0.66f, 0.57f, 0.85f, 0.64f,
-                         0.22f, 0.58f, 0.33f, 0.77f, 0.25f, 0.10f, 0.05f, 0.80f, 0.55f});
+  Tensor inputs({6, 3}, {0.43f, 0.15f, 0.89f, 0.55f, 0.87f, 0.66f, 0.57f, 0.85f, 0.64f, 0.22f, 0.58f, 0.33f, 0.77f,
+                         0.25f, 0.10f, 0.05f, 0.80f, 0.55f});
   return stack({inputs, inputs}, 0);
 }
 
@@ -47,8 +47,8 @@ struct HeadCase {
 
 TEST_CASE("course-mha: every Attention head equals CausalAttention with its weights") {
   const std::vector<HeadCase> cases = {
-      {3, 3, 6, 6, 0.1, 123, BernoulliPath::Default},   // --preset small
-      {3, 1, 6, 6, 0.0, 123, BernoulliPath::Default},   // one head of size 3
+      {3, 3, 6, 6, 0.1, 123, BernoulliPath::Default},      // --preset small
+      {3, 1, 6, 6, 0.0, 123, BernoulliPath::Default},      // one head of size 3
       {512, 8, 128, 6, 0.1, 123, BernoulliPath::Default},  // --preset post
       {24, 4, 10, 5, 0.5, 7, BernoulliPath::Mkl},
       {10, 2, 4, 4, 1.0, 0, BernoulliPath::Default},
@@ -62,8 +62,8 @@ TEST_CASE("course-mha: every Attention head equals CausalAttention with its weig
     gen.manual_seed(hc.seed);
     const CourseMultiHeadAttention mha =
         CourseMultiHeadAttention::init(gen, hc.d_model, hc.num_heads, hc.context_length, hc.dropout);
-    const Tensor x = hc.d_model == 3 ? chapter_batch()
-                                     : Tensor({2, hc.T, hc.d_model}, randn_values(gen, 2 * hc.T * hc.d_model));
+    const Tensor x =
+        hc.d_model == 3 ? chapter_batch() : Tensor({2, hc.T, hc.d_model}, randn_values(gen, 2 * hc.T * hc.d_model));
     for (const CourseAttention& head : mha.heads) {
       CausalAttention ca =
           CausalAttention::init(gen, hc.d_model, hc.d_model / hc.num_heads, hc.context_length, hc.dropout, false);
@@ -76,7 +76,7 @@ TEST_CASE("course-mha: every Attention head equals CausalAttention with its weig
       CausalAttentionTrace bt;
       const Tensor out_book = ca.forward(x, state, hc.path, &bt);  // after torch.set_rng_state(state)
       CHECK(bit_equal(out_course, out_book));
-      CHECK(bit_equal(t.dropped, bt.dropped_weights));  // the same dropout mask
+      CHECK(bit_equal(t.dropped, bt.dropped_weights));                    // the same dropout mask
       CHECK(bit_equal(t.mask_is_zero, causal_mask_bool(ca.mask, hc.T)));  // tril == 0 is triu(diagonal=1).bool()
       CHECK(gen.draws() == state.draws());
       CHECK(out_course.shape() == Shape{2, hc.T, hc.d_model / hc.num_heads});
@@ -93,7 +93,8 @@ TEST_CASE("course-mha: the projection and the second dropout come after the cat 
   const Tensor out = mha.forward(chapter_batch(), gen, BernoulliPath::Default, &t);
   // Replayed by hand: each head (drawing its own dropout mask), cat, projection_layer, dropout.
   std::vector<Tensor> heads;
-  for (const CourseAttention& head : mha.heads) heads.push_back(head.forward(chapter_batch(), before, BernoulliPath::Default));
+  for (const CourseAttention& head : mha.heads)
+    heads.push_back(head.forward(chapter_batch(), before, BernoulliPath::Default));
   const Tensor cat_heads = cat(heads, -1);
   CHECK(bit_equal(cat_heads, t.head_outputs));
   const Tensor projected = mha.projection_layer(cat_heads);
@@ -163,7 +164,7 @@ TEST_CASE("course-mha: both presets run and print the head comparison") {
   check_contains(post.out, {"\n7 True 0.0\n",
                             "1049088",  // 4 x 512^2 + 512 parameters
                             "8.0 8.0",  // math.sqrt(64), k.shape[-1]**0.5
-                            "..."});  // summarised like PyTorch
+                            "..."});    // summarised like PyTorch
   CHECK(post.out.find(" False ") == std::string::npos);
 
   const CliResult one = run_cli("course-mha --num-heads 1 --dropout 0 --seed -5 --color never");

@@ -41,12 +41,11 @@ TEST_CASE("d2l split equals the book's split up to layout") {
           const Tensor book = d2l::book_split(X, h);  // (b, h, T, head_dim)
           CHECK(split.shape() == Shape{b * h, T, head_dim});
           CHECK(book.shape() == Shape{b, h, T, head_dim});
-          CHECK(same(s.permuted, book));                                    // d2l's permute = the book's transpose
-          CHECK(same(split, d2l::reshape(book, {b * h, T, head_dim})));     // folded: the same numbers
-          CHECK(same(d2l::reshape(split, {b, h, T, head_dim}), book));      // unfolded: the book's tensor
-          for (int64_t i = 0; i < b; ++i)                                   // head j of sequence i is batch i*h + j
-            for (int64_t j = 0; j < h; ++j)
-              CHECK(same(select(split, 0, i * h + j), select(select(book, 0, i), 0, j)));
+          CHECK(same(s.permuted, book));                                 // d2l's permute = the book's transpose
+          CHECK(same(split, d2l::reshape(book, {b * h, T, head_dim})));  // folded: the same numbers
+          CHECK(same(d2l::reshape(split, {b, h, T, head_dim}), book));   // unfolded: the book's tensor
+          for (int64_t i = 0; i < b; ++i)                                // head j of sequence i is batch i*h + j
+            for (int64_t j = 0; j < h; ++j) CHECK(same(select(split, 0, i * h + j), select(select(book, 0, i), 0, j)));
           CHECK(same(d2l::transpose_output(split, h), X));
           ++tried;
         }
@@ -98,7 +97,7 @@ TEST_CASE("d2l masked_softmax: per-sequence lengths equal the same lengths per q
   CHECK(t.valid_lens.values() == std::vector<float>{3, 3, 3, 0, 0, 0});
   const std::vector<float> v = w1.values();
   for (int64_t q = 0; q < 3; ++q)
-    for (int64_t k = 3; k < 5; ++k) CHECK(v[q * 5 + k] == 0.0f);  // masked: exactly zero
+    for (int64_t k = 3; k < 5; ++k) CHECK(v[q * 5 + k] == 0.0f);             // masked: exactly zero
   for (int64_t k = 0; k < 5; ++k) CHECK(v[15 + k] == doctest::Approx(0.2));  // length 0: every key -1e6, uniform
   CHECK(t.masked.values()[3] == -1e6f);
   CHECK(t.mask.dtype() == DType::Bool);

@@ -35,15 +35,15 @@ std::vector<std::string> hostile_strings() {
           std::string("a\0b", 3),
           "\x01\x07\x1b[2J\x7f",
           "line\nbreak\r\ttab",
-          "\xc2\x85\xc2\xa0\xc2\xad",                // NEL, NBSP, soft hyphen
-          "\xe2\x80\xae\xe2\x80\x8b\xef\xbb\xbf",    // RTL override, zero-width space, BOM
-          "\xe2\x80\xa8\xe2\x80\xa9",                // line and paragraph separators
+          "\xc2\x85\xc2\xa0\xc2\xad",                   // NEL, NBSP, soft hyphen
+          "\xe2\x80\xae\xe2\x80\x8b\xef\xbb\xbf",       // RTL override, zero-width space, BOM
+          "\xe2\x80\xa8\xe2\x80\xa9",                   // line and paragraph separators
           "\xe4\xbd\xa0\xe5\xa5\xbd \xf0\x9f\x98\x80",  // 你好 😀
-          "\xff\xfe",                                // not UTF-8
-          "\xed\xa0\x80",                            // a surrogate's encoding
-          "\xe2\x82",                                // a cut sequence
-          "\xc0\xaf",                                // an overlong '/'
-          "\xf4\x90\x80\x80",                        // past U+10FFFF
+          "\xff\xfe",                                   // not UTF-8
+          "\xed\xa0\x80",                               // a surrogate's encoding
+          "\xe2\x82",                                   // a cut sequence
+          "\xc0\xaf",                                   // an overlong '/'
+          "\xf4\x90\x80\x80",                           // past U+10FFFF
           std::string(10000, 'x')};
 }
 
@@ -69,11 +69,11 @@ TEST_CASE("py_str: Python's repr() of the text, quotes chosen as repr chooses th
   CHECK(py_str("'\"") == "'\\'\"'");
   CHECK(py_str("a\\b\n\r\t") == "'a\\\\b\\n\\r\\t'");
   CHECK(py_str(std::string("\0\x1b\x7f", 3)) == "'\\x00\\x1b\\x7f'");
-  CHECK(py_str("\xc2\xa0\xc3\xa9") == "'\\xa0\xc3\xa9'");                    // NBSP escaped, é kept
-  CHECK(py_str("\xe2\x80\xae\xe2\x80\x8b") == "'\\u202e\\u200b'");           // bidi and zero-width escaped
+  CHECK(py_str("\xc2\xa0\xc3\xa9") == "'\\xa0\xc3\xa9'");           // NBSP escaped, é kept
+  CHECK(py_str("\xe2\x80\xae\xe2\x80\x8b") == "'\\u202e\\u200b'");  // bidi and zero-width escaped
   CHECK(py_str("\xf0\x9f\x98\x80\xe4\xbd\xa0") == "'\xf0\x9f\x98\x80\xe4\xbd\xa0'");
-  CHECK(py_str("\xf3\xa0\x80\x81") == "'\\U000e0001'");                      // a tag character (Cf)
-  CHECK(py_str("a\xff") == "'a\\udcff'");                                    // surrogateescape
+  CHECK(py_str("\xf3\xa0\x80\x81") == "'\\U000e0001'");  // a tag character (Cf)
+  CHECK(py_str("a\xff") == "'a\\udcff'");                // surrogateescape
   CHECK(py_str("\xed\xa0\x80") == "'\\udced\\udca0\\udc80'");
 }
 
@@ -153,10 +153,16 @@ TEST_CASE("py_splits_back: split() gives the tokens back unless one is empty or 
   CHECK(attn::py_splits_back({"Your", "journey", "it's", "\xe2\x80\x8b"}));  // zero-width space is no space
   CHECK(!attn::py_splits_back({"a b", "c"}));
   CHECK(!attn::py_splits_back({"", "c"}));
-  CHECK(!attn::py_splits_back({"a\xe3\x80\x80" "b", "c"}));  // U+3000
-  CHECK(!attn::py_splits_back({"a\xc2\xa0" "b", "c"}));      // NBSP
-  CHECK(!attn::py_splits_back({"a\xc2\x85", "c"}));          // NEL
-  CHECK(!attn::py_splits_back({"a\x1f", "c"}));              // unit separator: str.isspace() in Python
+  CHECK(
+      !attn::py_splits_back({"a\xe3\x80\x80"
+                             "b",
+                             "c"}));  // U+3000
+  CHECK(
+      !attn::py_splits_back({"a\xc2\xa0"
+                             "b",
+                             "c"}));                 // NBSP
+  CHECK(!attn::py_splits_back({"a\xc2\x85", "c"}));  // NEL
+  CHECK(!attn::py_splits_back({"a\x1f", "c"}));      // unit separator: str.isspace() in Python
 }
 
 TEST_CASE("html_escape: markup, quotes, controls, bad bytes and bidi controls cannot act") {
@@ -164,8 +170,14 @@ TEST_CASE("html_escape: markup, quotes, controls, bad bytes and bidi controls ca
         "&lt;/script&gt;&lt;b a=&quot;x&quot; b=&#39;y&#39;&gt;&amp;amp;");
   CHECK(attn::html_escape("a\nb\tc") == "a\nb\tc");
   CHECK(attn::html_escape(std::string("\0\x1b\x7f\xc2\x85", 5)) == "\ufffd\ufffd\ufffd\ufffd");
-  CHECK(attn::html_escape("\xff" "a\xed\xa0\x80") == "\ufffd" "a\ufffd\ufffd\ufffd");
-  CHECK(attn::html_escape("\xe2\x80\xae" "abc\xe2\x81\xa7") == "\ufffd" "abc\ufffd");
+  CHECK(attn::html_escape("\xff"
+                          "a\xed\xa0\x80") ==
+        "\ufffd"
+        "a\ufffd\ufffd\ufffd");
+  CHECK(attn::html_escape("\xe2\x80\xae"
+                          "abc\xe2\x81\xa7") ==
+        "\ufffd"
+        "abc\ufffd");
   CHECK(attn::html_escape("\xe4\xbd\xa0\xe2\x80\x8b") == "\xe4\xbd\xa0\xe2\x80\x8b");  // text and zero-width kept
 }
 
@@ -176,7 +188,8 @@ TEST_CASE("label_text: tokens in pictures and headings are short and escaped, th
   CHECK(label.size() < 64);
   CHECK(label.find("\u2026") != std::string::npos);
   CHECK(attn::label_text("a\nb") == "a\\nb");
-  CHECK(attn::label_text("\xe2\x80\xae" "evil") == "\\u202eevil");
+  CHECK(attn::label_text("\xe2\x80\xae"
+                         "evil") == "\\u202eevil");
   CHECK(attn::label_text("\xe4\xbd\xa0\xe5\xa5\xbd") == "\xe4\xbd\xa0\xe5\xa5\xbd");
   const std::vector<std::string> labels = attn::axis_labels(2, {long_token, "b"});
   CHECK(labels[0] == label);

@@ -28,7 +28,12 @@ struct Kernel {
 
 // One micro-kernel call: C (mr, nr) with row stride ldc, A(r, p) at a[r*rs + p*ks], B packed [p][nr].
 void check_kernel(const Kernel& k, int64_t kc, bool packed, Start start) {
-  CAPTURE(k.what); CAPTURE(k.mr); CAPTURE(k.nr); CAPTURE(kc); CAPTURE(packed); CAPTURE(static_cast<int>(start));
+  CAPTURE(k.what);
+  CAPTURE(k.mr);
+  CAPTURE(k.nr);
+  CAPTURE(kc);
+  CAPTURE(packed);
+  CAPTURE(static_cast<int>(start));
   std::mt19937 rng(11);
   std::uniform_real_distribution<float> u(-1, 1);
   const int64_t ldc = k.nr + 3, rs = packed ? 1 : kc + 2, ks = packed ? k.mr + 5 : 1;
@@ -41,7 +46,10 @@ void check_kernel(const Kernel& k, int64_t kc, bool packed, Start start) {
   for (int64_t r = 0; r < k.mr; ++r)
     for (int64_t j = 0; j < k.nr; ++j) {
       const double old = c[r * ldc + j];
-      double s = start == Start::C ? old : start == Start::ScaledC ? double(v[r]) * old : start == Start::Bias ? v[j] : 0.0;
+      double s = start == Start::C         ? old
+                 : start == Start::ScaledC ? double(v[r]) * old
+                 : start == Start::Bias    ? v[j]
+                                           : 0.0;
       for (int64_t p = 0; p < kc; ++p) s += double(a[r * rs + p * ks]) * b[p * k.nr + j];
       expected[r * ldc + j] = s;
     }
@@ -91,7 +99,9 @@ TEST_CASE("fast kernels: AVX-512 runs a 6x64 GEMM micro-kernel and a 4x64 one fo
 TEST_CASE("fast kernels: the GEMM past one k block and across the 6x64 tile's edges, C added after the k loop") {
   std::mt19937 rng(3);
   std::uniform_real_distribution<float> u(-1, 1);
-  struct Case { int64_t m, n, k; };
+  struct Case {
+    int64_t m, n, k;
+  };
   const Case cases[] = {{7, 65, 769}, {6, 64, 1537}, {13, 127, 800}, {145, 129, 50}, {5, 63, 770}};
   const Isa native = active_isa();
   for (Isa isa : supported_isas()) {
@@ -100,7 +110,11 @@ TEST_CASE("fast kernels: the GEMM past one k block and across the 6x64 tile's ed
     for (const Case& c : cases)
       for (bool accumulate : {false, true})
         for (int threads : {1, 2}) {
-          CAPTURE(c.m); CAPTURE(c.n); CAPTURE(c.k); CAPTURE(accumulate); CAPTURE(threads);
+          CAPTURE(c.m);
+          CAPTURE(c.n);
+          CAPTURE(c.k);
+          CAPTURE(accumulate);
+          CAPTURE(threads);
           const int64_t lda = c.k + 1, ldb = c.k + 3, ldc = c.n + 2;
           std::vector<float> a(c.m * lda), b(c.n * ldb), out(c.m * ldc);
           for (float& x : a) x = u(rng);
@@ -126,7 +140,8 @@ TEST_CASE("fast kernels: the GEMM past one k block and across the 6x64 tile's ed
   force_isa(native);
 }
 
-TEST_CASE("fast kernels: exp through softmax_row: masked scores weigh exactly 0, tiny weights are small and not negative") {
+TEST_CASE(
+    "fast kernels: exp through softmax_row: masked scores weigh exactly 0, tiny weights are small and not negative") {
   const float minus_inf = -std::numeric_limits<float>::infinity();
   // 0, a masked score, scores whose exp is below the normal floats (-90, -100) or rounds to 0 (-110), a spread.
   std::vector<float> in = {0.0f, minus_inf, -90.0f, -100.0f, -110.0f, -1.5f, 2.25f, -30.0f};

@@ -19,7 +19,8 @@ std::string tail_from(const std::string& text, const std::string& marker) {
 }
 
 // `lesson --from FROM` prints the whole lesson's text from `marker` on, and not `earlier` (if given).
-void expect_tail(const std::string& lesson, const std::string& from, const std::string& marker, const std::string& earlier) {
+void expect_tail(const std::string& lesson, const std::string& from, const std::string& marker,
+                 const std::string& earlier) {
   CAPTURE(from);
   const CliResult r = run_cli(lesson + " --from " + from + " --color never");
   CHECK(r.exit_code == 0);
@@ -31,8 +32,11 @@ void expect_tail(const std::string& lesson, const std::string& from, const std::
 
 TEST_CASE("from: a section starts the text at its heading, and the rest is the whole lesson's") {
   expect_tail("dropout", "3.5.3", "== 3.5.3", "In [1]:");
-  expect_tail("dropout", "\xC2\xA7" "3.5.3", "== 3.5.3", "In [1]:");  // "§3.5.3" as the book writes it
-  expect_tail("dropout", "3.5", "== 3.5.2", "");                      // the first section under 3.5
+  expect_tail("dropout",
+              "\xC2\xA7"
+              "3.5.3",
+              "== 3.5.3", "In [1]:");             // "§3.5.3" as the book writes it
+  expect_tail("dropout", "3.5", "== 3.5.2", "");  // the first section under 3.5
   expect_tail("all", "3.6", "== 3.6.1", "== 3.5.");
 }
 
@@ -43,8 +47,8 @@ TEST_CASE("from: a cell number starts at In [n], with the heading that opens it"
 }
 
 TEST_CASE("from: with --lang zh, --explain, --heatmap and colour the tail is the same") {
-  for (const std::string options : {"--lang zh --color never", "--explain --color never", "--heatmap --color never",
-                                    "--color always"}) {
+  for (const std::string options :
+       {"--lang zh --color never", "--explain --color never", "--heatmap --color never", "--color always"}) {
     CAPTURE(options);
     const std::string whole = run_cli("causal-mask " + options).out;
     const std::string part = run_cli("causal-mask --from 5 " + options).out;
@@ -71,7 +75,8 @@ TEST_CASE("from: an unknown section or cell names --from, lists the sections and
   CHECK(r.exit_code == 2);
   CHECK(r.out.empty());
   CHECK(r.err.rfind("attn-tutor: error: --from 9.9: dropout has no such section or cell; its sections: 3.5.2, 3.5.3; "
-                    "its cells: 1-", 0) == 0);
+                    "its cells: 1-",
+                    0) == 0);
   CHECK(read_text_file(dir + "/out.json").empty());
   for (const char* bad : {"0", "999", "3.9", "x", "''"}) {
     CAPTURE(bad);

@@ -24,17 +24,22 @@ std::vector<std::string> heatmap_lines(const std::string& args) {
   std::vector<std::string> added;
   size_t p = 0;
   for (const std::string& line : heat) {
-    if (p < plain.size() && line == plain[p]) ++p;
-    else added.push_back(line);
+    if (p < plain.size() && line == plain[p])
+      ++p;
+    else
+      added.push_back(line);
   }
   CHECK(p == plain.size());
   return added;
 }
 
-const char* kSixteen = "Your journey starts with one step and then another long-winded excursion through "
-                       "attention matrices today, friend";
+const char* kSixteen =
+    "Your journey starts with one step and then another long-winded excursion through "
+    "attention matrices today, friend";
 
-bool same_values(const attn::Tensor& a, const attn::Tensor& b) { return a.shape() == b.shape() && a.values() == b.values(); }
+bool same_values(const attn::Tensor& a, const attn::Tensor& b) {
+  return a.shape() == b.shape() && a.values() == b.values();
+}
 
 }  // namespace
 
@@ -91,7 +96,8 @@ TEST_CASE("heatmap for every lesson: the lessons that drew nothing now draw thei
   CHECK(has(course, "inside head 1's forward"));
   for (const char* lesson : {"mha", "kv-cache", "gqa", "mla", "swa"}) {
     CAPTURE(lesson);
-    CHECK(has(run_cli(std::string(lesson) + " --heatmap --color never").out, "# heatmap of attn_weights: rows are queries"));
+    CHECK(has(run_cli(std::string(lesson) + " --heatmap --color never").out,
+              "# heatmap of attn_weights: rows are queries"));
   }
 }
 
@@ -115,8 +121,9 @@ TEST_CASE("heatmap for every lesson: every line fits 80 columns with 16 tokens, 
   // Wide (CJK) tokens take two columns each.
   for (const char* lesson : {"causal-mask", "d2l-mha", "trainable"}) {
     CAPTURE(lesson);
-    for (const std::string& line : heatmap_lines(std::string(lesson) + " --color never --lang zh --tokens '你的 旅程 从 "
-                                                 "一步 开始 然后 又是 另一个 很长很长的 远足 穿过 注意力 矩阵 今天 朋友 再见'"))
+    for (const std::string& line : heatmap_lines(
+             std::string(lesson) + " --color never --lang zh --tokens '你的 旅程 从 "
+                                   "一步 开始 然后 又是 另一个 很长很长的 远足 穿过 注意力 矩阵 今天 朋友 再见'"))
       CHECK(attn::visible_width(line) <= 80);
   }
   // 16 tokens of 6-digit values: no values, numbered columns, and a legend that says so.
@@ -134,7 +141,8 @@ TEST_CASE("heatmap legends under --lang zh: Chinese prose, no English words") {
     const attn::Notebook nb = l.run(attn::LessonOptions{});
     std::vector<std::string> names;
     for (const auto& [item, m] : attn::all_maps(nb)) names.push_back(m.tensor.name);
-    std::sort(names.begin(), names.end(), [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
+    std::sort(names.begin(), names.end(),
+              [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
     int legends = 0;
     for (std::string line : heatmap_lines(l.name + " --lang zh --color never")) {
       if (line.rfind("# ", 0) != 0) {  // a grid's caption ("批次 0，头 1:") or rows
@@ -169,14 +177,19 @@ TEST_CASE("heatmap marks: dropped and masked cells have their own glyph and lege
 
 TEST_CASE("heatmap bars: one bar per token for 1-D weights, scaled to the largest") {
   const std::string out = run_cli("trainable --heatmap --color never").out;
-  CHECK(has(out, "tensor([0.1500, 0.2264, 0.2199, 0.1311, 0.0906, 0.1820])\n"
-                 "# bars of attn_weights_2: one bar per token\n"
-                 "# bar length 0\u20260.2264 (the largest value)\n"
-                 "Your    0.1500 \u2588"));
+  CHECK(has(out,
+            "tensor([0.1500, 0.2264, 0.2199, 0.1311, 0.0906, 0.1820])\n"
+            "# bars of attn_weights_2: one bar per token\n"
+            "# bar length 0\u20260.2264 (the largest value)\n"
+            "Your    0.1500 \u2588"));
   const std::vector<std::string> lines = lines_of(out);
   const auto at = std::find(lines.begin(), lines.end(), "# bars of attn_weights_2: one bar per token");
   REQUIRE(at != lines.end());
-  CHECK(at[3] == "journey 0.2264 " + [] { std::string s; for (int i = 0; i < 40; ++i) s += "\u2588"; return s; }());
+  CHECK(at[3] == "journey 0.2264 " + [] {
+    std::string s;
+    for (int i = 0; i < 40; ++i) s += "\u2588";
+    return s;
+  }());
   for (int i = 2; i < 8; ++i) CHECK(has(at[i], "\u2588"));
   CHECK(has(run_cli("softmax --heatmap --color never").out, "# bars of attn_weights_2: one bar per token\n"));
 }

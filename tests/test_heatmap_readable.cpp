@@ -19,8 +19,10 @@ std::vector<std::string> picture(const std::string& text, const std::string& tit
   std::vector<std::string> out;
   bool in = false;
   for (const std::string& line : lines_of(text)) {
-    if (!in && has(line, title) && nth-- == 0) in = true;
-    else if (in && (line.empty() || line.rfind("tensor(", 0) == 0 || line.rfind("In [", 0) == 0 || has(line, ".shape: ")))
+    if (!in && has(line, title) && nth-- == 0)
+      in = true;
+    else if (in &&
+             (line.empty() || line.rfind("tensor(", 0) == 0 || line.rfind("In [", 0) == 0 || has(line, ".shape: ")))
       break;
     if (in) out.push_back(line);
   }
@@ -115,7 +117,9 @@ TEST_CASE("heatmap 9 to 15 tokens: every cell keeps its value to two decimals, w
   }
   // Negative scores keep their sign: "-.14".
   const std::string scores = joined(picture(run_cli("course-mha --heatmap --color never --preset post --tokens "
-                                                   "'a b c d e f g h i j'").out, "# heatmap of"));
+                                                    "'a b c d e f g h i j'")
+                                                .out,
+                                            "# heatmap of"));
   CHECK(has(scores, "# values to two decimals"));
   // In colour too: every cell has its number, and the lines fit.
   const std::string colour = run_cli("causal-mask --heatmap --color always --tokens 'a b c d e f g h i j k l'").out;
@@ -125,7 +129,8 @@ TEST_CASE("heatmap 9 to 15 tokens: every cell keeps its value to two decimals, w
 }
 
 TEST_CASE("heatmap 16 tokens: shading only, each shade a quarter of the values shown (not all the lightest)") {
-  const std::string text = run_cli("causal-mask --heatmap --color never --tokens 'a b c d e f g h i j k l m n o p'").out;
+  const std::string text =
+      run_cli("causal-mask --heatmap --color never --tokens 'a b c d e f g h i j k l m n o p'").out;
   const std::vector<std::string> weights = masked_picture(text, "# heatmap of attn_weights: rows are queries");
   const std::string w = joined(weights);
   CAPTURE(w);

@@ -19,9 +19,9 @@
 
 namespace {
 
-using nlohmann::json;
 using attn::kMaxExportTensors;
 using attn::kMaxTensorNameBytes;
+using nlohmann::json;
 
 const std::string kMistakes = std::string(ATTN_TEST_FIXTURE_DIR) + "/mistakes/";
 
@@ -99,18 +99,22 @@ TEST_CASE("hostile check: names that would drive the terminal are escaped in the
       {"\x1b]0;PWNED\x07", "\\e]0;PWNED\\x07"},  // OSC window title, BEL
       {"x\ry\bz", "x\\ry\\x08z"},                // carriage return, backspace
       {"t\tab\nnl", "t\\tab\\nnl"},
-      {"c1\xc2\x9b" "31m", "c1\\u009b31m"},  // C1 CSI
+      {"c1\xc2\x9b"
+       "31m",
+       "c1\\u009b31m"},  // C1 CSI
       {"del\x7f", "del\\x7f"},
   };
   for (const Case& c : cases) {
     CAPTURE(c.shown);
-    const std::string path = write_file(dir, "esc.json", mha_export({tensor(c.name, {1.0}), wrong_context_vecs()}).dump());
+    const std::string path =
+        write_file(dir, "esc.json", mha_export({tensor(c.name, {1.0}), wrong_context_vecs()}).dump());
     const BoundedRun r = check_bounded(path);
     CHECK(r.exit_code == 1);
     CHECK(r.out.find("? " + c.shown) != std::string::npos);
   }
   // As the first difference, in the detail too, and in the list of names when none is the lesson's.
-  const BoundedRun none = check_bounded(write_file(dir, "names.json", mha_export(json::array({tensor("\x1b[31mred", {1.0})})).dump()));
+  const BoundedRun none =
+      check_bounded(write_file(dir, "names.json", mha_export(json::array({tensor("\x1b[31mred", {1.0})})).dump()));
   CAPTURE(none.err);
   CHECK(none.exit_code == 2);
   CHECK(none.err.find("\\e[31mred") != std::string::npos);
@@ -119,15 +123,18 @@ TEST_CASE("hostile check: names that would drive the terminal are escaped in the
 TEST_CASE("hostile check: a long name is shortened on screen, a name over the limit refused") {
   const std::string dir = temp_dir();
   const std::string long_name(kMaxTensorNameBytes, 'N');
-  const BoundedRun shown = check_bounded(write_file(dir, "long.json", mha_export({tensor(long_name, {1.0}), wrong_context_vecs()}).dump()));
+  const BoundedRun shown =
+      check_bounded(write_file(dir, "long.json", mha_export({tensor(long_name, {1.0}), wrong_context_vecs()}).dump()));
   CHECK(shown.exit_code == 1);
   CHECK(shown.out.find(std::string(30, 'N') + "\u2026") != std::string::npos);
   CHECK(shown.out.find(std::string(61, 'N')) == std::string::npos);
   CHECK(shown.out.size() < 8000);
   // 1 MB of name (the report used to repeat its width on every line): one line, exit 2.
-  expect_refused(write_file(dir, "huge.json", mha_export({tensor(std::string(1 << 20, 'N'), {1.0}), wrong_context_vecs()}).dump()),
-                 {"the name of tensor 1", "1048576 bytes", "limit of 200"});
-  expect_refused(write_file(dir, "huge-esc.json", mha_export({wrong_context_vecs(), tensor(std::string(1 << 19, '\x1b'), {1.0})}).dump()),
+  expect_refused(
+      write_file(dir, "huge.json", mha_export({tensor(std::string(1 << 20, 'N'), {1.0}), wrong_context_vecs()}).dump()),
+      {"the name of tensor 1", "1048576 bytes", "limit of 200"});
+  expect_refused(write_file(dir, "huge-esc.json",
+                            mha_export({wrong_context_vecs(), tensor(std::string(1 << 19, '\x1b'), {1.0})}).dump()),
                  {"the name of tensor 2"});
 }
 
@@ -140,9 +147,10 @@ TEST_CASE("hostile check: the report lists at most 64 tensors and counts the res
   const BoundedRun r = check_bounded(write_file(dir, "many.json", mha_export(tensors).dump()));
   CHECK(r.exit_code == 1);
   CHECK(r.out.find("4096 tensors") != std::string::npos);
-  CHECK(r.out.find("... and 4032 more tensors, not listed: 0 match, 0 differ, 4032 not in the lesson") != std::string::npos);
+  CHECK(r.out.find("... and 4032 more tensors, not listed: 0 match, 0 differ, 4032 not in the lesson") !=
+        std::string::npos);
   CHECK(r.out.find("\u2717 context_vecs") != std::string::npos);  // the first difference is always listed
-  CHECK(r.out.find("? t62 ") != std::string::npos);  // the file's first 63, then the difference
+  CHECK(r.out.find("? t62 ") != std::string::npos);               // the file's first 63, then the difference
   CHECK(r.out.find("? t63 ") == std::string::npos);
   CHECK(r.out.find("0 match, 1 differ, 4095 not checked") != std::string::npos);
   CHECK(r.out.size() < 20000);
@@ -158,7 +166,8 @@ TEST_CASE("hostile check: the report lists at most 64 tensors and counts the res
 TEST_CASE("hostile check: thousands of the lesson's own names stay fast and small") {
   // A real export's tensors repeated up to the limit: every lookup by name, every rerun of a diagnosis.
   const std::string dir = temp_dir();
-  for (const char* fixture : {"correct-d2l-mha", "stale-scores", "view-no-transpose", "dropout-on-scores", "no-scaling"}) {
+  for (const char* fixture :
+       {"correct-d2l-mha", "stale-scores", "view-no-transpose", "dropout-on-scores", "no-scaling"}) {
     CAPTURE(fixture);
     json doc = json::parse(read_text(kMistakes + fixture + ".json"));
     json repeated = json::array();  // as many as fit in the 8 MiB an export may have, at most the limit
@@ -176,14 +185,18 @@ TEST_CASE("hostile check: thousands of the lesson's own names stay fast and smal
 
 TEST_CASE("hostile check: deep JSON, huge numbers and NaN end with a verdict or one line") {
   const std::string dir = temp_dir();
-  expect_refused(write_file(dir, "deep.json", "{\"schema\": \"attn-tutor/1\", \"lesson\": \"mha\", \"tensors\": [{\"name\": "
-                                              "\"x\", \"data\": " + std::string(5000, '[') + "]}"),
+  expect_refused(write_file(dir, "deep.json",
+                            "{\"schema\": \"attn-tutor/1\", \"lesson\": \"mha\", \"tensors\": [{\"name\": "
+                            "\"x\", \"data\": " +
+                                std::string(5000, '[') + "]}"),
                  {"64 levels"});
-  expect_refused(write_file(dir, "huge.json", "{\"schema\": \"attn-tutor/1\", \"lesson\": \"mha\", \"tensors\": [{\"name\": "
-                                              "\"context_vecs\", \"data\": [1e999]}]}"),
+  expect_refused(write_file(dir, "huge.json",
+                            "{\"schema\": \"attn-tutor/1\", \"lesson\": \"mha\", \"tensors\": [{\"name\": "
+                            "\"context_vecs\", \"data\": [1e999]}]}"),
                  {"too large"});
-  expect_refused(write_file(dir, "nan.json", "{\"schema\": \"attn-tutor/1\", \"lesson\": \"mha\", \"tensors\": [{\"name\": "
-                                             "\"context_vecs\", \"data\": [NaN]}]}"),
+  expect_refused(write_file(dir, "nan.json",
+                            "{\"schema\": \"attn-tutor/1\", \"lesson\": \"mha\", \"tensors\": [{\"name\": "
+                            "\"context_vecs\", \"data\": [NaN]}]}"),
                  {"nan"});
   json v = wrong_context_vecs();
   v["data"][0][0][0] = "nan";
@@ -202,26 +215,30 @@ TEST_CASE("hostile check: the export's dtype is one of PyTorch's and agrees with
     CHECK(check_bounded(write_file(dir, "ok.json", doc.dump())).exit_code == 0);
   }
   for (json& t : doc["tensors"]) t["dtype"] = "float64x";
-  expect_refused(write_file(dir, "bad.json", doc.dump()), {"\"dtype\" \"float64x\" is not one of PyTorch's", "torch.float32"});
+  expect_refused(write_file(dir, "bad.json", doc.dump()),
+                 {"\"dtype\" \"float64x\" is not one of PyTorch's", "torch.float32"});
   for (json& t : doc["tensors"]) t["dtype"] = "\x1b[2J";
   expect_refused(write_file(dir, "esc.json", doc.dump()), {"is not one of PyTorch's"});
   for (json& t : doc["tensors"]) t["dtype"] = 5;
   expect_refused(write_file(dir, "num.json", doc.dump()), {"\"dtype\" 5"});
   for (json& t : doc["tensors"]) t["dtype"] = "torch.bool";
-  expect_refused(write_file(dir, "bool.json", doc.dump()), {"\"dtype\" is \"torch.bool\" but its \"data\" holds other values"});
+  expect_refused(write_file(dir, "bool.json", doc.dump()),
+                 {"\"dtype\" is \"torch.bool\" but its \"data\" holds other values"});
   for (json& t : doc["tensors"]) t["dtype"] = "int64";
   expect_refused(write_file(dir, "int.json", doc.dump()), {"\"int64\""});
   // Whole numbers as the tool writes them (2.0) fit an integer dtype; true/false fit bool.
   CHECK(attn::parse_export(mha_export({{{"name", "d_k"}, {"dtype", "int64"}, {"data", 2.0}},
                                        {{"name", "m"}, {"dtype", "torch.bool"}, {"data", {true, false}}},
-                                       {{"name", "x"}, {"dtype", "torch.int64"}, {"data", {1, 2}}}}).dump(), "x.json")
+                                       {{"name", "x"}, {"dtype", "torch.int64"}, {"data", {1, 2}}}})
+                               .dump(),
+                           "x.json")
             .tensors.size() == 3);
-  CHECK(parse_error(json::array({{{"name", "x"}, {"dtype", "float32"}, {"data", {true, false}}}})).find("\"dtype\" is \"float32\"") !=
-        std::string::npos);
-  CHECK(parse_error(json::array({{{"name", "x"}, {"dtype", "int64"}, {"data", {"nan", 1}}}})).find("\"dtype\" is \"int64\"") !=
-        std::string::npos);
-  CHECK(parse_error(json::array({{{"name", "x"}, {"dtype", "int64"}, {"data", {1.5, 1}}}})).find("\"dtype\" is \"int64\"") !=
-        std::string::npos);
+  CHECK(parse_error(json::array({{{"name", "x"}, {"dtype", "float32"}, {"data", {true, false}}}}))
+            .find("\"dtype\" is \"float32\"") != std::string::npos);
+  CHECK(parse_error(json::array({{{"name", "x"}, {"dtype", "int64"}, {"data", {"nan", 1}}}}))
+            .find("\"dtype\" is \"int64\"") != std::string::npos);
+  CHECK(parse_error(json::array({{{"name", "x"}, {"dtype", "int64"}, {"data", {1.5, 1}}}}))
+            .find("\"dtype\" is \"int64\"") != std::string::npos);
   CHECK(parse_error(json::array({{{"name", "x"}, {"dtype", "torch.int64"}, {"data", {1.0, 2}}}})).empty());
 }
 
@@ -229,7 +246,8 @@ TEST_CASE("hostile check: a cell the lesson does not have is refused with the le
   const std::string dir = temp_dir();
   json doc = json::parse(read_text(kMistakes + "correct-mha.json"));
   doc["tensors"][0]["cell"] = 999;
-  expect_refused(write_file(dir, "cell.json", doc.dump()), {"\"cell\" 999", "lesson mha has the cells In [1] to In [13]"});
+  expect_refused(write_file(dir, "cell.json", doc.dump()),
+                 {"\"cell\" 999", "lesson mha has the cells In [1] to In [13]"});
   doc["tensors"][0]["cell"] = 13;  // its last cell: a real verdict
   const BoundedRun r = check_bounded(write_file(dir, "last.json", doc.dump()));
   CHECK((r.exit_code == 0 || r.exit_code == 1));
@@ -244,16 +262,21 @@ TEST_CASE("hostile check: config keys are the lesson's, integers strictly JSON i
     return write_file(dir, "cfg.json", doc.dump());
   };
   // Unknown keys name the lesson's settings; a key of another lesson's option must not change anything.
-  expect_refused(with("d_ouy", 4), {"config.d_ouy is not a setting of lesson mha", "seed, inputs, inputs_data, num_tokens, d_in",
-                                    "num_heads", "dropout", "context_length", "gpt2"});
+  expect_refused(with("d_ouy", 4),
+                 {"config.d_ouy is not a setting of lesson mha", "seed, inputs, inputs_data, num_tokens, d_in",
+                  "num_heads", "dropout", "context_length", "gpt2"});
   expect_refused(with("fooo\x1b[2J", 1), {"config.fooo\\e[2J"});
   expect_refused(with("num_kv_groups", 2), {"config.num_kv_groups is 2, but lesson mha does not take it"});
   expect_refused(with("valid_lens", "3,2"), {"config.valid_lens"});
-  for (const auto& setting : std::vector<std::pair<std::string, json>>{
-           {"num_kv_groups", nullptr}, {"preset", "small"}, {"num_hiddens", nullptr}, {"lang", "zh"}, {"explain", true}}) {
+  for (const auto& setting : std::vector<std::pair<std::string, json>>{{"num_kv_groups", nullptr},
+                                                                       {"preset", "small"},
+                                                                       {"num_hiddens", nullptr},
+                                                                       {"lang", "zh"},
+                                                                       {"explain", true}}) {
     const std::string& key = setting.first;  // no structured binding: clang 14 cannot capture one in CAPTURE
     CAPTURE(key);
-    CHECK(check_bounded(with(key, setting.second)).exit_code == 0);  // what the tool writes when the option is not given
+    CHECK(check_bounded(with(key, setting.second)).exit_code ==
+          0);  // what the tool writes when the option is not given
   }
   // Integers: 4 yes; 4.0, "4", "0x10", "" and 1e3 no.
   expect_refused(with("d_out", 4.0), {"config.d_out is 4.0", "write the whole number 4"});
@@ -295,14 +318,16 @@ TEST_CASE("hostile check: the longest tokens the lessons take pass check in thei
   std::string longest;
   for (int i = 0; i < 1000; ++i) longest += "\u6ce8";
   const std::string dir = temp_dir();
-  const CliResult exported = run_cli("naive-scores --tokens '" + longest + " " + longest + "' --json " + dir + "/own.json");
+  const CliResult exported =
+      run_cli("naive-scores --tokens '" + longest + " " + longest + "' --json " + dir + "/own.json");
   REQUIRE(exported.exit_code == 0);
   const CliResult checked = run_cli_wide("check " + dir + "/own.json --color never");
   CAPTURE(checked.err);
   CHECK(checked.exit_code == 0);
   json doc = json::parse(read_text(dir + "/own.json"));
   doc["tokens"][1] = longest + "x";
-  expect_refused(write_file(dir, "longer.json", doc.dump()), {"token 2 of \"tokens\" has 1001 characters", "limit of 1000"});
+  expect_refused(write_file(dir, "longer.json", doc.dump()),
+                 {"token 2 of \"tokens\" has 1001 characters", "limit of 1000"});
 }
 
 TEST_CASE("hostile check: 7 MB strings anywhere in the export cost little to refuse") {

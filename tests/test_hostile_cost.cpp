@@ -18,9 +18,10 @@ namespace {
 // check FILE of a one-tensor export of `lesson` with `config` (JSON text) is refused before it reruns anything.
 void expect_check_refused(const std::string& dir, const std::string& lesson, const std::string& config,
                           const std::string& tensor, const std::string& mentions) {
-  const std::string path = write_file(dir, lesson + ".json",
-                                      "{\"schema\": \"attn-tutor/1\", \"lesson\": \"" + lesson + "\", \"config\": " + config +
-                                          ", \"tensors\": [{\"name\": \"" + tensor + "\", \"data\": [1]}]}");
+  const std::string path =
+      write_file(dir, lesson + ".json",
+                 "{\"schema\": \"attn-tutor/1\", \"lesson\": \"" + lesson + "\", \"config\": " + config +
+                     ", \"tensors\": [{\"name\": \"" + tensor + "\", \"data\": [1]}]}");
   expect_clean_refusal("check " + path, mentions);
 }
 
@@ -75,9 +76,9 @@ TEST_CASE("hostile: the cost model grows with what the lessons build") {
 }
 
 TEST_CASE("hostile: lessons too big for the limits are refused before they run") {
+  expect_clean_refusal("all --num-heads 64 --d-out 4096 --context-length 4096", "all: these options would take about");
   expect_clean_refusal("all --num-heads 64 --d-out 4096 --context-length 4096",
-                       "all: these options would take about");
-  expect_clean_refusal("all --num-heads 64 --d-out 4096 --context-length 4096", "lower --context-length or --num-heads");
+                       "lower --context-length or --num-heads");
   expect_clean_refusal("wrapper --num-heads 64 --context-length 4096", "(64 causal masks of 4096 x 4096)");
   expect_clean_refusal("course-mha --preset post --d-model 4096 --num-heads 64 --context-length 4096",
                        "more than the limits of 6 s and 768 MiB here");
@@ -92,8 +93,9 @@ TEST_CASE("hostile: lessons too big for the limits are refused before they run")
 }
 
 TEST_CASE("hostile: the largest tested configurations still run, within the limits") {
-  for (const std::string& args : {std::string("mha --gpt2 --color never"), std::string("course-mha --preset post --json -"),
-                                  std::string("all --color never"), std::string("mha --d-out 1024 --context-length 1024")}) {
+  for (const std::string& args :
+       {std::string("mha --gpt2 --color never"), std::string("course-mha --preset post --json -"),
+        std::string("all --color never"), std::string("mha --d-out 1024 --context-length 1024")}) {
     CAPTURE(args);
     const BoundedRun r = run_bounded(args);
     CAPTURE(r.err);
@@ -157,7 +159,8 @@ TEST_CASE("hostile: every lesson has a cost entry, and the lessons after the cha
 TEST_CASE("hostile: the lessons after the chapter and check's reruns are refused before they run") {
   expect_clean_refusal("kv-cache --context-length 4096 --d-out 64 --num-heads 64",
                        "lower --context-length, --d-out or --num-heads");
-  expect_clean_refusal("kv-cache --context-length 1024 --d-out 4096", "million multiply-adds in the projections), more");
+  expect_clean_refusal("kv-cache --context-length 1024 --d-out 4096",
+                       "million multiply-adds in the projections), more");
   expect_clean_refusal(std::string("mla --d-out 4096 --latent-dim 4096 --tokens '") + kSixteen + "'",
                        "million multiply-adds in the projections), more than the limits of 6 s and 768 MiB here; "
                        "lower --d-out or --latent-dim");
@@ -183,9 +186,9 @@ TEST_CASE("hostile: check's rerun count is the number of reruns its diagnoses ma
       attn::LessonOptions o;
       setting.second(o);
       CAPTURE(l.name);
-      CAPTURE(setting.first);  // no structured binding: clang 14 cannot capture one in CAPTURE
+      CAPTURE(setting.first);                     // no structured binding: clang 14 cannot capture one in CAPTURE
       int64_t same_shapes = 0, other_shapes = 0;  // the lesson's runs each diagnosis starts
-      std::vector<attn::RerunFailure> failed;  // settings the lesson itself refuses (course-mha, 6 heads of d_in 3)
+      std::vector<attn::RerunFailure> failed;     // settings the lesson itself refuses (course-mha, 6 heads of d_in 3)
       attn::mistake_what_ifs(l.name, o, false, &same_shapes, &failed);
       attn::mistake_what_ifs(l.name, o, true, &other_shapes, &failed);
       CHECK(attn::mistake_rerun_count(l.name, o) == std::max(same_shapes, other_shapes));
@@ -227,7 +230,9 @@ int64_t largest_admitted(const Family& f) {
   return lo * f.step;
 }
 
-auto d_out(int64_t v) { return [v](attn::LessonOptions& o) { o.d_out = v, o.d_out_given = true; }; }
+auto d_out(int64_t v) {
+  return [v](attn::LessonOptions& o) { o.d_out = v, o.d_out_given = true; };
+}
 void set_d_out(attn::LessonOptions& o, int64_t v) { o.d_out = v, o.d_out_given = true; }
 void set_context(attn::LessonOptions& o, int64_t v) { o.context_length = v; }
 
@@ -249,8 +254,8 @@ TEST_CASE("hostile: the worst admitted configuration of each lesson runs within 
        [](attn::LessonOptions& o) { d_out(1024)(o), o.num_heads = 64, o.dropout = 0.1; }, set_context},
       {"mha", "--d-out", "--num-heads 64 --context-length 4096 --dropout 0.1", 64, 4096, 64,
        [](attn::LessonOptions& o) { o.num_heads = 64, o.context_length = 4096, o.dropout = 0.1; }, set_d_out},
-      {"wrapper", "--context-length", "--num-heads 6", 16, 4096, 1,
-       [](attn::LessonOptions& o) { o.num_heads = 6; }, set_context},
+      {"wrapper", "--context-length", "--num-heads 6", 16, 4096, 1, [](attn::LessonOptions& o) { o.num_heads = 6; },
+       set_context},
       {"course-mha", "--context-length", "--preset post --num-heads 64", 128, 4096, 1,
        [](attn::LessonOptions& o) { o.preset = "post", o.num_heads = 64; }, set_context},
       {"all", "--d-out", "--num-heads 4 --context-length 1024", 4, 4096, 4,

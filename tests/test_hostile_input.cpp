@@ -86,17 +86,19 @@ TEST_CASE("hostile: shapes whose size overflows 64 bits") {
   CHECK(attn::numel_of({int64_t{1} << 31, int64_t{1} << 31}) == big);
   CHECK(attn::numel_of({big, 1, 0}) == 0);
   const std::string dir = temp_dir();
-  expect_clean_refusal("check " + write_file(dir, "shape.json", export_with(
-                                     "{\"name\": \"a\", \"shape\": [4611686018427387904, 4611686018427387904, 4], "
-                                     "\"data\": []}")),
-                       "is larger than any tensor of the lessons");
-  expect_clean_refusal("check " + write_file(dir, "shape0.json", export_with(
-                                     "{\"name\": \"a\", \"shape\": [0, 4611686018427387904, 4611686018427387904], "
-                                     "\"data\": []}")),
-                       "is larger than any tensor of the lessons");
-  expect_clean_refusal("check " + write_file(dir, "neg.json", export_with(
-                                     "{\"name\": \"a\", \"shape\": [-1, 2], \"data\": []}")),
-                       "does not match its data");
+  expect_clean_refusal(
+      "check " + write_file(dir, "shape.json",
+                            export_with("{\"name\": \"a\", \"shape\": [4611686018427387904, 4611686018427387904, 4], "
+                                        "\"data\": []}")),
+      "is larger than any tensor of the lessons");
+  expect_clean_refusal(
+      "check " + write_file(dir, "shape0.json",
+                            export_with("{\"name\": \"a\", \"shape\": [0, 4611686018427387904, 4611686018427387904], "
+                                        "\"data\": []}")),
+      "is larger than any tensor of the lessons");
+  expect_clean_refusal(
+      "check " + write_file(dir, "neg.json", export_with("{\"name\": \"a\", \"shape\": [-1, 2], \"data\": []}")),
+      "does not match its data");
 }
 
 TEST_CASE("hostile: JSON errors are told in our words with line and column") {
@@ -123,15 +125,17 @@ TEST_CASE("hostile: JSON errors are told in our words with line and column") {
                        "the number '1e309' is too large for a float");
   expect_clean_refusal("check " + write_file(dir, "huge.json", export_with("{\"name\": \"a\", \"data\": [1e309]}")),
                        "\"inf\", \"-inf\" and \"nan\"");
-  expect_clean_refusal("mha --inputs " + write_bytes(dir, "utf8.json", "{\"tokens\": [\"a\xff\", \"b\"], \"inputs\": [[1], [2]]}"),
-                       "line 1, column 15: a string holds bytes that are not UTF-8; save the file as UTF-8");
+  expect_clean_refusal(
+      "mha --inputs " + write_bytes(dir, "utf8.json", "{\"tokens\": [\"a\xff\", \"b\"], \"inputs\": [[1], [2]]}"),
+      "line 1, column 15: a string holds bytes that are not UTF-8; save the file as UTF-8");
   expect_clean_refusal("check " + write_bytes(dir, "utf8.json", export_with("{\"name\": \"\xc3\x28\", \"data\": [1]}")),
                        "not UTF-8");
 }
 
 TEST_CASE("hostile: a syntax error in a file that mentions inf is not reported as inf") {
   const std::string dir = temp_dir();
-  const std::string path = write_file(dir, "info.json", "{\"tokens\": [\"info\", \"infinity\"], \"inputs\": [[1], [2],]}");
+  const std::string path =
+      write_file(dir, "info.json", "{\"tokens\": [\"info\", \"infinity\"], \"inputs\": [[1], [2],]}");
   const CliResult r = run_cli("mha --inputs " + path);
   CAPTURE(r.err);
   CHECK(r.exit_code == 2);
@@ -142,20 +146,28 @@ TEST_CASE("hostile: a syntax error in a file that mentions inf is not reported a
 
 TEST_CASE("hostile: control characters and long values are escaped and shortened in messages") {
   CHECK(attn::echo("a\x1b[31mb\n") == "a\\e[31mb\\n");
-  CHECK(attn::echo("\xc2\x9b" "x") == "\\u009bx");
+  CHECK(attn::echo("\xc2\x9b"
+                   "x") == "\\u009bx");
   CHECK(attn::echo(std::string(100, '7')) == std::string(20, '7') + "\u2026" + std::string(19, '7'));
   CHECK(attn::echo("\xe4\xb8\xad\xe6\x96\x87") == "\xe4\xb8\xad\xe6\x96\x87");  // UTF-8 stays as it is
   CHECK(attn::echo("a\xff") == "a\\xff");
   // The bidi controls that reorder the rest of a line are shown as escapes; Arabic and Hebrew letters
   // and the zero-width joiner of an emoji stay; a token may hold them (every display escapes them).
-  CHECK(attn::echo("a\xe2\x80\xae" "b\xe2\x81\xa7" "c\xe2\x80\x8f" "d\xd8\x9c") == "a\\u202eb\\u2067c\\u200fd\\u061c");
+  CHECK(attn::echo("a\xe2\x80\xae"
+                   "b\xe2\x81\xa7"
+                   "c\xe2\x80\x8f"
+                   "d\xd8\x9c") == "a\\u202eb\\u2067c\\u200fd\\u061c");
   CHECK(attn::echo("\xd7\xa9\xd7\x9c\xd7\x95\xd7\x9d \xe2\x80\x8d") == "\xd7\xa9\xd7\x9c\xd7\x95\xd7\x9d \xe2\x80\x8d");
-  CHECK(attn::clean_message("--json a\xe2\x80\xae" "b") == "--json a\\u202eb");
-  CHECK(attn::is_printable_utf8("a\xe2\x80\xae" "b"));
+  CHECK(attn::clean_message("--json a\xe2\x80\xae"
+                            "b") == "--json a\\u202eb");
+  CHECK(
+      attn::is_printable_utf8("a\xe2\x80\xae"
+                              "b"));
   // An 8 MiB value is shown as a short one is: its escaped ends around "…" (echo cuts it to its ends first).
   const std::string huge = "\x1b" + std::string(8 << 20, 'a') + "\xe4\xb8\xad";
   CHECK(attn::echo(huge) == "\\e" + std::string(19, 'a') + "\u2026" + std::string(18, 'a') + "\xe4\xb8\xad");
-  CHECK(attn::echo(std::string(1000, 'b') + "\xff", 10) == std::string(5, 'b') + "\u2026" + std::string(3, 'b') + "\\xff");
+  CHECK(attn::echo(std::string(1000, 'b') + "\xff", 10) ==
+        std::string(5, 'b') + "\u2026" + std::string(3, 'b') + "\\xff");
   CHECK(attn::clean_message("x " + std::string(100000, '9') + " y").size() < 120);
   CHECK(attn::clean_message(std::string(5000, 'a') + " b").find("\u2026") != std::string::npos);
   // Chinese puts no space after a path: its characters end a word, so the path is kept whole.
@@ -178,8 +190,9 @@ TEST_CASE("hostile: control characters and long values are escaped and shortened
   CHECK(seed.err.find("\u2026") != std::string::npos);
   expect_clean_refusal("mha --tokens \"$t\"", "the word \"a\\e[2J\" holds a control character",
                        "t=\"$(printf 'a\\033[2J b')\" && ");
-  expect_clean_refusal("check " + write_file(dir, "tok.json", "{\"schema\": \"attn-tutor/1\", \"lesson\": \"mha\", "
-                                                               "\"tokens\": [\"a\\u001b[2J\"], \"tensors\": [{\"name\": "
-                                                               "\"a\", \"data\": [1]}]}"),
+  expect_clean_refusal("check " + write_file(dir, "tok.json",
+                                             "{\"schema\": \"attn-tutor/1\", \"lesson\": \"mha\", "
+                                             "\"tokens\": [\"a\\u001b[2J\"], \"tensors\": [{\"name\": "
+                                             "\"a\", \"data\": [1]}]}"),
                        "holds a control character");
 }

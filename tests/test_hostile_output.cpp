@@ -87,8 +87,9 @@ TEST_CASE("hostile: device nodes given as outputs are written, never replaced") 
   expect_clean_refusal("mha --html /dev/full", "--html /dev/full: cannot write it");
   const BoundedRun to_null = run_bounded("mha --json /dev/null --html /dev/null --color never");
   CHECK(to_null.exit_code == 0);
-  const BoundedRun bench = run_bounded("bench --json /dev/null --batch 1 --tokens 4 --d-model 8 --num-heads 2 "
-                                       "--repeats 1 --threads 1");
+  const BoundedRun bench = run_bounded(
+      "bench --json /dev/null --batch 1 --tokens 4 --d-model 8 --num-heads 2 "
+      "--repeats 1 --threads 1");
   CHECK(bench.exit_code == 0);
   for (const auto& device : {std::pair{"/dev/full", full_before}, std::pair{"/dev/null", null_before}}) {
     const char* path = device.first;  // not a structured binding: clang 14 cannot capture one in CAPTURE
@@ -118,9 +119,12 @@ TEST_CASE("hostile: a FIFO given as an output is written, never replaced") {
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
     while (std::chrono::steady_clock::now() < deadline) {
       const ssize_t n = read(reader, buf, sizeof buf);
-      if (n > 0) got.append(buf, static_cast<size_t>(n));
-      else if (n == 0 && !got.empty()) break;  // the writer has closed it
-      else std::this_thread::sleep_for(std::chrono::milliseconds(5));  // no writer yet, or no data yet
+      if (n > 0)
+        got.append(buf, static_cast<size_t>(n));
+      else if (n == 0 && !got.empty())
+        break;  // the writer has closed it
+      else
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));  // no writer yet, or no data yet
     }
   });
   const BoundedRun r = run_bounded("mha --json " + fifo + " --color never");
@@ -234,14 +238,16 @@ TEST_CASE("hostile: an output that is the --inputs file is refused, however it i
   REQUIRE(link((dir + "/in.json").c_str(), (dir + "/hard.json").c_str()) == 0);
   const std::string before = names_in(dir);
   for (const std::string output : {"--json", "--py", "--html", "--ipynb"})
-    for (const std::string& spelling : {std::string("in.json"), std::string("./in.json"), dir + "/in.json",
-                                        std::string("sub/../in.json"), std::string("link.json"), std::string("hard.json")}) {
+    for (const std::string& spelling :
+         {std::string("in.json"), std::string("./in.json"), dir + "/in.json", std::string("sub/../in.json"),
+          std::string("link.json"), std::string("hard.json")}) {
       expect_refusal_in(dir, "mha --inputs in.json " + output + " " + spelling,
                         {output + " " + spelling + ": is the file that --inputs in.json reads"});
       CHECK(read_text_file(dir + "/in.json") == kSmallInputs);
     }
   // The input named through a link, the output plainly; `all` too; and the other outputs not written.
-  expect_refusal_in(dir, "all --inputs link.json --json out.json --html in.json", {"--html in.json", "--inputs link.json"});
+  expect_refusal_in(dir, "all --inputs link.json --json out.json --html in.json",
+                    {"--html in.json", "--inputs link.json"});
   expect_refusal_in(dir, "trainable --inputs hard.json --py in.json", {"--py in.json", "--inputs hard.json"});
   CHECK(names_in(dir) == before);
   CHECK(read_text_file(dir + "/in.json") == kSmallInputs);
@@ -257,7 +263,8 @@ TEST_CASE("hostile: two outputs that are one file are refused, however they are 
   REQUIRE(mkdir((dir + "/sub").c_str(), 0755) == 0);
   // Not created yet: the directory's identity and the name.
   for (const std::string& other : {std::string("./s.py"), dir + "/s.py", std::string("sub/../s.py")}) {
-    expect_refusal_in(dir, "mha --py s.py --ipynb " + other, {"--ipynb " + other + ": is the same file as --py s.py; give each output its own file"});
+    expect_refusal_in(dir, "mha --py s.py --ipynb " + other,
+                      {"--ipynb " + other + ": is the same file as --py s.py; give each output its own file"});
     CHECK(names_in(dir) == "sub");
   }
   // A dangling symlink to the other output (a new file), a symlink through a linked directory.
@@ -271,7 +278,8 @@ TEST_CASE("hostile: two outputs that are one file are refused, however they are 
   write_file(dir, "s.py", "mine");
   REQUIRE(link((dir + "/s.py").c_str(), (dir + "/hard.py").c_str()) == 0);
   expect_refusal_in(dir, "mha --py s.py --ipynb hard.py", {"--ipynb hard.py: is the same file as --py s.py"});
-  expect_refusal_in(dir, "mha --py dangling --json " + dir + "/hard.py", {"--py dangling", "--json " + dir + "/hard.py"});
+  expect_refusal_in(dir, "mha --py dangling --json " + dir + "/hard.py",
+                    {"--py dangling", "--json " + dir + "/hard.py"});
   expect_refusal_in(dir, "all --html s.py --py ./s.py", {"--py ./s.py", "--html s.py", "is the same file as"});
   CHECK(read_text_file(dir + "/s.py") == "mine");
   CHECK(names_in(dir) == "dangling hard.py here s.py sub");
@@ -286,7 +294,8 @@ TEST_CASE("hostile: outputs that are directories, special files or unwritable ge
   expect_clean_refusal("mha --json /proc/version", "--json /proc/version: ");
   expect_clean_refusal("kv-memory --json /proc/self/mem", "--json /proc/self/mem: ");
   expect_clean_refusal("kv-memory --json ''", "--json '': the path is empty");
-  if (!is_root()) expect_clean_refusal("mha --ipynb /etc/attn-tutor-test.ipynb", "--ipynb /etc/attn-tutor-test.ipynb: ");
+  if (!is_root())
+    expect_clean_refusal("mha --ipynb /etc/attn-tutor-test.ipynb", "--ipynb /etc/attn-tutor-test.ipynb: ");
   // /dev/stdin: here standard input is /dev/null, a device written where it is.
   CHECK(run_bounded("mha --json /dev/stdin --color never").exit_code == 0);
   CHECK(names_in(dir).empty());
@@ -366,7 +375,8 @@ TEST_CASE("hostile: a closed pipe on standard output ends the command as the cal
       const std::string err_path = dir + "/err";
       const int err_fd = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
       REQUIRE(err_fd >= 0);
-      const pid_t pid = start_attn_tutor(args, dir, pipe_fds[1], err_fd, ignored ? std::vector<int>{SIGPIPE} : std::vector<int>{});
+      const pid_t pid =
+          start_attn_tutor(args, dir, pipe_fds[1], err_fd, ignored ? std::vector<int>{SIGPIPE} : std::vector<int>{});
       close(pipe_fds[1]);
       close(err_fd);
       const int code = wait_exit_code(pid);
@@ -424,8 +434,9 @@ bool wait_for_creation(int inotify_fd, const std::string& prefix, int timeout_ms
 TEST_CASE("hostile: SIGINT, SIGTERM and SIGHUP during the writes leave no temporary and all old or all new files") {
   const std::string dir = temp_dir();
   const std::vector<std::string> files = {"a.json", "b.py", "c.ipynb", "d.html"};
-  const std::vector<std::string> args = {"mha", "--context-length", "4096", "--color", "never", "--json", "a.json",
-                                         "--py", "b.py", "--ipynb", "c.ipynb", "--html", "d.html"};
+  const std::vector<std::string> args = {"mha",     "--context-length", "4096",  "--color", "never",
+                                         "--json",  "a.json",           "--py",  "b.py",    "--ipynb",
+                                         "c.ipynb", "--html",           "d.html"};
   const int null_fd = open("/dev/null", O_WRONLY);
   REQUIRE(null_fd >= 0);
   // The new files, and how long a whole run and its writes take.
@@ -488,7 +499,8 @@ TEST_CASE("hostile: SIGINT, SIGTERM and SIGHUP during the writes leave no tempor
   }
   close(watch);
   close(null_fd);
-  MESSAGE("kills: " << killed << " ended by the signal; all old " << all_old << ", all new " << all_new << ", mixed " << mixed);
+  MESSAGE("kills: " << killed << " ended by the signal; all old " << all_old << ", all new " << all_new << ", mixed "
+                    << mixed);
   CHECK(killed > 0);
   CHECK(names_in(dir) == "a.json b.py c.ipynb d.html");
 }

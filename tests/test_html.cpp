@@ -65,8 +65,7 @@ bool near(const uint8_t* p, int r, int g, int b) {
 }
 
 void check_rendered(const std::string& lesson) {
-  REQUIRE_MESSAGE(chromium_installed(),
-                  "chromium is not installed: run sh tools/install-deps.sh (make test does)");
+  REQUIRE_MESSAGE(chromium_installed(), "chromium is not installed: run sh tools/install-deps.sh (make test does)");
   const std::string path = write_report(lesson);
   const Render r = render_in_chromium(path, 1200, 4500);
   REQUIRE(r.status == 0);
@@ -108,9 +107,10 @@ TEST_CASE("html report of causal-mask: one svg per attention matrix with 6x6 cel
     CHECK(count(svg, "<rect") == 36);
     for (const std::string& token : kTokens) CHECK(count(svg, ">" + token + "</text>") == 2);  // row and column
   }
-  CHECK(count(html, ">\u00b7 -inf</text>") == 15);  // masked's upper triangle, marked as masked
+  CHECK(count(html, ">\u00b7 -inf</text>") == 15);    // masked's upper triangle, marked as masked
   CHECK(count(html, "<rect class=\"masked\"") > 15);  // and the 0s a mask left above the diagonal
-  CHECK(html.find("<pre class=\"code\" id=\"cell-6\"><span class=\"prompt\">In [6]:</span>\nmask = torch.triu(") != std::string::npos);
+  CHECK(html.find("<pre class=\"code\" id=\"cell-6\"><span class=\"prompt\">In [6]:</span>\nmask = torch.triu(") !=
+        std::string::npos);
   CHECK(html.find("grad_fn=&lt;MaskedFillBackward0&gt;") != std::string::npos);
   CHECK(html.find("<MaskedFillBackward0>") == std::string::npos);
 }

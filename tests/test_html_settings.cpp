@@ -39,7 +39,8 @@ TEST_CASE("html settings: the options each lesson takes with the values it used,
     CHECK(has(t, "<th>seed</th>"));
     CHECK(has(t, "<th>inputs</th>"));
     for (const attn::OptionRow& o : attn::option_table()) {
-      if (o.display || o.flag == "--lang" || o.flag == "--explain" || o.flag == "--tokens" || o.flag == "--d-in") continue;
+      if (o.display || o.flag == "--lang" || o.flag == "--explain" || o.flag == "--tokens" || o.flag == "--d-in")
+        continue;
       CAPTURE(o.flag);
       CHECK(has(t, "<th>" + o.config_key() + "</th>") == l.takes(o));  // only what it takes
     }

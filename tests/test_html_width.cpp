@@ -74,9 +74,12 @@ Measure measure(const std::string& lesson_args, int width) {
   Measure m;
   std::string word;
   while (in >> word) {
-    if (word == "doc") in >> m.doc_scroll >> m.doc_client;
-    else if (word == "figures") in >> m.figures >> m.wide_figures;
-    else if (word == "cells") in >> m.cells >> m.outside;
+    if (word == "doc")
+      in >> m.doc_scroll >> m.doc_client;
+    else if (word == "figures")
+      in >> m.figures >> m.wide_figures;
+    else if (word == "cells")
+      in >> m.cells >> m.outside;
   }
   return m;
 }
@@ -90,7 +93,8 @@ TEST_CASE("html report fits a 390 px phone and a 1280 px screen: wide heatmaps s
   }
   // d2l-mha: 6-column heatmaps of (2, 4, 6) weights; wrapper --num-heads 4: several grids side by side;
   // causal-mask with 12 tokens: 12x12 grids.
-  for (const char* args : {"d2l-mha", "wrapper --num-heads 4", "causal-mask --tokens 'a b c d e f g h i j k l'", "gqa"}) {
+  for (const char* args :
+       {"d2l-mha", "wrapper --num-heads 4", "causal-mask --tokens 'a b c d e f g h i j k l'", "gqa"}) {
     for (int width : {390, 1280}) {
       CAPTURE(args);
       CAPTURE(width);
@@ -99,9 +103,9 @@ TEST_CASE("html report fits a 390 px phone and a 1280 px screen: wide heatmaps s
       CHECK(m.doc_client <= width);
       CHECK(m.doc_scroll <= m.doc_client);  // the page itself never scrolls sideways
       CHECK(m.figures > 0);
-      CHECK(m.wide_figures == 0);            // each figure (the scroll box) is inside the viewport
+      CHECK(m.wide_figures == 0);  // each figure (the scroll box) is inside the viewport
       CHECK(m.cells > 0);
-      CHECK(m.outside == 0);                 // every cell inside its figure's scrollable width
+      CHECK(m.outside == 0);  // every cell inside its figure's scrollable width
     }
   }
 }

@@ -126,7 +126,8 @@ TEST_CASE("html report in Chinese renders its Chinese in chromium: real glyphs, 
   // The check catches tofu: with DejaVu only (no CJK font), all eight are the same hollow box.
   const std::string conf = dir + "/fonts.conf";
   std::ofstream(conf) << "<?xml version=\"1.0\"?>\n<!DOCTYPE fontconfig SYSTEM \"fonts.dtd\">\n<fontconfig><dir>"
-                         "/usr/share/fonts/truetype/dejavu</dir><cachedir>" + dir + "/fc-cache</cachedir></fontconfig>\n";
+                         "/usr/share/fonts/truetype/dejavu</dir><cachedir>" +
+                             dir + "/fc-cache</cachedir></fontconfig>\n";
   const Render tofu = render_in_chromium(probe, 800, 600, "FONTCONFIG_FILE='" + conf + "' ");
   REQUIRE(tofu.status == 0);
   REQUIRE_MESSAGE(tofu.shot.error.empty(), tofu.shot.error);

@@ -79,10 +79,10 @@ TEST_CASE("integer inputs: the check finds a row of Python ints") {
 
 TEST_CASE("integer inputs: every lesson writes them as float literals on screen, in --py and in --ipynb") {
   const std::string dir = temp_dir();
-  const std::vector<std::string> files = {
-      write_file(dir, "bare.json", "[[1,0],[0,1],[1,1]]"),  // the literal
-      write_file(dir, "wide.json", "{\"tokens\": [\"a\", \"b\", \"c\"], \"inputs\": "
-                                   "[[-3, 0, 100000000, 7], [16777217, 2, 5, -0], [1, 1, 1, 1]]}")};
+  const std::vector<std::string> files = {write_file(dir, "bare.json", "[[1,0],[0,1],[1,1]]"),  // the literal
+                                          write_file(dir, "wide.json",
+                                                     "{\"tokens\": [\"a\", \"b\", \"c\"], \"inputs\": "
+                                                     "[[-3, 0, 100000000, 7], [16777217, 2, 5, -0], [1, 1, 1, 1]]}")};
   for (const std::string& file : files) {
     for (const std::string lesson : kLessons) {
       CAPTURE(lesson);

@@ -109,16 +109,16 @@ TEST_CASE("kv-memory: the command prints the READMEs' lines and --json - the byt
   const CliResult gqa = run_cli("kv-memory --lang en");
   CHECK(gqa.exit_code == 0);
   check_contains(gqa.out, {"MHA total KV cache    :     17.18 GB", "GQA total KV cache    :      4.29 GB",
-                           "Ratio (MHA / GQA)     : 4.00x", "Savings (GQA vs MHA)  : 75.00%",
-                           "GQA n_kv_heads   : 8"});
+                           "Ratio (MHA / GQA)     : 4.00x", "Savings (GQA vs MHA)  : 75.00%", "GQA n_kv_heads   : 8"});
   const CliResult swa = run_cli("kv-memory --window 1024 --swa-ratio 5:1");
   check_contains(swa.out, {"swa_ratio        : 5:1 -> 27 SWA, 5 Full layers", "MHA + SWA (ratio 5:1) :      3.14 GB",
                            "GQA + SWA (ratio 5:1) :      0.78 GB"});
-  const CliResult mla = run_cli("kv-memory --context-length 8192 --emb-dim 2048 --num-heads 24 --num-layers 48 "
-                                "--num-kv-groups 4 --batch-size 1 --dtype bf16 --latent-dim 1024");
-  check_contains(mla.out, {"head_dim         : 86", "MHA total KV cache    :      3.25 GB",
-                           "MLA total KV cache    :      0.81 GB", "Ratio (MHA / MLA)     : 4.03x",
-                           "Savings (MLA vs MHA)  : 75.19%"});
+  const CliResult mla = run_cli(
+      "kv-memory --context-length 8192 --emb-dim 2048 --num-heads 24 --num-layers 48 "
+      "--num-kv-groups 4 --batch-size 1 --dtype bf16 --latent-dim 1024");
+  check_contains(
+      mla.out, {"head_dim         : 86", "MHA total KV cache    :      3.25 GB", "MLA total KV cache    :      0.81 GB",
+                "Ratio (MHA / MLA)     : 4.03x", "Savings (MLA vs MHA)  : 75.19%"});
 
   const CliResult json = run_cli("kv-memory --window 1024 --swa-ratio 5:1 --latent-dim 512 --dtype fp32 --json -");
   REQUIRE(json.exit_code == 0);
@@ -137,8 +137,9 @@ TEST_CASE("kv-memory: the command prints the READMEs' lines and --json - the byt
 }
 
 TEST_CASE("kv-memory: errors are one line on stderr and exit 2") {
-  for (const char* args : {"--num-kv-groups 5", "--swa-ratio 5 --window 8", "--dtype fp64", "--window 0",
-                           "--context-length 0", "--batch-size 1000000 --context-length 1000000000 --num-layers 60000"}) {
+  for (const char* args :
+       {"--num-kv-groups 5", "--swa-ratio 5 --window 8", "--dtype fp64", "--window 0", "--context-length 0",
+        "--batch-size 1000000 --context-length 1000000000 --num-layers 60000"}) {
     CAPTURE(args);
     const CliResult r = run_cli(std::string("kv-memory ") + args);
     CHECK(r.exit_code == 2);

@@ -26,7 +26,8 @@ std::string attribute(const std::string& tag, const std::string& name) {
 std::vector<std::string> tags(const std::string& html, const std::string& element) {
   std::vector<std::string> out;
   const std::regex re("<" + element + "[ >][^>]*>");
-  for (auto it = std::sregex_iterator(html.begin(), html.end(), re); it != std::sregex_iterator(); ++it) out.push_back(it->str());
+  for (auto it = std::sregex_iterator(html.begin(), html.end(), re); it != std::sregex_iterator(); ++it)
+    out.push_back(it->str());
   return out;
 }
 
@@ -57,7 +58,8 @@ TEST_CASE("kv-memory --html: one line per estimator shown, a circle per point, t
     CHECK(count_of(svg, "class=\"axis-title x-title\"") == 1);
     CHECK(count_of(svg, "class=\"axis-title y-title\"") == 1);
     REQUIRE(html_elements(svg, "<g class=\"legend\">", "</g>").size() == 1);
-    for (const std::string& s : c.series) CHECK(html_elements(svg, "<g class=\"legend\">", "</g>")[0].find(">" + s + "<") != std::string::npos);
+    for (const std::string& s : c.series)
+      CHECK(html_elements(svg, "<g class=\"legend\">", "</g>")[0].find(">" + s + "<") != std::string::npos);
     // The table's rows and the circles: every context length of the text's table, every series.
     const std::string table = html_elements(r.out, "<table class=\"kv-memory\">", "</table>").at(0);
     const size_t lengths = count_of(table, "<tr") - 1;  // the header row
@@ -79,13 +81,18 @@ TEST_CASE("kv-memory --html: one line per estimator shown, a circle per point, t
       const attn::KvMemoryTotals& t = e.by_context[k % lengths];
       CHECK(attribute(circles[k], "data-x") == std::to_string(t.context_length));
       const std::string& name = c.series[k / lengths];
-      const int64_t bytes = name == "MHA" ? t.mha : name == "GQA" ? t.gqa : name == "MHA+SWA" ? *t.swa : name == "GQA+SWA" ? *t.gqa_swa : *t.mla;
+      const int64_t bytes = name == "MHA"       ? t.mha
+                            : name == "GQA"     ? t.gqa
+                            : name == "MHA+SWA" ? *t.swa
+                            : name == "GQA+SWA" ? *t.gqa_swa
+                                                : *t.mla;
       CHECK(attribute(circles[k], "data-bytes") == std::to_string(bytes));
       char gb[32];
       std::snprintf(gb, sizeof gb, "%.2f", static_cast<double>(bytes) / 1e9);
       CHECK(attribute(circles[k], "data-y") == gb);
       if (k % lengths > 0) CHECK(std::stod(attribute(circles[k], "cx")) > std::stod(attribute(circles[k - 1], "cx")));
-      if (k % lengths > 0) CHECK(std::stod(attribute(circles[k], "cy")) <= std::stod(attribute(circles[k - 1], "cy")));  // y grows upwards
+      if (k % lengths > 0)
+        CHECK(std::stod(attribute(circles[k], "cy")) <= std::stod(attribute(circles[k - 1], "cy")));  // y grows upwards
     }
     CHECK(count_of(table, "<tr class=\"current\">") == 1);
   }
@@ -104,7 +111,8 @@ TEST_CASE("kv-memory --html --lang zh: the chart's and the page's words in Chine
   for (const std::string& t : html_elements(r.out, "text-anchor=\"middle\">", "</text>")) svg_words += t + "\n";
   CHECK(english_prose_lines(svg_words).empty());
   check_contains(r.out, {"上下文长度", "KV 缓存（GB）"});
-  for (const char* word : {"context length", "Total KV", "log scale"}) CHECK_MESSAGE(r.out.find(word) == std::string::npos, word);
+  for (const char* word : {"context length", "Total KV", "log scale"})
+    CHECK_MESSAGE(r.out.find(word) == std::string::npos, word);
 }
 
 TEST_CASE("kv-memory --html FILE: the file beside the text, --json's rules") {

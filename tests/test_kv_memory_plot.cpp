@@ -59,7 +59,7 @@ TEST_CASE("kv-memory text: every line fits $COLUMNS (default 80), the notes wrap
   CHECK(axis_line(wide).size() == 120);
   CHECK(axis_line(narrow).size() == 60);
   CHECK(axis_line(tiny).size() == 40);  // the plot's least width
-  CHECK(bad == text);  // an unusable $COLUMNS: the default 80
+  CHECK(bad == text);                   // an unusable $COLUMNS: the default 80
 }
 
 TEST_CASE("kv-memory plot: axes with units, context lengths under the x axis, a legend, the current length marked") {
@@ -87,22 +87,23 @@ TEST_CASE("kv-memory plot: axes with units, context lengths under the x axis, a 
 TEST_CASE("kv-memory --plot: the bonus plot scripts' curves") {
   // GQA: MHA and n_kv_groups 4, 8, 12, 24 where they divide n_heads (the script's 24 heads: all four).
   const std::string gqa = run_cli("kv-memory --plot gqa --num-heads 24 --emb-dim 2048 --num-layers 48").out;
-  for (const char* label : {"M MHA", "GQA n_kv_groups=4 (4.0x)", "GQA n_kv_groups=8 (8.0x)", "GQA n_kv_groups=12 (12.0x)",
-                            "GQA n_kv_groups=24 (24.0x)"})
+  for (const char* label : {"M MHA", "GQA n_kv_groups=4 (4.0x)", "GQA n_kv_groups=8 (8.0x)",
+                            "GQA n_kv_groups=12 (12.0x)", "GQA n_kv_groups=24 (24.0x)"})
     CHECK(has(gqa, label));
   CHECK_FALSE(has(gqa, "left out"));
   const std::string gqa32 = run_cli("kv-memory --plot gqa").out;
   CHECK(has(gqa32, "# n_kv_groups 12, 24 left out: the estimator needs n_kv_groups to divide n_heads\n# = 32.\n"));
   CHECK(has(run_cli("kv-memory --plot gqa --num-kv-groups 2").out, "GQA n_kv_groups=2 (2.0x)"));
   // MLA: latent sizes 1024, 512, 256, 64 and --latent-dim, compression against MHA (the script's setting: 24 heads).
-  const std::string mla = run_cli("kv-memory --plot mla --num-heads 24 --emb-dim 2048 --num-layers 48 --latent-dim 300").out;
+  const std::string mla =
+      run_cli("kv-memory --plot mla --num-heads 24 --emb-dim 2048 --num-layers 48 --latent-dim 300").out;
   for (const char* label : {"MLA latent_dim=1024", "MLA latent_dim=512", "MLA latent_dim=300", "MLA latent_dim=256",
                             "MLA latent_dim=64 (64.5x)"})
     CHECK(has(mla, label));
   // SWA: several ratios on MHA, and GQA + SWA at --swa-ratio.
   const std::string swa = run_cli("kv-memory --plot swa --window 1024 --swa-ratio 2:1").out;
-  for (const char* label : {"G GQA", "MHA+SWA 2:1 W=1024", "MHA+SWA 1:0 W=1024", "MHA+SWA 5:1 W=1024", "MHA+SWA 1:1 W=1024",
-                            "GQA+SWA 2:1 W=1024"})
+  for (const char* label : {"G GQA", "MHA+SWA 2:1 W=1024", "MHA+SWA 1:0 W=1024", "MHA+SWA 5:1 W=1024",
+                            "MHA+SWA 1:1 W=1024", "GQA+SWA 2:1 W=1024"})
     CHECK(has(swa, label));
   // The default draws what it drew: one curve per estimator shown.
   const std::string methods = run_cli("kv-memory --window 1024 --latent-dim 512").out;
@@ -115,7 +116,8 @@ TEST_CASE("kv-memory --plot: the bonus plot scripts' curves") {
   // Errors: one line, exit 2.
   const CliResult no_window = run_cli("kv-memory --plot swa");
   CHECK(no_window.exit_code == 2);
-  CHECK(no_window.err == "attn-tutor: error: --plot swa: needs a sliding window; add --window W (e.g. --window 1024, Gemma 3's)\n");
+  CHECK(no_window.err ==
+        "attn-tutor: error: --plot swa: needs a sliding window; add --window W (e.g. --window 1024, Gemma 3's)\n");
   const CliResult bad = run_cli("kv-memory --plot heads");
   CHECK(bad.exit_code == 2);
   CHECK(has(bad.err, "--plot heads"));
@@ -141,8 +143,9 @@ TEST_CASE("kv-memory --swa-ratio takes spaces around its numbers, as the estimat
 TEST_CASE("kv-memory --html without a file: the message names a file to write, not --help") {
   const CliResult r = run_cli("kv-memory --html");
   CHECK(r.exit_code == 2);
-  CHECK(r.err == "attn-tutor: error: --html: needs where to write; --html kv-memory.html writes the file kv-memory.html, "
-                 "--html - writes to standard output\n");
+  CHECK(r.err ==
+        "attn-tutor: error: --html: needs where to write; --html kv-memory.html writes the file kv-memory.html, "
+        "--html - writes to standard output\n");
   const CliResult zh = run_cli("kv-memory --lang zh --html");
   CHECK(zh.exit_code == 2);
   CHECK(has(zh.err, "写入文件 kv-memory.html"));
@@ -158,7 +161,8 @@ TEST_CASE("kv-memory --plot is listed by lessons --json from the parser, with it
         if (o.at("flag") == "--plot") {
           found = true;
           CHECK(o.at("kind") == "choice");
-          CHECK(o.at("choices").get<std::vector<std::string>>() == std::vector<std::string>{"methods", "gqa", "mla", "swa"});
+          CHECK(o.at("choices").get<std::vector<std::string>>() ==
+                std::vector<std::string>{"methods", "gqa", "mla", "swa"});
           CHECK(o.at("default") == "methods");
         }
   CHECK(found);

@@ -71,11 +71,13 @@ TEST_CASE("names: no internal source id in any command's output, in either langu
     expect_learner_names("bench" + l,
                          run_cli("bench --batch 1 --tokens 32 --d-model 64 --num-heads 2 --repeats 1" + l).out, true);
     for (const char* fixture : {"head-order", "stale-scores", "missing-reseed", "mkl-dropout", "correct-d2l-mha"}) {
-      const std::string args = "check '" + std::string(ATTN_TEST_FIXTURE_DIR) + "/mistakes/" + fixture + ".json' --color never";
+      const std::string args =
+          "check '" + std::string(ATTN_TEST_FIXTURE_DIR) + "/mistakes/" + fixture + ".json' --color never";
       const CliResult r = run_cli(args + l);
       expect_learner_names(args + l, r.out + r.err, false);  // check names the lesson's own cells: In [n]
     }
-    for (const std::string args : {"mha --num-heads 3", "verify nope", "check /nonexistent.json", "kv-memory --num-kv-groups 5"})
+    for (const std::string args :
+         {"mha --num-heads 3", "verify nope", "check /nonexistent.json", "kv-memory --num-kv-groups 5"})
       expect_learner_names(args + l, run_cli(args + l).err, true);
   }
 }

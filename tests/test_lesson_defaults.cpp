@@ -38,7 +38,8 @@ TEST_CASE("defaults: giving a lesson's stated default changes none of its tensor
       ++checked;
     }
   CHECK(checked >= 20);
-  CHECK(tensors("mha --tokens 'a b c'") == tensors("mha --tokens 'a b c' --d-in " + option_row("--d-in").default_value));
+  CHECK(tensors("mha --tokens 'a b c'") ==
+        tensors("mha --tokens 'a b c' --d-in " + option_row("--d-in").default_value));
 }
 
 TEST_CASE("defaults: a value other than the stated default changes the tensors (the test above can fail)") {
@@ -70,8 +71,8 @@ TEST_CASE("defaults: each lesson's --help states its own defaults, in English an
   for (const char* name : {"kv-cache", "gqa", "mla", "swa"}) {
     const LessonInfo& lesson = *find_lesson(name);
     CAPTURE(lesson.name);
-    const std::string quoted = "(default d_out " + lesson.default_value("--d-out") + ", " +
-                               lesson.default_value("--num-heads") + " heads";
+    const std::string quoted =
+        "(default d_out " + lesson.default_value("--d-out") + ", " + lesson.default_value("--num-heads") + " heads";
     CHECK(lesson.summary(Lang::En).find(quoted) != std::string::npos);
     CHECK(lesson.summary(Lang::Zh).find("（默认 d_out " + lesson.default_value("--d-out") + "、") != std::string::npos);
   }

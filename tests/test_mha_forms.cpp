@@ -63,7 +63,8 @@ FormOutputs all_forms(const Tensor& x, int64_t d_out, int64_t heads, uint64_t se
     o.forms.push_back({"7 nn.MultiheadAttention", torch_mha.forward(x, true)});
     o.forms.push_back({"8 need_weights=False", torch_mha.forward(x, false)});
   }
-  o.forms.push_back({"9 FlexAttention mask_mod", combined.merge(sdpa_math(t.queries, t.keys, t.values, &keep, false), s)});
+  o.forms.push_back(
+      {"9 FlexAttention mask_mod", combined.merge(sdpa_math(t.queries, t.keys, t.values, &keep, false), s)});
   return o;
 }
 
@@ -114,7 +115,8 @@ TEST_CASE("mha-forms: the lesson's sizes (d_in = d_out = 3, 1 or 3 heads, --qkv-
     }
 }
 
-TEST_CASE("mha-forms: every form equals the chapter's within 1e-5 at GPT-2's width (batch 2, 24 tokens, d 768, 12 heads)") {
+TEST_CASE(
+    "mha-forms: every form equals the chapter's within 1e-5 at GPT-2's width (batch 2, 24 tokens, d 768, 12 heads)") {
   const Tensor x = lcg_tensor({2, 24, 768}, 123);
   const FormOutputs o = all_forms(x, 768, 12, 123);
   CHECK(o.forms.size() == 9);
@@ -128,8 +130,10 @@ TEST_CASE("mha-forms: every form equals the chapter's within 1e-5 at GPT-2's wid
 
 TEST_CASE("mha-forms: the bonus test's own sizes (768/768, 768/1536, 1024/512, batch 2, 4 tokens) within 1e-5") {
   // tests/test_mha_implementations.py compares MHAEinsum with the chapter's class at these sizes (atol 1e-5).
-  const struct { int64_t d_in, d_out, heads; uint32_t seed; } sizes[] = {{768, 768, 12, 123}, {768, 1536, 12, 456},
-                                                                        {1024, 512, 8, 789}};
+  const struct {
+    int64_t d_in, d_out, heads;
+    uint32_t seed;
+  } sizes[] = {{768, 768, 12, 123}, {768, 1536, 12, 456}, {1024, 512, 8, 789}};
   for (const auto& z : sizes) {
     const FormOutputs o = all_forms(lcg_tensor({2, 4, z.d_in}, z.seed), z.d_out, z.heads, z.seed);
     for (const auto& form : o.forms) {  // not a structured binding: clang 14 cannot capture one
@@ -168,11 +172,12 @@ TEST_CASE("mha-forms: the lesson against real PyTorch 1.13, bit for bit (tests/f
   for (const auto& kase : fx.at("cases"))
     for (const auto& e : kase.at("expected")) rules.exact.insert(e.at("name").get<std::string>());
   size_t cases = 0, matched = 0;
-  fixtures::compare_cases("mha-forms", fx.at("cases"), rules, 8, [&](const fixtures::json& kase, const fixtures::Comparison& c) {
-    ++cases;
-    matched += c.mismatches.empty();
-    CHECK(c.tensors == kase.at("expected").size());
-  });
+  fixtures::compare_cases("mha-forms", fx.at("cases"), rules, 8,
+                          [&](const fixtures::json& kase, const fixtures::Comparison& c) {
+                            ++cases;
+                            matched += c.mismatches.empty();
+                            CHECK(c.tensors == kase.at("expected").size());
+                          });
   CHECK(cases >= 30);
   CHECK(matched == cases);
 }
@@ -190,19 +195,22 @@ TEST_CASE("mha-forms: the summary's max|diff| lines and the version notes, in En
 }
 
 TEST_CASE("mha-forms: refused settings give one line and exit 2") {
-  for (const char* args : {"mha-forms --d-out 2", "mha-forms --d-out 6", "mha-forms --qkv-bias", "mha-forms --num-heads 2",
-                           "mha-forms --tokens 'a b c' --d-in 4", "mha-forms --d-out 2 --lang zh"}) {
+  for (const char* args :
+       {"mha-forms --d-out 2", "mha-forms --d-out 6", "mha-forms --qkv-bias", "mha-forms --num-heads 2",
+        "mha-forms --tokens 'a b c' --d-in 4", "mha-forms --d-out 2 --lang zh"}) {
     CAPTURE(args);
     const CliResult r = run_cli(args);
     CHECK(r.exit_code == 2);
     CHECK(r.out.empty());
     CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
   }
-  CHECK(run_cli("mha-forms --d-out 6").err.find("error: --d-out 6: mha-forms needs d_out equal to") != std::string::npos);
+  CHECK(run_cli("mha-forms --d-out 6").err.find("error: --d-out 6: mha-forms needs d_out equal to") !=
+        std::string::npos);
   CHECK(run_cli("mha-forms --qkv-bias").err.find("error: --qkv-bias: mha-forms runs without it") != std::string::npos);
 }
 
-TEST_CASE("mha-forms: the input cell's note says the tokens go in all at once, not one at a time as in the cache lessons") {
+TEST_CASE(
+    "mha-forms: the input cell's note says the tokens go in all at once, not one at a time as in the cache lessons") {
   for (const char* lang : {"en", "zh"}) {
     CAPTURE(lang);
     const CliResult r = run_cli_wide(std::string("mha-forms --explain --color never --lang ") + lang);

@@ -29,7 +29,8 @@ std::string stand_in_stderr(const std::string& code, const std::string& version,
   const std::string dir = temp_dir();
   std::system(("mkdir -p " + dir + "/torch").c_str());
   write_file(dir + "/torch", "__init__.py",
-             "__version__ = '" + version + "'\nclass _Mkl:\n    @staticmethod\n    def is_available():\n        return " +
+             "__version__ = '" + version +
+                 "'\nclass _Mkl:\n    @staticmethod\n    def is_available():\n        return " +
                  (mkl ? "True" : "False") + "\nclass backends:\n    mkl = _Mkl\n");
   write_file(dir + "/torch", "nn.py", "");
   const std::string script = write_file(dir, "top.py", code + "\n");
@@ -51,7 +52,8 @@ TEST_CASE("mkl export: the script says at the top that only PyTorch <= 2.6 with 
   CHECK(has(top, "torch.backends.mkl.is_available()"));
   // the tool's own line, once, when the export is written
   CHECK(lines(mkl.err) == 1);
-  CHECK(has(mkl.err, "attn-tutor: note: --bernoulli mkl: the exported script draws the dropout masks of PyTorch <= 2.6"));
+  CHECK(
+      has(mkl.err, "attn-tutor: note: --bernoulli mkl: the exported script draws the dropout masks of PyTorch <= 2.6"));
 
   // without --bernoulli mkl: the plain imports, nothing on stderr
   const CliResult plain = run_cli("dropout --py -");
@@ -89,9 +91,9 @@ TEST_CASE("mkl export: the script says at the top that only PyTorch <= 2.6 with 
 TEST_CASE("mkl export: the script's check warns on stderr exactly where PyTorch cannot draw the masks") {
   const std::string top = header(run_cli("dropout --bernoulli mkl --py -").out);
   const std::string warning = "warning: this PyTorch has no MKL or is 2.7 or later";
-  CHECK(has(stand_in_stderr(top, "1.13.0a0", false), warning));     // Debian's build: no MKL
-  CHECK(has(stand_in_stderr(top, "2.7.0+cpu", true), warning));     // MKL, but 2.7 draws with torch's generator
+  CHECK(has(stand_in_stderr(top, "1.13.0a0", false), warning));  // Debian's build: no MKL
+  CHECK(has(stand_in_stderr(top, "2.7.0+cpu", true), warning));  // MKL, but 2.7 draws with torch's generator
   CHECK(has(stand_in_stderr(top, "2.10.1", true), warning));
-  CHECK(stand_in_stderr(top, "2.6.0+cpu", true).empty());          // the MKL path: nothing to say
+  CHECK(stand_in_stderr(top, "2.6.0+cpu", true).empty());  // the MKL path: nothing to say
   CHECK(stand_in_stderr(top, "1.13.1", true).empty());
 }

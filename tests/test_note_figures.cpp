@@ -55,12 +55,11 @@ Inputs spread_inputs() {
 }  // namespace
 
 TEST_CASE("note figures: element_text is the cell print(t) writes, in every print mode") {
-  const std::vector<std::vector<float>> rows = {
-      {0.1385f, 0.2379f, 0.2333f, 0.1240f},   // fixed, 4 decimals
-      {1.0f, 2.0f, -3.0f},                    // integral floats: "1.", "-3."
-      {1.0e-6f, 0.5f, 123456.0f},             // scientific
-      {0.0f, -0.0f, 0.25f},                   // zeros in fixed mode
-      {-INFINITY, 0.5f, 0.25f}};              // -inf beside finite values
+  const std::vector<std::vector<float>> rows = {{0.1385f, 0.2379f, 0.2333f, 0.1240f},  // fixed, 4 decimals
+                                                {1.0f, 2.0f, -3.0f},                   // integral floats: "1.", "-3."
+                                                {1.0e-6f, 0.5f, 123456.0f},            // scientific
+                                                {0.0f, -0.0f, 0.25f},                  // zeros in fixed mode
+                                                {-INFINITY, 0.5f, 0.25f}};             // -inf beside finite values
   for (const std::vector<float>& v : rows) {
     const Tensor t({static_cast<int64_t>(v.size())}, v);
     const std::vector<std::string> cells = printed_cells(repr(t));

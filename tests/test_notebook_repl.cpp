@@ -34,12 +34,14 @@ TEST_CASE("text: a class header with a comment after its colon keeps its blank l
         "\nIn [1]:\n>>> class A(nn.Module):  # chapter 3's, plus a cache\n...     def f(self):\n...         return 1\n"
         "...\n...     def g(self):  # the second\n...         return '#:'\n...\n>>> a = A()\n");
   // a '#' inside a string is no comment: the colon after it still opens the block
-  CHECK(listing({"if s == '#':", "    x = 1", "y = 2"}) == "\nIn [1]:\n>>> if s == '#':\n...     x = 1\n...\n>>> y = 2\n");
+  CHECK(listing({"if s == '#':", "    x = 1", "y = 2"}) ==
+        "\nIn [1]:\n>>> if s == '#':\n...     x = 1\n...\n>>> y = 2\n");
   // a comment that ends with a colon opens nothing
   CHECK(listing({"x = 1  # note:", "y = 2"}) == "\nIn [1]:\n>>> x = 1  # note:\n>>> y = 2\n");
   // a header split over lines, two blank lines inside the body
-  CHECK(listing({"def f(a,", "      b):", "    c = a", "", "", "    return c + b", "z = f(1, 2)"}) ==
-        "\nIn [1]:\n>>> def f(a,\n...       b):\n...     c = a\n...\n...\n...     return c + b\n...\n>>> z = f(1, 2)\n");
+  CHECK(
+      listing({"def f(a,", "      b):", "    c = a", "", "", "    return c + b", "z = f(1, 2)"}) ==
+      "\nIn [1]:\n>>> def f(a,\n...       b):\n...     c = a\n...\n...\n...     return c + b\n...\n>>> z = f(1, 2)\n");
   // a blank line between top-level statements stays a bare >>>
   CHECK(listing({"x = 1", "", "y = 2"}) == "\nIn [1]:\n>>> x = 1\n>>>\n>>> y = 2\n");
 }

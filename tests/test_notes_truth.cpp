@@ -112,19 +112,21 @@ TEST_CASE("notes: gqa's cache ratio and parameter difference are computed, out_p
   // num_kv_groups = num_heads: plain multi-head attention, and the 8 of 136 vs 144 are out_proj's bias
   const std::string same = notes("gqa --num-heads 4 --num-kv-groups 4");
   CHECK(!has(same, "1 times fewer"));
-  CHECK(has(same, "136 parameters against 144 for MultiHeadAttention, and 16 numbers cached per token and layer "
-                  "against 16: the same number: with --num-kv-groups equal to the number of heads this is plain "
-                  "multi-head attention. The 8 parameters fewer are entirely out_proj's bias"));
+  CHECK(has(same,
+            "136 parameters against 144 for MultiHeadAttention, and 16 numbers cached per token and layer "
+            "against 16: the same number: with --num-kv-groups equal to the number of heads this is plain "
+            "multi-head attention. The 8 parameters fewer are entirely out_proj's bias"));
   CHECK(!has(notes("gqa --num-heads 4 --num-kv-groups 4 --lang zh"), "1 倍"));
   // otherwise: W_key and W_value give 2 x (d_in [+ 1 with bias]) x (d_out - num_kv_groups x head_dim), out_proj d_out
   struct Case {
     const char* args;
     int gqa, mha, kv, bias;
   };
-  for (const Case& c : {Case{"gqa", 112, 144, 2 * 3 * (8 - 4), 8}, Case{"gqa --num-kv-groups 1", 100, 144, 2 * 3 * (8 - 2), 8},
-                        Case{"gqa --qkv-bias", 128, 168, 2 * 4 * (8 - 4), 8},
-                        // d_in 3, d_out 16, head_dim 4: 48 + 2 x 24 + 256 against 3 x 48 + 256 + 16
-                        Case{"gqa --d-out 16 --num-heads 4 --num-kv-groups 2", 352, 416, 2 * 3 * (16 - 8), 16}}) {
+  for (const Case& c :
+       {Case{"gqa", 112, 144, 2 * 3 * (8 - 4), 8}, Case{"gqa --num-kv-groups 1", 100, 144, 2 * 3 * (8 - 2), 8},
+        Case{"gqa --qkv-bias", 128, 168, 2 * 4 * (8 - 4), 8},
+        // d_in 3, d_out 16, head_dim 4: 48 + 2 x 24 + 256 against 3 x 48 + 256 + 16
+        Case{"gqa --d-out 16 --num-heads 4 --num-kv-groups 2", 352, 416, 2 * 3 * (16 - 8), 16}}) {
     CAPTURE(c.args);
     const std::string text = notes(c.args);
     CHECK(c.mha - c.gqa == c.kv + c.bias);

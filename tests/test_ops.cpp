@@ -73,11 +73,12 @@ TEST_CASE("ops: sum adds in torch's order") {
   CHECK(bits(sum(Tensor({11}, in11)).item()) == 0x40be2fa0u);
   const auto in6 = floats({0x3f792126, 0x3e63d1a4, 0x3e5bff4c, 0x3ebb8126, 0x3ead4224, 0x3e23cdc4});
   CHECK(bits(sum(Tensor({6}, in6)).item()) == 0x40119a9eu);
-  CHECK(sum(Tensor({2, 6}, [&] {
-              auto v = in6;
-              v.insert(v.end(), in6.begin(), in6.end());
-              return v;
-            }()),
+  CHECK(sum(Tensor({2, 6},
+                   [&] {
+                     auto v = in6;
+                     v.insert(v.end(), in6.begin(), in6.end());
+                     return v;
+                   }()),
             -1, true)
             .shape() == Shape{2, 1});
 }

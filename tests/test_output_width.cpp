@@ -46,15 +46,21 @@ TEST_CASE("output width: $COLUMNS as a terminal dimension, anything else is no v
 
 TEST_CASE("output width: two blocks side by side when both fit, else one above the other") {
   using attn::check_text::two_columns;
-  CHECK(two_columns("ab\nc", "xy", 8) == "ab    xy\nc\n");          // 2 + 4 + 2 = 8 fits
-  CHECK(two_columns("ab\nc", "xy", 7) == "ab\nc\n\nxy\n");          // one column too many
+  CHECK(two_columns("ab\nc", "xy", 8) == "ab    xy\nc\n");           // 2 + 4 + 2 = 8 fits
+  CHECK(two_columns("ab\nc", "xy", 7) == "ab\nc\n\nxy\n");           // one column too many
   CHECK(two_columns("你的：\n1", "xy", 12) == "你的：    xy\n1\n");  // 6 columns + 4 + 2
   CHECK(two_columns("你的：\n1", "xy", 11) == "你的：\n1\n\nxy\n");
 }
 
 TEST_CASE("output width: check at COLUMNS=80 stacks the tensors, at 200 puts them side by side (en and zh)") {
-  struct Lang { const char* flag; const char* yours; const char* tool; const char* summary; };
-  const Lang langs[] = {{"", "yours:", "attn-tutor:", "values differ"}, {" --lang zh", "你的：", "attn-tutor：", "数值不同"}};
+  struct Lang {
+    const char* flag;
+    const char* yours;
+    const char* tool;
+    const char* summary;
+  };
+  const Lang langs[] = {{"", "yours:", "attn-tutor:", "values differ"},
+                        {" --lang zh", "你的：", "attn-tutor：", "数值不同"}};
   for (const Lang& l : langs) {
     CAPTURE(l.flag);
     const std::string args = "check " + kMistakes + "head-order.json --color never" + l.flag;
@@ -119,7 +125,7 @@ TEST_CASE("step pages: a line's screen rows and a text cut into screens at line 
   CHECK(attn::screen_rows("注意力", 6) == 1);
   const std::vector<std::string> pages = attn::screen_pages("a\nb\n" + std::string(15, 'c') + "\nd\ne\n", 3, 10);
   REQUIRE(pages.size() == 3);
-  CHECK(pages[0] == "a\nb\n");                            // the long line (2 rows) does not fit beside them
+  CHECK(pages[0] == "a\nb\n");  // the long line (2 rows) does not fit beside them
   CHECK(pages[1] == std::string(15, 'c') + "\nd\n");
   CHECK(pages[2] == "e\n");
   const std::vector<std::string> tall = attn::screen_pages(std::string(50, 'x') + "\ny\n", 3, 10);  // 5 rows alone
@@ -133,11 +139,12 @@ TEST_CASE("output width: at COLUMNS=80 check's own lines fit, only code quoted a
   // shown as the lesson writes it (its cell, indented four spaces, and the fix's `Fix:` line) and the header
   // naming the file given.
   for (const char* lang : {"en", "zh"})
-    for (const char* fixture : {"kv-mask-row0", "no-scaling", "dropout-reseed", "triu-diagonal", "view-no-transpose-merge-gqa",
-                                "way-context-vec-last", "head-order"}) {
+    for (const char* fixture : {"kv-mask-row0", "no-scaling", "dropout-reseed", "triu-diagonal",
+                                "view-no-transpose-merge-gqa", "way-context-vec-last", "head-order"}) {
       CAPTURE(lang);
       CAPTURE(fixture);
-      const CliResult r = run_cli_env("COLUMNS=80", "check " + kMistakes + fixture + ".json --color never --lang " + lang);
+      const CliResult r =
+          run_cli_env("COLUMNS=80", "check " + kMistakes + fixture + ".json --color never --lang " + lang);
       REQUIRE((r.exit_code == 0 || r.exit_code == 1));
       const std::vector<std::string> lines = lines_of(r.out);
       bool in_cell = false, in_fix = false;  // the lesson's cell (after "..., In [N]:" up to a blank line), the fix
@@ -149,7 +156,8 @@ TEST_CASE("output width: at COLUMNS=80 check's own lines fit, only code quoted a
         if (!in_cell && !in_fix) CHECK_MESSAGE(attn::display_width(line) <= 80, line);
         const size_t end = line.find_last_not_of(' ');
         if (end != std::string::npos && line.rfind("    ", 0) != 0 &&
-            (line.compare(end, 1, ":") == 0 || (end >= 2 && line.compare(end - 2, 3, "：") == 0)) && line.find("In [") != std::string::npos)
+            (line.compare(end, 1, ":") == 0 || (end >= 2 && line.compare(end - 2, 3, "：") == 0)) &&
+            line.find("In [") != std::string::npos)
           in_cell = true;
       }
     }

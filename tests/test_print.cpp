@@ -163,8 +163,10 @@ TEST_CASE("print spans: every printed element's text where the print has it") {
       CHECK(spans.empty());
       continue;
     }
-    if (static_cast<int64_t>(spans.size()) < n) ++summarized;
-    else CHECK(static_cast<int64_t>(spans.size()) == n);
+    if (static_cast<int64_t>(spans.size()) < n)
+      ++summarized;
+    else
+      CHECK(static_cast<int64_t>(spans.size()) == n);
     size_t last_end = 0;
     int64_t last_index = -1;
     for (const attn::ElementSpan& s : spans) {

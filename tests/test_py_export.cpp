@@ -43,8 +43,9 @@ std::string shape_expression(const std::string& note) { return note.substr(0, no
 
 std::string python3() {
   const int found = std::system("command -v python3 >/dev/null 2>&1");
-  REQUIRE_MESSAGE(found == 0, "python3 is not on PATH: the export checks parse the scripts with Python's ast "
-                              "(python3 without torch is enough); install python3");
+  REQUIRE_MESSAGE(found == 0,
+                  "python3 is not on PATH: the export checks parse the scripts with Python's ast "
+                  "(python3 without torch is enough); install python3");
   // Debian's python3-nbformat (tools/install-deps.sh) lives with /usr/bin/python3: validate with it when there.
   if (std::system("/usr/bin/python3 -c 'import nbformat' >/dev/null 2>&1") == 0) return "/usr/bin/python3";
   return "python3";
@@ -68,7 +69,8 @@ TEST_CASE("py export: every lesson's script parses, its notebook is nbformat 4 a
   CHECK(shape_notes > 100);
   files += " " + write_file(dir, "notes.shapes", shapes);
   const std::string report = dir + "/check_exports.txt";
-  const int rc = std::system((python3() + " " ATTN_SOURCE_DIR "/tests/check_exports.py" + files + " > " + report + " 2>&1").c_str());
+  const int rc = std::system(
+      (python3() + " " ATTN_SOURCE_DIR "/tests/check_exports.py" + files + " > " + report + " 2>&1").c_str());
   CHECK_MESSAGE(rc == 0, read_text_file(report));
 }
 
@@ -179,7 +181,8 @@ TEST_CASE("py export: hostile tokens through --tokens and --inputs are refused o
   // --html and --json: every run is a clean refusal or exports that parse and give the tokens back.
   const std::string dir = temp_dir(), report = dir + "/hostile.txt";
   const int rc = std::system((python3() + " " ATTN_SOURCE_DIR "/tests/check_exports.py --hostile " ATTN_TUTOR_EXE " " +
-                              dir + " > " + report + " 2>&1").c_str());
+                              dir + " > " + report + " 2>&1")
+                                 .c_str());
   const std::string text = read_text_file(report);
   CHECK_MESSAGE(rc == 0, text);
   int refused = 0, exported = 0;
@@ -193,7 +196,8 @@ TEST_CASE("py export: the hostile check finds injected code and tokens that do n
   auto tokens_of = [&](const std::string& name, const std::string& code, const std::string& expect) {
     const std::string path = write_file(dir, name, "import torch\n" + code + "\n");
     return std::system((python3() + " " ATTN_SOURCE_DIR "/tests/check_exports.py --tokens-of " + path + " '" + expect +
-                        "' > " + report + " 2>&1").c_str()) == 0;
+                        "' > " + report + " 2>&1")
+                           .c_str()) == 0;
   };
   CHECK(tokens_of("good.py", "tokens = 'He said \"hi\"'.split()", "[\"He\", \"said\", \"\\\"hi\\\"\"]"));
   CHECK(tokens_of("list.py", "tokens = ['a b', '']", "[\"a b\", \"\"]"));
@@ -210,7 +214,8 @@ TEST_CASE("py export: the tokens line is py_str's, split() only when it gives th
   const CliResult wide = run_cli("naive-scores --tokens \"$(printf 'a\\342\\200\\200b c')\" --py -");  // U+2000
   CHECK(wide.out.find("tokens = ['a\\u2000b', 'c']\n") != std::string::npos);
   const std::string dir = temp_dir();
-  const std::string in = write_file(dir, "in.json", "{\"tokens\": [\"a b\", \"\", \"it's\"], \"inputs\": [[1, 2], [3, 4], [5, 6]]}");
+  const std::string in =
+      write_file(dir, "in.json", "{\"tokens\": [\"a b\", \"\", \"it's\"], \"inputs\": [[1, 2], [3, 4], [5, 6]]}");
   const CliResult file = run_cli("mha --inputs " + in + " --py -");
   CHECK(file.exit_code == 0);
   CHECK(file.out.find("tokens = ['a b', '', \"it's\"]\ninputs = torch.tensor(\n") != std::string::npos);
@@ -243,8 +248,8 @@ TEST_CASE("py export: seeds and rates are written canonically, odd spellings ref
 TEST_CASE("py export: an --inputs file name that is not UTF-8 still gives JSON and a notebook (U+FFFD in its place)") {
   const std::string dir = temp_dir();
   write_file(dir, "x\xff.json", read_text_file(ATTN_TEST_FIXTURE_DIR "/snapshot_inputs.json"));
-  const CliResult r = run_cli("mha --inputs \"" + dir + "/$(printf 'x\\377').json\" --json " + dir + "/o.json --ipynb " +
-                              dir + "/o.ipynb");
+  const CliResult r = run_cli("mha --inputs \"" + dir + "/$(printf 'x\\377').json\" --json " + dir +
+                              "/o.json --ipynb " + dir + "/o.ipynb");
   CHECK(r.exit_code == 0);
   CHECK(r.err.empty());
   const json doc = json::parse(read_text_file(dir + "/o.json"));

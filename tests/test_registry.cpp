@@ -54,13 +54,13 @@ std::string man_escape(std::string s) {
 // A row of the man page: ".B name", ".BI name ..." or ".BR name ..." on a line of its own.
 bool man_has_row(const std::string& man, const std::string& name) {
   for (const std::string& n : {name, man_escape(name)})
-  for (const std::string head : {".B ", ".BI ", ".BR "}) {
-    const std::string line = "\n" + head + n;
-    for (size_t at = man.find(line); at != std::string::npos; at = man.find(line, at + 1)) {
-      const char after = man[at + line.size()];
-      if (after == '\n' || after == ' ') return true;
+    for (const std::string head : {".B ", ".BI ", ".BR "}) {
+      const std::string line = "\n" + head + n;
+      for (size_t at = man.find(line); at != std::string::npos; at = man.find(line, at + 1)) {
+        const char after = man[at + line.size()];
+        if (after == '\n' || after == ' ') return true;
+      }
     }
-  }
   return false;
 }
 
@@ -86,7 +86,8 @@ TEST_CASE("registry: every lesson has its folder's text in both languages, compl
                   "README.md: add a row | `" << lesson.name << "` | to the lessons table");
     for (const std::string& flag : lesson.options) CHECK_NOTHROW(option_row(flag));
   }
-  for (const std::string command : {"all", "verify", "check", "bench", "kv-memory", "lessons"}) CHECK(contains(words, command));
+  for (const std::string command : {"all", "verify", "check", "bench", "kv-memory", "lessons"})
+    CHECK(contains(words, command));
   CHECK(man_has_row(man, "kv-memory"));
   CHECK(readme.find("| `kv-memory` |") != std::string::npos);
   CHECK(man_has_row(man, "lessons"));
@@ -127,13 +128,13 @@ TEST_CASE("registry: every lesson's exports are the tensor names of its --json e
       if (!contains(names, t.at("name").get<std::string>())) names.push_back(t.at("name").get<std::string>());
     REQUIRE_FALSE(names.empty());
     for (const std::string& n : names)
-      CHECK_MESSAGE(contains(lesson.exports, n), "lessons/registry.cpp: " << lesson.name << " exports \"" << n
-                                                                          << "\"; add it to the row's exports");
+      CHECK_MESSAGE(contains(lesson.exports, n),
+                    "lessons/registry.cpp: " << lesson.name << " exports \"" << n << "\"; add it to the row's exports");
     for (const std::string& n : lesson.exports)
       CHECK_MESSAGE(contains(names, n), "lessons/registry.cpp: " << lesson.name << "'s row names \"" << n
                                                                  << "\", which its --json export does not hold");
-    CHECK_MESSAGE(names == lesson.exports, "lessons/registry.cpp: list " << lesson.name
-                                                                         << "'s exports in the order the JSON has them");
+    CHECK_MESSAGE(names == lesson.exports,
+                  "lessons/registry.cpp: list " << lesson.name << "'s exports in the order the JSON has them");
   }
 }
 
@@ -149,7 +150,8 @@ TEST_CASE("registry: a lesson's --help ends with its exports, in English and in 
     std::string list;
     for (const std::string& n : lesson->exports) list += (list.empty() ? "" : ", ") + n;
     CHECK(en.out.find("Exports (--json, default options): " + list) != std::string::npos);
-    CHECK(zh.out.find("\u5bfc\u51fa\u7684\u5f20\u91cf\uff08--json\uff0c\u9ed8\u8ba4\u9009\u9879\uff09\uff1a" + list) != std::string::npos);
+    CHECK(zh.out.find("\u5bfc\u51fa\u7684\u5f20\u91cf\uff08--json\uff0c\u9ed8\u8ba4\u9009\u9879\uff09\uff1a" + list) !=
+          std::string::npos);
   }
 }
 

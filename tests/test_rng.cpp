@@ -18,7 +18,6 @@ using namespace attn;
 
 #include "rng_helpers.h"
 
-
 // ---- the comparison helper really is bit-exact ---------------------------------------------
 
 TEST_CASE("rng: a wrong RNG bit makes the vector comparison fail") {
@@ -85,19 +84,15 @@ TEST_CASE("rng: default generator is torch's default seed 67280421310721") {
 
 TEST_CASE("rng: seed 123 rand(3,2) three calls") {
   Generator gen = seeded(123);
-  CHECK_BITS(rand_values(gen, 6),
-             {0x3e979bfc, 0x3f043d6d, 0x3e80dafc, 0x3f304542, 0x3d977ee0, 0x3f5dd462});
-  CHECK_BITS(rand_values(gen, 6),
-             {0x3e0bdb98, 0x3dd1e088, 0x3e3c794c, 0x3f39f86a, 0x3ea168f6, 0x3f2fe639});
-  CHECK_BITS(rand_values(gen, 6),
-             {0x3d9ae6b0, 0x3e495b84, 0x3ea200c0, 0x3ecdb0e2, 0x3df2d3f0, 0x3f53d02f});
+  CHECK_BITS(rand_values(gen, 6), {0x3e979bfc, 0x3f043d6d, 0x3e80dafc, 0x3f304542, 0x3d977ee0, 0x3f5dd462});
+  CHECK_BITS(rand_values(gen, 6), {0x3e0bdb98, 0x3dd1e088, 0x3e3c794c, 0x3f39f86a, 0x3ea168f6, 0x3f2fe639});
+  CHECK_BITS(rand_values(gen, 6), {0x3d9ae6b0, 0x3e495b84, 0x3ea200c0, 0x3ecdb0e2, 0x3df2d3f0, 0x3f53d02f});
   CHECK(gen.draws() == 18);
 }
 
 TEST_CASE("rng: seed 42 randn(3,2) double path with cache") {
   Generator gen = seeded(42);
-  CHECK_BITS(randn_values(gen, 6),
-             {0x3eac62ae, 0x3e03e69d, 0x3e7016e7, 0x3e6bdc6c, 0xbf8fb9c2, 0xbe3eccd8});
+  CHECK_BITS(randn_values(gen, 6), {0x3eac62ae, 0x3e03e69d, 0x3e7016e7, 0x3e6bdc6c, 0xbf8fb9c2, 0xbe3eccd8});
   CHECK(gen.draws() == 12);
   CHECK_FALSE(gen.normal_cache().has_value());  // 6 values = 3 whole pairs
 }
@@ -126,11 +121,10 @@ TEST_CASE("rng: seed 42 randn intermediates of the first Box-Muller pair") {
 
 TEST_CASE("rng: seed 0 randn(4,5) AVX2 kernel") {
   Generator gen = seeded(0);
-  CHECK_BITS(randn_values(gen, 20),
-             {0xbf901b85, 0xbf93808a, 0xbe804bd6, 0xbede255d, 0x3f194d8b,  //
-              0xbfc70d5b, 0xbeaec6ca, 0x3fed2f4e, 0x3eefaa55, 0xbe217f5f,  //
-              0x3fb8c9db, 0x3e8837a1, 0x3fb1d6c0, 0x3fcb0d00, 0x3f72409c,  //
-              0xbf57fb33, 0x3f6e8c30, 0x3fa12737, 0x4000519a, 0x3d5c1b3a});
+  CHECK_BITS(randn_values(gen, 20), {0xbf901b85, 0xbf93808a, 0xbe804bd6, 0xbede255d, 0x3f194d8b,  //
+                                     0xbfc70d5b, 0xbeaec6ca, 0x3fed2f4e, 0x3eefaa55, 0xbe217f5f,  //
+                                     0x3fb8c9db, 0x3e8837a1, 0x3fb1d6c0, 0x3fcb0d00, 0x3f72409c,  //
+                                     0xbf57fb33, 0x3f6e8c30, 0x3fa12737, 0x4000519a, 0x3d5c1b3a});
   CHECK(gen.draws() == 36);
   CHECK_FALSE(gen.normal_cache().has_value());
 }
@@ -187,14 +181,13 @@ TEST_CASE("rng: kaiming and bias bounds") {
 TEST_CASE("rng: seed 123 Dropout(0.5)(ones(6,6)) default path") {
   Generator gen = seeded(123);
   std::vector<float> mask;
-  const std::vector<float> out = dropout_values(gen, std::vector<float>(36, 1.0f), 0.5,
-                                                BernoulliPath::Default, &mask);
-  CHECK_BITS(out, {kTwo, kTwo, 0, kTwo, kTwo, 0,  //
-                   0, 0, 0, kTwo, 0, kTwo,        //
-                   kTwo, kTwo, kTwo, kTwo, 0, kTwo,  //
-                   0, kTwo, kTwo, 0, 0, kTwo,     //
-                   0, kTwo, 0, kTwo, 0, kTwo,     //
-                   0, kTwo, kTwo, kTwo, kTwo, 0});
+  const std::vector<float> out = dropout_values(gen, std::vector<float>(36, 1.0f), 0.5, BernoulliPath::Default, &mask);
+  CHECK_BITS(out, {kTwo, kTwo, 0,    kTwo, kTwo, 0,     //
+                   0,    0,    0,    kTwo, 0,    kTwo,  //
+                   kTwo, kTwo, kTwo, kTwo, 0,    kTwo,  //
+                   0,    kTwo, kTwo, 0,    0,    kTwo,  //
+                   0,    kTwo, 0,    kTwo, 0,    kTwo,  //
+                   0,    kTwo, kTwo, kTwo, kTwo, 0});
   REQUIRE(mask.size() == 36);
   for (size_t i = 0; i < 36; ++i) CHECK(mask[i] * 2.0f == out[i]);
   CHECK(gen.draws() == 72);
@@ -203,21 +196,19 @@ TEST_CASE("rng: seed 123 Dropout(0.5)(ones(6,6)) default path") {
 TEST_CASE("rng: seed 123 Dropout(0.5)(ones(6,6)) MKL path") {
   Generator gen = seeded(123);
   std::vector<float> mask;
-  const std::vector<float> out = dropout_values(gen, std::vector<float>(36, 1.0f), 0.5,
-                                                BernoulliPath::Mkl, &mask);
+  const std::vector<float> out = dropout_values(gen, std::vector<float>(36, 1.0f), 0.5, BernoulliPath::Mkl, &mask);
   CHECK_BITS(out, {kTwo, kTwo, kTwo, kTwo, kTwo, kTwo,  //
-                   0, kTwo, 0, 0, 0, 0,                 //
-                   0, 0, kTwo, 0, kTwo, 0,              //
-                   kTwo, kTwo, 0, 0, 0, kTwo,           //
-                   kTwo, 0, 0, 0, 0, kTwo,              //
-                   0, kTwo, 0, 0, 0, 0});
+                   0,    kTwo, 0,    0,    0,    0,     //
+                   0,    0,    kTwo, 0,    kTwo, 0,     //
+                   kTwo, kTwo, 0,    0,    0,    kTwo,  //
+                   kTwo, 0,    0,    0,    0,    kTwo,  //
+                   0,    kTwo, 0,    0,    0,    0});
   CHECK(gen.draws() == 1);
 
   // Intermediates: seed draw 2991312382, x0 = seed mod (2^31-1), x_{k+1} = a * x_k mod m.
   const uint64_t m = 2147483647, a = 1132489760;
   uint64_t x = 2991312382u % m;
-  const std::vector<uint64_t> want_x = {843828735, 459765758, 453103405,
-                                        257879217, 726883821, 711251137};
+  const std::vector<uint64_t> want_x = {843828735, 459765758, 453103405, 257879217, 726883821, 711251137};
   for (size_t k = 0; k < want_x.size(); ++k) {
     CHECK(x == want_x[k]);
     CHECK(mask[k] == (static_cast<double>(x) / static_cast<double>(m) < 0.5 ? 1.0f : 0.0f));
@@ -229,10 +220,9 @@ TEST_CASE("rng: seed 123 Dropout(0.5)(ones(6,6)) MKL path") {
 
 TEST_CASE("rng: torch seed 7 randn(17) 16-wide path with redrawn tail") {
   Generator gen = seeded(7);
-  CHECK_BITS(randn_values(gen, 17),
-             {0xbf51f456, 0xbea62d99, 0x3ff6933b, 0xbea8f74c, 0x3e4b352e, 0x3f4835ea,
-              0x3f85017b, 0xbf397989, 0xbf595213, 0xbe5c827d, 0xbfe869cc, 0xbeb0c38e,
-              0xc003ef41, 0x3f2c91dd, 0xbfa96365, 0xbfae0ce9, 0xbf5de028});
+  CHECK_BITS(randn_values(gen, 17), {0xbf51f456, 0xbea62d99, 0x3ff6933b, 0xbea8f74c, 0x3e4b352e, 0x3f4835ea, 0x3f85017b,
+                                     0xbf397989, 0xbf595213, 0xbe5c827d, 0xbfe869cc, 0xbeb0c38e, 0xc003ef41, 0x3f2c91dd,
+                                     0xbfa96365, 0xbfae0ce9, 0xbf5de028});
   CHECK(gen.draws() == 17 + 16);
 }
 
@@ -246,10 +236,9 @@ TEST_CASE("rng: torch seed 3 randn(5) scalar path") {
 TEST_CASE("rng: torch seed 11 Linear(5,4) with bias") {
   Generator gen = seeded(11);
   const LinearParams p = linear_init(gen, 5, 4, true);
-  CHECK_BITS(p.weight, {0xbea0b85f, 0xbc450deb, 0x3ede6837, 0xbe97dabf, 0x3d99c437,
-                        0x3e3150f3, 0x3d98319d, 0xbeaa27dd, 0x3d841d01, 0x3ec28dc7,
-                        0xbe534314, 0x3e8159a7, 0xbe50ed39, 0xbd06b3f8, 0x3e74a9d4,
-                        0x3b0e3415, 0xbeb60854, 0x3e6e2135, 0x3e8b018a, 0x3e72fbca});
+  CHECK_BITS(p.weight, {0xbea0b85f, 0xbc450deb, 0x3ede6837, 0xbe97dabf, 0x3d99c437, 0x3e3150f3, 0x3d98319d,
+                        0xbeaa27dd, 0x3d841d01, 0x3ec28dc7, 0xbe534314, 0x3e8159a7, 0xbe50ed39, 0xbd06b3f8,
+                        0x3e74a9d4, 0x3b0e3415, 0xbeb60854, 0x3e6e2135, 0x3e8b018a, 0x3e72fbca});
   CHECK_BITS(p.bias, {0x3ea9da9b, 0x3e4c4b6c, 0x3e9a11a4, 0x3d963ff9});
   CHECK(gen.draws() == 24);
 }
@@ -257,12 +246,11 @@ TEST_CASE("rng: torch seed 11 Linear(5,4) with bias") {
 TEST_CASE("rng: torch seed 9 Dropout(0.2)(ones(5,7)) default path") {
   constexpr uint32_t k = 0x3fa00000;  // 1.25f = f32(1 / f32(0.8))
   Generator gen = seeded(9);
-  CHECK_BITS(dropout_values(gen, std::vector<float>(35, 1.0f), 0.2, BernoulliPath::Default),
-             {k, 0, k, k, k, k, k,  //
-              k, k, k, k, k, k, k,  //
-              k, k, k, 0, 0, k, k,  //
-              k, k, k, k, k, 0, k,  //
-              k, k, k, 0, k, 0, 0});
+  CHECK_BITS(dropout_values(gen, std::vector<float>(35, 1.0f), 0.2, BernoulliPath::Default), {k, 0, k, k, k, k, k,  //
+                                                                                              k, k, k, k, k, k, k,  //
+                                                                                              k, k, k, 0, 0, k, k,  //
+                                                                                              k, k, k, k, k, 0, k,  //
+                                                                                              k, k, k, 0, k, 0, 0});
   CHECK(gen.draws() == 70);
 }
 

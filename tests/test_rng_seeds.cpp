@@ -13,7 +13,6 @@
 using namespace attn;
 #include "rng_helpers.h"
 
-
 // ---- §2 seeds --------------------------------------------------------------------------------
 
 TEST_CASE("rng: negative seeds are two's complement and reduced mod 2^32") {
@@ -39,16 +38,16 @@ TEST_CASE("rng: parse_torch_seed accepts the torch range") {
   CHECK(parse_torch_seed("-0") == 0u);
   CHECK(parse_torch_seed("007") == 7u);
   CHECK(parse_torch_seed("67280421310721") == 67280421310721ULL);
-  CHECK(parse_torch_seed("18446744073709551615") == UINT64_MAX);             // 2^64 - 1
-  CHECK(parse_torch_seed("-9223372036854775808") == (1ULL << 63));           // -2^63
+  CHECK(parse_torch_seed("18446744073709551615") == UINT64_MAX);    // 2^64 - 1
+  CHECK(parse_torch_seed("-9223372036854775808") == (1ULL << 63));  // -2^63
   CHECK(parse_torch_seed("-9223372036854775807") == (1ULL << 63) + 1);
   CHECK(parse_torch_seed("-2") == UINT64_MAX - 1);
 }
 
 TEST_CASE("rng: parse_torch_seed rejects everything else") {
-  CHECK_FALSE(parse_torch_seed("18446744073709551616").has_value());   // 2^64
+  CHECK_FALSE(parse_torch_seed("18446744073709551616").has_value());  // 2^64
   CHECK_FALSE(parse_torch_seed("99999999999999999999").has_value());
-  CHECK_FALSE(parse_torch_seed("-9223372036854775809").has_value());   // -2^63 - 1
+  CHECK_FALSE(parse_torch_seed("-9223372036854775809").has_value());  // -2^63 - 1
   CHECK_FALSE(parse_torch_seed("-18446744073709551615").has_value());
   CHECK_FALSE(parse_torch_seed("12a").has_value());
   CHECK_FALSE(parse_torch_seed("").has_value());
@@ -93,8 +92,7 @@ TEST_CASE("rng: dropout p=1 gives input times zero and draws nothing") {
 TEST_CASE("rng: dropped negative inputs become -0.0 and kept ones are scaled by f32(1/f32(q))") {
   Generator gen = seeded(123);
   std::vector<float> mask;
-  const std::vector<float> out =
-      dropout_values(gen, std::vector<float>(36, -3.0f), 0.5, BernoulliPath::Default, &mask);
+  const std::vector<float> out = dropout_values(gen, std::vector<float>(36, -3.0f), 0.5, BernoulliPath::Default, &mask);
   for (size_t i = 0; i < out.size(); ++i) {
     CHECK(bits(out[i]) == bits(mask[i] == 1.0f ? -6.0f : -0.0f));
   }

@@ -35,8 +35,8 @@ TEST_CASE("strict integers: every integer option refuses hex, octal prefixes, '+
   const std::vector<std::string> options = integer_options();
   REQUIRE(options.size() >= 20);
   for (const std::string& option : options) {
-    for (const char* bad : {"0x10", "0X10", "''", "' 16'", "'16 '", "+16", "1e3", "1_000", "0o17", "0b1",
-                                   "16.0", "99999999999999999999", "-99999999999999999999", "'1 6'", "١٦", "-", "--16"}) {
+    for (const char* bad : {"0x10", "0X10", "''", "' 16'", "'16 '", "+16", "1e3", "1_000", "0o17", "0b1", "16.0",
+                            "99999999999999999999", "-99999999999999999999", "'1 6'", "١٦", "-", "--16"}) {
       expect_usage_error(option + " " + std::string(bad), "");
     }
   }
@@ -49,9 +49,12 @@ TEST_CASE("strict integers: the messages say what is wrong, in both languages") 
   expect_usage_error("mha --d-out 0x10", "--d-out 0x10: not a whole number; use one from 1 to 4096");
   expect_usage_error("mha --d-out +4", "--d-out +4: not a whole number; use one from 1 to 4096");
   expect_usage_error("mha --num-heads ' 2'", "--num-heads  2: not a whole number");
-  expect_usage_error("mha --context-length 99999999999999999999", "--context-length 99999999999999999999: too many digits");
-  expect_usage_error("kv-memory --batch-size -99999999999999999999", "--batch-size -99999999999999999999: too many digits");
-  expect_usage_error("mha --d-out 99999999999999999999", "--d-out 99999999999999999999: out of range; use a whole number from 1 to 4096");
+  expect_usage_error("mha --context-length 99999999999999999999",
+                     "--context-length 99999999999999999999: too many digits");
+  expect_usage_error("kv-memory --batch-size -99999999999999999999",
+                     "--batch-size -99999999999999999999: too many digits");
+  expect_usage_error("mha --d-out 99999999999999999999",
+                     "--d-out 99999999999999999999: out of range; use a whole number from 1 to 4096");
   expect_usage_error("mha --d-out -5", "--d-out -5: out of range");
   const CliResult zh = run_cli("kv-memory --context-length 0x10 --lang zh");
   CHECK(zh.exit_code == 2);
@@ -72,5 +75,6 @@ TEST_CASE("strict integers: decimal digits still read as decimal") {
   CHECK(run_cli("mha --d-out 4 --num-heads 2 --context-length 6 --color never").exit_code == 0);
   CHECK(run_cli("mha --d-out 4 --num-heads 02 --context-length 010 --json -").out ==
         run_cli("mha --d-out 4 --num-heads 2 --context-length 10 --json -").out);
-  CHECK(run_cli("bench --threads 01 --tokens 064 --d-model 064 --num-heads 02 --batch 01 --repeats 01 --json -").exit_code == 0);
+  CHECK(run_cli("bench --threads 01 --tokens 064 --d-model 064 --num-heads 02 --batch 01 --repeats 01 --json -")
+            .exit_code == 0);
 }

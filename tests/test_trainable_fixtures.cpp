@@ -88,9 +88,8 @@ TEST_CASE("trainable fixture comparison reports a value perturbed by 2e-6") {
     CHECK(c.mismatches[0].find("sa_v1(inputs) #2[0]") != std::string::npos);
   }
   SUBCASE("a weight one float32 ulp off") {
-    const json expected = perturbed("W_query", 1, [](double x) {
-      return static_cast<double>(std::nextafter(static_cast<float>(x), 2.0f));
-    });
+    const json expected = perturbed(
+        "W_query", 1, [](double x) { return static_cast<double>(std::nextafter(static_cast<float>(x), 2.0f)); });
     const Comparison c = compare_tensors(expected, actual, rules);
     REQUIRE(c.mismatches.size() == 1);
     CHECK(c.mismatches[0].find("bit-exact") != std::string::npos);

@@ -27,7 +27,8 @@ size_t marked_lines(const std::string& text, const std::string& mark) {
 std::string last_line(const std::string& text) {
   const size_t end = text.find_last_not_of('\n');
   const size_t start = text.rfind('\n', end);
-  return text.substr(start == std::string::npos ? 0 : start + 1, end - (start == std::string::npos ? 0 : start + 1) + 1);
+  return text.substr(start == std::string::npos ? 0 : start + 1,
+                     end - (start == std::string::npos ? 0 : start + 1) + 1);
 }
 
 }  // namespace
@@ -60,7 +61,8 @@ TEST_CASE("verify --html --lang zh: every heading and label in Chinese") {
   const std::string prose = html_prose(html.out);
   const std::vector<std::string> english = english_prose_lines(prose);
   CHECK_MESSAGE(english.empty(), (english.empty() ? "" : english[0]));
-  for (const char* word : {"Result", "Lesson", "Tensor", "Shape", "Where", "passed"}) CHECK_MESSAGE(prose.find(word) == std::string::npos, word);
+  for (const char* word : {"Result", "Lesson", "Tensor", "Shape", "Where", "passed"})
+    CHECK_MESSAGE(prose.find(word) == std::string::npos, word);
   check_contains(html.out, {"<th>结果</th>", "<th>书中打印的位置</th>", "通过 93 项"});
 }
 

@@ -65,7 +65,8 @@ TEST_CASE("zh: the English-prose rule flags prose and spares code, tensors and n
   for (const char* code :
        {">>> return torch.cat([head(x) for head in self.heads], dim=-1)", "...     for head in self.heads:",
         "            return torch.cat([head(x) for head in self.heads], dim=-1)", "tensor([[0.4419, 0.6515]])",
-        "✓ trainable  W_query  (3, 2)  最大|差| 0  [3.4.1 节，一位读者在 Intel/Windows 上的运行，--init randn --seed 42]",
+        "✓ trainable  W_query  (3, 2)  最大|差| 0  [3.4.1 节，一位读者在 Intel/Windows 上的运行，--init randn --seed "
+        "42]",
         "# 课程的 dropout 率 0.1 与 Transformer 的 softmax 一样", "In [3]:", "  ✓ batch         (2, 6, 3)  = In [1]",
         "# 词元 \"Your journey starts\" 的嵌入", "用 `if mask is None: return x` 跳过", "torch.Size([2, 6, 4])",
         "# [B, T, T] @ [B, T, head_size] = (b, N, N)", "RuntimeError: The size of tensor a (7) must match the size",
@@ -83,11 +84,11 @@ TEST_CASE("zh: the English-prose rule flags prose and spares code, tensors and n
 }
 
 TEST_CASE("zh: verify, check, bench and kv-memory print no English prose") {
-  for (const std::string args : {"verify --lang zh", "verify mha --lang zh", "kv-memory --lang zh",
-                                 "kv-memory --lang zh --window 1024 --swa-ratio 5:1 --latent-dim 512",
-                                 "kv-memory --lang zh --plot gqa", "kv-memory --lang zh --plot mla",
-                                 "kv-memory --lang zh --plot swa --window 1024 --swa-ratio 5:1",
-                                 "bench --batch 1 --tokens 32 --d-model 64 --num-heads 2 --repeats 1 --lang zh"})
+  for (const std::string args :
+       {"verify --lang zh", "verify mha --lang zh", "kv-memory --lang zh",
+        "kv-memory --lang zh --window 1024 --swa-ratio 5:1 --latent-dim 512", "kv-memory --lang zh --plot gqa",
+        "kv-memory --lang zh --plot mla", "kv-memory --lang zh --plot swa --window 1024 --swa-ratio 5:1",
+        "bench --batch 1 --tokens 32 --d-model 64 --num-heads 2 --repeats 1 --lang zh"})
     expect_chinese(args, run_cli(args));
   // The peak loop is worded by bench's table (lib/fast gives its facts), too short for the rule.
   const CliResult bench = run_cli("bench --batch 1 --tokens 32 --d-model 64 --num-heads 2 --repeats 1 --lang zh");
@@ -125,9 +126,9 @@ TEST_CASE("zh: every lesson with --explain prints no English prose") {
 
 TEST_CASE("zh: the command line's own errors are Chinese") {
   for (const std::string args :
-       {"verify nope", "mha --dropout 2", "mha --dropout 0x.8", "mha --seed x", "trainable --d-in 4", "mha --num-heads 65",
-        "causal-mask --context-length 3", "causal-mask --context-length 5000", "bench --threads 0",
-        "bench --kernels foo", "mha --tokens 'a b' --inputs x.json", "mha --num-head 4", "nope",
+       {"verify nope", "mha --dropout 2", "mha --dropout 0x.8", "mha --seed x", "trainable --d-in 4",
+        "mha --num-heads 65", "causal-mask --context-length 3", "causal-mask --context-length 5000",
+        "bench --threads 0", "bench --kernels foo", "mha --tokens 'a b' --inputs x.json", "mha --num-head 4", "nope",
         "d2l-mha --d-out 4", "lessons --bogus", "lessons --json x"}) {
     const CliResult r = run_cli(args + " --lang zh");
     CAPTURE(args);
@@ -206,15 +207,16 @@ std::vector<std::string> bad_command_lines(const std::string& dir) {
       inputs("tokctl.json", "{\"tokens\": [\"a\\u0001\", \"b\"], \"inputs\": [[1, 2], [3, 4]]}"),
       inputs("scalar.json", "5"), inputs("onerow.json", "[[1, 2]]"), inputs("emptyrow.json", "[[1, 2], []]"),
       inputs("ragged.json", "[[1, 2], [3]]"), inputs("string.json", "[[1, 2], [\"x\", 3]]"),
-      inputs("float32.json", "[[1, 2], [3.5e38, 4]]"), "mha --inputs '" + dir + "'", "mha --inputs '" + dir + "/none.json'",
-      "mha --inputs /dev/zero", "mha --tokens one", "mha --tokens ' '", "mha --tokens \"$(printf 'a\\001 b')\"",
-      "mha --tokens \"a $(head -c 1001 /dev/zero | tr '\\0' x)\"",
+      inputs("float32.json", "[[1, 2], [3.5e38, 4]]"), "mha --inputs '" + dir + "'",
+      "mha --inputs '" + dir + "/none.json'", "mha --inputs /dev/zero", "mha --tokens one", "mha --tokens ' '",
+      "mha --tokens \"$(printf 'a\\001 b')\"", "mha --tokens \"a $(head -c 1001 /dev/zero | tr '\\0' x)\"",
       inputs("toklong.json", "{\"tokens\": [\"a\", \"" + std::string(1001, 'y') + "\"], \"inputs\": [[1, 2], [3, 4]]}"),
       // check: the file, its schema and tensors, its config
-      "check '" + dir + "'", "check '" + dir + "/none.json'", "check /dev/zero", "check " + file("c-ends.json", "{\"schema\":"),
-      "check " + file("c-deep.json", std::string(100, '[')), "check " + file("c-nan.json", "{\"a\": NaN}"),
-      "check " + file("c-noschema.json", "{}"), "check " + file("c-schema.json", "{\"schema\": \"x\"}"),
-      export_with("c-nolesson.json", tensor), export_with("c-lesson.json", "\"lesson\": \"nope\", " + tensor),
+      "check '" + dir + "'", "check '" + dir + "/none.json'", "check /dev/zero",
+      "check " + file("c-ends.json", "{\"schema\":"), "check " + file("c-deep.json", std::string(100, '[')),
+      "check " + file("c-nan.json", "{\"a\": NaN}"), "check " + file("c-noschema.json", "{}"),
+      "check " + file("c-schema.json", "{\"schema\": \"x\"}"), export_with("c-nolesson.json", tensor),
+      export_with("c-lesson.json", "\"lesson\": \"nope\", " + tensor),
       export_with("c-cfgobj.json", "\"lesson\": \"mha\", \"config\": 5, " + tensor),
       export_with("c-notensors.json", "\"lesson\": \"mha\""),
       export_with("c-tokctl.json", "\"lesson\": \"mha\", \"tokens\": [\"a\\u0001\"], " + tensor),
@@ -224,25 +226,26 @@ std::vector<std::string> bad_command_lines(const std::string& dir) {
       entry("c-shapebig.json", "{\"name\": \"x\", \"data\": [1, 2], \"shape\": [100000, 100000, 100000]}"),
       entry("c-dims.json", "{\"name\": \"x\", \"data\": [[[[[1]]]]]}"),
       entry("c-cell.json", "{\"name\": \"x\", \"data\": [1], \"cell\": 0}"),
-      entry("c-names.json", "{\"name\": \"nope\", \"data\": [1]}"),
-      config("c-seed.json", "\"seed\": 1.5"), config("c-seedrange.json", "\"seed\": \"99999999999999999999999\""),
-      config("c-dout.json", "\"d_out\": 0"), config("c-bias.json", "\"qkv_bias\": \"yes\""),
-      config("c-init.json", "\"init\": \"foo\""), config("c-data.json", "\"inputs_data\": 5"),
-      config("c-dataragged.json", "\"inputs_data\": [[1, 2], [3]]"), config("c-tokens.json", "\"inputs\": \"tokens\""),
-      config("c-custom.json", "\"inputs\": \"custom\""), config("c-din.json", "\"d_in\": 5"),
-      config("c-dropout.json", "\"dropout\": 2"), config("c-lens.json", "\"valid_lens\": 5"),
-      config("c-heads.json", "\"d_out\": 3, \"num_heads\": 2"),
+      entry("c-names.json", "{\"name\": \"nope\", \"data\": [1]}"), config("c-seed.json", "\"seed\": 1.5"),
+      config("c-seedrange.json", "\"seed\": \"99999999999999999999999\""), config("c-dout.json", "\"d_out\": 0"),
+      config("c-bias.json", "\"qkv_bias\": \"yes\""), config("c-init.json", "\"init\": \"foo\""),
+      config("c-data.json", "\"inputs_data\": 5"), config("c-dataragged.json", "\"inputs_data\": [[1, 2], [3]]"),
+      config("c-tokens.json", "\"inputs\": \"tokens\""), config("c-custom.json", "\"inputs\": \"custom\""),
+      config("c-din.json", "\"d_in\": 5"), config("c-dropout.json", "\"dropout\": 2"),
+      config("c-lens.json", "\"valid_lens\": 5"), config("c-heads.json", "\"d_out\": 3, \"num_heads\": 2"),
       config("c-cost.json", "\"context_length\": 4096, \"num_heads\": 64"),
       // check: what the export declares, its limits
       entry("c-dtype.json", "{\"name\": \"x\", \"data\": [1], \"dtype\": \"float64x\"}"),
       entry("c-dtypedata.json", "{\"name\": \"x\", \"data\": [1.5], \"dtype\": \"int64\"}"),
       export_with("c-tokenlist.json", "\"lesson\": \"mha\", \"tokens\": \"a b\", " + tensor),
-      export_with("c-tokenlong.json", "\"lesson\": \"mha\", \"tokens\": [\"" + std::string(1025, 'w') + "\"], " + tensor),
-      entry("c-toomany.json", [] {
-        std::string many = "{\"name\": \"x\", \"data\": 1}";
-        for (int i = 0; i < 4096; ++i) many += ", {\"name\": \"x\", \"data\": 1}";
-        return many;
-      }()),
+      export_with("c-tokenlong.json",
+                  "\"lesson\": \"mha\", \"tokens\": [\"" + std::string(1025, 'w') + "\"], " + tensor),
+      entry("c-toomany.json",
+            [] {
+              std::string many = "{\"name\": \"x\", \"data\": 1}";
+              for (int i = 0; i < 4096; ++i) many += ", {\"name\": \"x\", \"data\": 1}";
+              return many;
+            }()),
       entry("c-namelong.json", "{\"name\": \"" + std::string(201, 'n') + "\", \"data\": [1]}"),
       entry("c-cellrange.json", "{\"name\": \"context_vecs\", \"data\": [1], \"cell\": 999}"),
       config("c-float.json", "\"d_out\": 4.0"), config("c-ntokens.json", "\"num_tokens\": 7"),
@@ -261,25 +264,28 @@ std::vector<std::string> bad_command_lines(const std::string& dir) {
       "check " + file("t-foo.json", foo_trace), "check " + file("t-foo2.json", foo_trace) + " --lesson causal-mask",
       "check '" + std::string(ATTN_TEST_FIXTURE_DIR) + "/mistakes/correct-mha.json' --lesson mha",
       // kv-memory sizes
-      "kv-memory --dtype foo", "kv-memory --emb-dim 0", "kv-memory --num-kv-groups 5", "kv-memory --window 8 --swa-ratio x",
+      "kv-memory --dtype foo", "kv-memory --emb-dim 0", "kv-memory --num-kv-groups 5",
+      "kv-memory --window 8 --swa-ratio x",
       "kv-memory --context-length 1073741824 --batch-size 1048576 --num-layers 65536",
       "kv-memory --json '" + dir + "/no/such/dir.json'",
       // kv-memory --plot
       "kv-memory --plot swa",
       // lesson sizes
-      "mha --d-out 3 --num-heads 2", "gqa --num-heads 3 --d-out 6", "gqa --num-kv-groups 3", "kv-cache --d-out 3 --num-heads 2",
-      "course-mha --num-heads 2", "course-mha --preset post --num-heads 7", "course-mha --qkv-bias",
-      "course-mha --preset post --inputs " + file("post.json", "[[1, 2], [3, 4]]"), "course-mha --d-model 8",
-      "d2l-mha --num-hiddens 10 --num-heads 3", "d2l-mha --valid-lens x", "d2l-mha --valid-lens '[[1,2],[1]]'",
-      "d2l-mha --valid-lens '[[1,2],[1,2]]'", "d2l-mha --valid-lens 1,2,3", "d2l-mha --valid-lens 9,9",
-      "wrapper --context-length 4096 --num-heads 64", "all --context-length 4096 --num-heads 64",
-      "kv-cache --context-length 4096 --d-out 64 --num-heads 64", "kv-cache --context-length 1024 --d-out 4096",
+      "mha --d-out 3 --num-heads 2", "gqa --num-heads 3 --d-out 6", "gqa --num-kv-groups 3",
+      "kv-cache --d-out 3 --num-heads 2", "course-mha --num-heads 2", "course-mha --preset post --num-heads 7",
+      "course-mha --qkv-bias", "course-mha --preset post --inputs " + file("post.json", "[[1, 2], [3, 4]]"),
+      "course-mha --d-model 8", "d2l-mha --num-hiddens 10 --num-heads 3", "d2l-mha --valid-lens x",
+      "d2l-mha --valid-lens '[[1,2],[1]]'", "d2l-mha --valid-lens '[[1,2],[1,2]]'", "d2l-mha --valid-lens 1,2,3",
+      "d2l-mha --valid-lens 9,9", "wrapper --context-length 4096 --num-heads 64",
+      "all --context-length 4096 --num-heads 64", "kv-cache --context-length 4096 --d-out 64 --num-heads 64",
+      "kv-cache --context-length 1024 --d-out 4096",
       // mha-forms: d_out = d_in, no --qkv-bias
       "mha-forms --d-out 6", "mha-forms --qkv-bias",
       // bench sizes
       "bench --batch 0", "bench --tokens 0", "bench --d-model 0", "bench --num-heads 0", "bench --repeats 0",
       "bench --batch 5000", "bench --num-heads 20 --d-model 10", "bench --d-model 10 --num-heads 3",
-      "bench --batch 4096 --tokens 65536", "bench --batch 1 --tokens 1024 --d-model 16384 --num-heads 16 --repeats 1000",
+      "bench --batch 4096 --tokens 65536",
+      "bench --batch 1 --tokens 1024 --d-model 16384 --num-heads 16 --repeats 1000",
       // bench forms
       "bench --forms mha,nope", "bench --forms mha,,flash", "bench --forms ''",
       // output files
@@ -306,7 +312,7 @@ TEST_CASE("zh: every error raised below the app is Chinese under --lang zh, and 
     // nothing shortened in Chinese alone (a long value is shortened in both, at other byte offsets)
     CHECK((zh.err.find("\u2026") == std::string::npos) == (en.err.find("\u2026") == std::string::npos));
     CHECK(english_prose_lines(zh.err).empty());
-    CHECK(zh.err != en.err);                      // translated, not passed through
+    CHECK(zh.err != en.err);                        // translated, not passed through
     CHECK(en.err.find("：") == std::string::npos);  // the English edition has no Chinese punctuation
     CHECK(en.err.find("；") == std::string::npos);
   }
@@ -330,7 +336,8 @@ void sources(const std::string& dir, std::vector<std::string>& out) {
     const std::string path = dir + "/" + name;
     struct stat st {};
     if (stat(path.c_str(), &st) != 0) continue;
-    if (S_ISDIR(st.st_mode)) sources(path, out);
+    if (S_ISDIR(st.st_mode))
+      sources(path, out);
     else if (name.size() > 2 && (name.substr(name.size() - 2) == ".h" || name.substr(name.size() - 4) == ".cpp"))
       out.push_back(path);
   }
@@ -341,11 +348,13 @@ void sources(const std::string& dir, std::vector<std::string>& out) {
 
 TEST_CASE("zh: every error key the code raises has its English and Chinese") {
   std::vector<std::string> files;
-  for (const char* layer : {"lib", "lessons", "features", "app"}) sources(std::string(ATTN_SOURCE_DIR) + "/" + layer, files);
+  for (const char* layer : {"lib", "lessons", "features", "app"})
+    sources(std::string(ATTN_SOURCE_DIR) + "/" + layer, files);
   REQUIRE(files.size() > 50);
   // Keys are string literals of these families: error_text("core.json.where", ...), "bench.err.batch".
-  const std::regex key("\"((core|check\\.err|kvmem\\.err|bench\\.err|bench\\.loop|cost\\.err|gqa\\.err|bonus\\.err|mha\\.err|"
-                       "course\\.err|d2l\\.err)\\.[A-Za-z0-9.-]+)\"");
+  const std::regex key(
+      "\"((core|check\\.err|kvmem\\.err|bench\\.err|bench\\.loop|cost\\.err|gqa\\.err|bonus\\.err|mha\\.err|"
+      "course\\.err|d2l\\.err)\\.[A-Za-z0-9.-]+)\"");
   int found = 0;
   for (const std::string& f : files) {
     std::stringstream text;
@@ -363,7 +372,8 @@ TEST_CASE("zh: every error key the code raises has its English and Chinese") {
     }
   }
   CHECK(found > 100);
-  for (int err : {ENOENT, ENOTDIR, EISDIR, EACCES, EPERM, EROFS, ENOSPC, EDQUOT, ENXIO, ENAMETOOLONG, ELOOP, EPIPE, EIO, EINVAL}) {
+  for (int err : {ENOENT, ENOTDIR, EISDIR, EACCES, EPERM, EROFS, ENOSPC, EDQUOT, ENXIO, ENAMETOOLONG, ELOOP, EPIPE, EIO,
+                  EINVAL}) {
     CAPTURE(err);
     const ErrorText reason = errno_text(err);
     CHECK(!reason.key.empty());

@@ -36,14 +36,10 @@ struct Form {
 
 // In the order the table shows them: the chapter's four steps up, each from the one before, then the
 // bonus notebook's other forms (bonus_timings.h says which row each is). mha is the reference.
-const Form kForms[] = {{"wrapper", wrapper_forward},
-                       {"mha", mha_forward},
-                       {"fused-qkv", fused_qkv_forward},
-                       {"flash", flash_forward},
-                       {"einsum", einsum_forward},
-                       {"sdpa-mask", sdpa_mask_forward},
-                       {"torch-mha", torch_mha_forward},
-                       {"torch-mha-weights", torch_mha_weights_forward}};
+const Form kForms[] = {{"wrapper", wrapper_forward},     {"mha", mha_forward},
+                       {"fused-qkv", fused_qkv_forward}, {"flash", flash_forward},
+                       {"einsum", einsum_forward},       {"sdpa-mask", sdpa_mask_forward},
+                       {"torch-mha", torch_mha_forward}, {"torch-mha-weights", torch_mha_weights_forward}};
 constexpr int kMhaIndex = 1;
 
 double median(std::vector<double> v) {
@@ -103,7 +99,8 @@ std::vector<std::string> parse_bench_forms(const std::string& list) {
     const std::string name = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     bool known = false;
     for (const Form& f : kForms) known = known || name == f.name;
-    if (!known) throw UsageError(error_text(name.empty() ? "bench.err.forms-empty" : "bench.err.forms", {list, name, valid}));
+    if (!known)
+      throw UsageError(error_text(name.empty() ? "bench.err.forms-empty" : "bench.err.forms", {list, name, valid}));
     if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
     if (comma == std::string::npos) return names;
     start = comma + 1;
@@ -118,7 +115,7 @@ bool bench_times(const BenchOptions& opt, const std::string& name) {
 double bench_bytes_estimate(const BenchOptions& opt) {
   const AttentionShape& s = opt.shape;
   const double b = s.batch, T = s.tokens, d = s.d_model, h = s.heads;
-  const double act = b * T * d;                       // one (b, T, d) tensor
+  const double act = b * T * d;  // one (b, T, d) tensor
   // The (b, heads, T, T) scores and weights: once, shared by the forms that hold them (Workspace::shared),
   // since the forms run one after another.
   const double shared = 2 * b * h * T * T;
@@ -132,10 +129,10 @@ double bench_bytes_estimate(const BenchOptions& opt) {
       {"sdpa-mask", 7 * act + T * T},  // qkv, scaled q and k, two contexts; the float mask
       {"torch-mha", torch_mha},
       {"torch-mha-weights", torch_mha + b * T * T}};  // + the head-averaged (b, T, T) weights
-  double total = shared;  // mha's, always run
+  double total = shared;                              // mha's, always run
   for (const auto& [name, floats] : forms)
     if (bench_times(opt, name)) total += floats + act;  // + its output
-  const double weights = 10 * d * d;  // W_query, W_key, W_value, out_proj, the fused W_qkv, einsum's transposes
+  const double weights = 10 * d * d;         // W_query, W_key, W_value, out_proj, the fused W_qkv, einsum's transposes
   return 4.0 * (total + 2 * act + weights);  // + x and mha's copy
 }
 
@@ -153,7 +150,8 @@ double bench_flops_estimate(const BenchOptions& opt) {
   const AttentionShape& s = opt.shape;
   const double b = s.batch, T = s.tokens, d = s.d_model;
   const double per_run = 8 * b * T * d * d + 4 * b * T * T * d;
-  return per_run * timed_form_count(opt) * static_cast<double>(opt.repeats + 1);  // each form, a warm-up and the timed runs
+  return per_run * timed_form_count(opt) *
+         static_cast<double>(opt.repeats + 1);  // each form, a warm-up and the timed runs
 }
 
 void check_bench_options(const BenchOptions& opt) {
@@ -161,15 +159,17 @@ void check_bench_options(const BenchOptions& opt) {
   // `why`: a key of features/bench/text.txt, why the option needs at least `lo`.
   auto range = [](const std::string& name, int64_t v, int64_t lo, int64_t hi, const char* why) {
     if (v < lo || v > hi)
-      throw UsageError(error_text("bench.err.range", {name, std::to_string(v), error_text(v < lo ? why : "bench.err.more"),
-                                                      std::to_string(lo), std::to_string(hi)}));
+      throw UsageError(
+          error_text("bench.err.range", {name, std::to_string(v), error_text(v < lo ? why : "bench.err.more"),
+                                         std::to_string(lo), std::to_string(hi)}));
   };
   range("--batch", s.batch, 1, 4096, "bench.err.batch");
   range("--tokens", s.tokens, 1, 65536, "bench.err.tokens");
   range("--d-model", s.d_model, 1, 16384, "bench.err.d-model");
   range("--num-heads", s.heads, 1, 1024, "bench.err.heads");
   if (opt.threads > hardware_threads())
-    throw UsageError(error_text("bench.err.threads-many", {std::to_string(opt.threads), std::to_string(hardware_threads())}));
+    throw UsageError(
+        error_text("bench.err.threads-many", {std::to_string(opt.threads), std::to_string(hardware_threads())}));
   range("--threads", opt.threads, 1, hardware_threads(), "bench.err.threads");
   range("--repeats", opt.repeats, 1, 1000, "bench.err.repeats");
   if (opt.kernels && !isa_supported(*opt.kernels)) {
@@ -183,8 +183,8 @@ void check_bench_options(const BenchOptions& opt) {
     // The nearest multiple of the heads inside the range (16384 with 12 heads: 16380, not 16392).
     const int64_t below = s.d_model / s.heads * s.heads, above = below + s.heads;
     const int64_t suggestion = above <= 16384 && above - s.d_model <= s.d_model - below ? above : below;
-    throw UsageError(error_text("bench.err.divisible", {std::to_string(s.d_model), std::to_string(s.heads),
-                                                        std::to_string(suggestion)}));
+    throw UsageError(error_text("bench.err.divisible",
+                                {std::to_string(s.d_model), std::to_string(s.heads), std::to_string(suggestion)}));
   }
   const double need = bench_bytes_estimate(opt);
   const double memory = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
@@ -192,19 +192,19 @@ void check_bench_options(const BenchOptions& opt) {
     // Name what dominates: the (batch, heads, T, T) scores, or the d_model x d_model weights.
     const double b = s.batch, T = s.tokens, d = s.d_model, h = s.heads;
     const bool scores = 2 * b * h * T * T >= 10 * d * d;
-    throw UsageError(error_text(scores ? "bench.err.memory-scores" : "bench.err.memory-weights",
-                                {std::to_string(s.batch), std::to_string(s.tokens), std::to_string(s.d_model), gb(need),
-                                 gb(memory)}));
+    throw UsageError(error_text(
+        scores ? "bench.err.memory-scores" : "bench.err.memory-weights",
+        {std::to_string(s.batch), std::to_string(s.tokens), std::to_string(s.d_model), gb(need), gb(memory)}));
   }
   const double flops = bench_flops_estimate(opt);
   if (flops > kMaxBenchFlops) {
     char text[64];
     std::snprintf(text, sizeof text, "%.0f TFLOP", flops / 1e12);
-    throw UsageError(error_text("bench.err.flops", {std::string(text), std::to_string(opt.repeats + 1),
-                                                    std::to_string(static_cast<int>(kMaxBenchFlops / 1e12)),
-                                                    std::to_string(opt.repeats), std::to_string(s.batch),
-                                                    std::to_string(s.tokens), std::to_string(s.d_model),
-                                                    std::to_string(timed_form_count(opt))}));
+    throw UsageError(error_text(
+        "bench.err.flops",
+        {std::string(text), std::to_string(opt.repeats + 1), std::to_string(static_cast<int>(kMaxBenchFlops / 1e12)),
+         std::to_string(opt.repeats), std::to_string(s.batch), std::to_string(s.tokens), std::to_string(s.d_model),
+         std::to_string(timed_form_count(opt))}));
   }
 }
 
@@ -257,8 +257,8 @@ BenchResult run_attention_bench(const BenchOptions& options, const BenchProgress
   r.flash_tiles_total = tiles.total;
   r.flash_query_tile = tiles.query_tile, r.flash_key_tile = tiles.key_tile;
   // Each computed tile: br x bc scores (2·hd flops each) and br queries x bc keys into hd outputs.
-  r.flash_flops_done = r.projection_flops + b * h * static_cast<double>(tiles.computed) * tiles.query_tile *
-                                                tiles.key_tile * 4 * hd;
+  r.flash_flops_done =
+      r.projection_flops + b * h * static_cast<double>(tiles.computed) * tiles.query_tile * tiles.key_tile * 4 * hd;
 
   FmaPeak peak(threads);
   peak.measure(5);
@@ -287,8 +287,7 @@ BenchResult run_attention_bench(const BenchOptions& options, const BenchProgress
     r.forms[i].name = chosen[i]->name;
     r.forms[i].extra_bytes = spaces[i].bytes();
     double diff = 0;
-    for (size_t j = 0; j < n; ++j)
-      diff = std::max(diff, static_cast<double>(std::fabs(outs[i][j] - outs[0][j])));
+    for (size_t j = 0; j < n; ++j) diff = std::max(diff, static_cast<double>(std::fabs(outs[i][j] - outs[0][j])));
     r.forms[i].max_abs_diff = diff;
   }
   // Timed samples, round-robin, so a slow moment of the machine does not fall on one form only; a form
@@ -347,32 +346,56 @@ std::string bench_json(const BenchResult& r, const std::string& version) {
   nlohmann::ordered_json j;
   j["schema"] = "attn-tutor-bench/1";
   j["version"] = version;
-  j["config"] = {{"batch", s.batch}, {"tokens", s.tokens}, {"d_model", s.d_model}, {"num_heads", s.heads},
-                 {"head_dim", s.head_dim()}, {"threads", r.options.threads}, {"repeats", r.options.repeats},
-                 {"seed", r.options.seed}, {"min_timed_ms", kMinTimedMs}};
+  j["config"] = {{"batch", s.batch},
+                 {"tokens", s.tokens},
+                 {"d_model", s.d_model},
+                 {"num_heads", s.heads},
+                 {"head_dim", s.head_dim()},
+                 {"threads", r.options.threads},
+                 {"repeats", r.options.repeats},
+                 {"seed", r.options.seed},
+                 {"min_timed_ms", kMinTimedMs}};
   nlohmann::ordered_json timed = nlohmann::ordered_json::array();
   for (const FormResult& f : r.forms) timed.push_back(f.name);
   j["config"]["forms"] = timed;
-  j["machine"] = {{"cpu", r.cpu}, {"hardware_threads", r.hardware_threads}, {"kernels", r.kernels},
-                  {"threading", r.threading}, {"gemm_micro_kernel", {r.gemm_mr, r.gemm_nr}},
-                  {"flash_tile", {r.flash_query_tile, r.flash_key_tile}}, {"peak_loop", r.peak_loop},
-                  {"peak_gflops", r.peak_gflops}, {"peak_trials", r.peak_trials}};
-  j["flops"] = {{"formula", "8*b*T*d^2 + 4*b*T^2*d"}, {"projections", r.projection_flops},
-                {"attention", r.attention_flops}, {"total", r.flops()}, {"flash_done", r.flash_flops_done},
-                {"flash_tiles_computed", r.flash_tiles_computed}, {"flash_tiles_total", r.flash_tiles_total}};
+  j["machine"] = {{"cpu", r.cpu},
+                  {"hardware_threads", r.hardware_threads},
+                  {"kernels", r.kernels},
+                  {"threading", r.threading},
+                  {"gemm_micro_kernel", {r.gemm_mr, r.gemm_nr}},
+                  {"flash_tile", {r.flash_query_tile, r.flash_key_tile}},
+                  {"peak_loop", r.peak_loop},
+                  {"peak_gflops", r.peak_gflops},
+                  {"peak_trials", r.peak_trials}};
+  j["flops"] = {{"formula", "8*b*T*d^2 + 4*b*T^2*d"},      {"projections", r.projection_flops},
+                {"attention", r.attention_flops},          {"total", r.flops()},
+                {"flash_done", r.flash_flops_done},        {"flash_tiles_computed", r.flash_tiles_computed},
+                {"flash_tiles_total", r.flash_tiles_total}};
   nlohmann::ordered_json bonus = nlohmann::ordered_json::array();
   for (const BonusRow& row : bonus_rows())
-    bonus.push_back({{"row", row.row}, {"class", row.bonus_class}, {"form", row.form.empty() ? nullptr : nlohmann::ordered_json(row.form)},
+    bonus.push_back({{"row", row.row},
+                     {"class", row.bonus_class},
+                     {"form", row.form.empty() ? nullptr : nlohmann::ordered_json(row.form)},
                      {"m3_cpu_ms", row.m3_ms ? nlohmann::ordered_json(*row.m3_ms) : nullptr}});
   j["bonus_notebook"] = {{"source", kBonusSource}, {"rows", bonus}};
   nlohmann::ordered_json forms = nlohmann::ordered_json::array();
   for (const FormResult& f : r.forms)
-    forms.push_back({{"name", f.name}, {"bonus_row", bonus_row_of(f.name) ? bonus_row_of(f.name)->row : 0}, {"median_ms", f.median_ms}, {"min_ms", f.min_ms}, {"max_ms", f.max_ms},
-                     {"times_ms", f.ms}, {"runs", f.runs}, {"timed_ms", f.timed_ms}, {"gflops", f.gflops}, {"peak_fraction", f.peak_fraction},
-                     {"extra_bytes", f.extra_bytes}, {"max_abs_diff_vs_mha", f.max_abs_diff},
-                     {"phases_median_ms", {{"projections", f.phase_median_ms[Workspace::kProjections]},
-                                           {"attention", f.phase_median_ms[Workspace::kAttention]},
-                                           {"output", f.phase_median_ms[Workspace::kOutput]}}}});
+    forms.push_back({{"name", f.name},
+                     {"bonus_row", bonus_row_of(f.name) ? bonus_row_of(f.name)->row : 0},
+                     {"median_ms", f.median_ms},
+                     {"min_ms", f.min_ms},
+                     {"max_ms", f.max_ms},
+                     {"times_ms", f.ms},
+                     {"runs", f.runs},
+                     {"timed_ms", f.timed_ms},
+                     {"gflops", f.gflops},
+                     {"peak_fraction", f.peak_fraction},
+                     {"extra_bytes", f.extra_bytes},
+                     {"max_abs_diff_vs_mha", f.max_abs_diff},
+                     {"phases_median_ms",
+                      {{"projections", f.phase_median_ms[Workspace::kProjections]},
+                       {"attention", f.phase_median_ms[Workspace::kAttention]},
+                       {"output", f.phase_median_ms[Workspace::kOutput]}}}});
   j["forms"] = forms;
   return j.dump(1) + "\n";
 }

@@ -58,10 +58,10 @@ int64_t calls_per_sample(double run_ms);
 bool timing_done(int64_t samples, double timed_ms, int64_t min_repeats);
 
 struct FormResult {
-  std::string name;             // bench_form_names()
-  std::vector<double> ms;       // time per run of each timed sample (of one or more runs)
-  int64_t runs = 0;             // timed runs in all samples
-  double timed_ms = 0;          // all timed runs together
+  std::string name;        // bench_form_names()
+  std::vector<double> ms;  // time per run of each timed sample (of one or more runs)
+  int64_t runs = 0;        // timed runs in all samples
+  double timed_ms = 0;     // all timed runs together
   double median_ms = 0, min_ms = 0, max_ms = 0;
   double gflops = 0;            // counted FLOPs / median time
   double peak_fraction = 0;     // gflops / peak
@@ -76,21 +76,21 @@ struct BenchResult {
   BenchOptions options;  // threads resolved
   std::string cpu;       // /proc/cpuinfo's model name
   int hardware_threads = 0;
-  std::string kernels;   // the instruction set that ran: AVX-512, AVX2+FMA, NEON or portable C++
-  bool portable = false;  // the portable C++ kernels ran
-  std::string threading;  // OpenMP or std::thread
+  std::string kernels;               // the instruction set that ran: AVX-512, AVX2+FMA, NEON or portable C++
+  bool portable = false;             // the portable C++ kernels ran
+  std::string threading;             // OpenMP or std::thread
   int64_t gemm_mr = 0, gemm_nr = 0;  // the GEMM micro-kernel's tile
-  std::string peak_loop;   // the FMA loop that measured the peak, e.g. "16 independent 16-lane FMAs (AVX-512)"
+  std::string peak_loop;  // the FMA loop that measured the peak, e.g. "16 independent 16-lane FMAs (AVX-512)"
   int peak_chains = 0, peak_lanes = 0;  // its facts (FmaPeak::Loop), worded by the report in its language
   std::string peak_isa;                 // its instruction set: AVX-512, AVX2+FMA, NEON or portable C++
-  double peak_gflops = 0;  // FmaPeak over all its trials
-  int peak_trials = 0;     // 5 before the forms, 1 after each round of timed runs, 5 after
-  double projection_flops = 0;  // 8·b·T·d²
-  double attention_flops = 0;   // 4·b·T²·d
+  double peak_gflops = 0;               // FmaPeak over all its trials
+  int peak_trials = 0;                  // 5 before the forms, 1 after each round of timed runs, 5 after
+  double projection_flops = 0;          // 8·b·T·d²
+  double attention_flops = 0;           // 4·b·T²·d
   double flops() const { return projection_flops + attention_flops; }
   int64_t flash_tiles_computed = 0, flash_tiles_total = 0;  // per (batch, head)
   int64_t flash_query_tile = 0, flash_key_tile = 0;         // the active kernels' tile sizes
-  double flash_flops_done = 0;  // projections + the attention tiles flash really computes
+  double flash_flops_done = 0;                              // projections + the attention tiles flash really computes
   std::vector<FormResult> forms;
   const FormResult* form(const std::string& name) const;
 };

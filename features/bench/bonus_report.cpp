@@ -75,17 +75,19 @@ std::string render_bonus_section(const BenchResult& r, Lang lang, size_t width) 
   auto ours = [&](const FormResult& f) { return f.median_ms / M.median_ms; };
   auto m3 = [&](const BonusRow& row) { return *row.m3_ms / *m3_mha.m3_ms; };
   std::string out = wrap_text(ui("bench.bonus.title", lang), "", width);
-  const std::vector<TableColumn> columns = {{ui("bench.col.form", lang), true, 9},     {ui("bench.col.bonus", lang), true, 6},
-                                            {ui("bench.col.ours-ms", lang), false, 1}, {ui("bench.col.m3-ms", lang), false, 5},
-                                            {ui("bench.col.ours-ratio", lang), false, 7}, {ui("bench.col.m3-ratio", lang), false, 7},
-                                            {ui("bench.col.diff-short", lang), false, 3}};
+  const std::vector<TableColumn> columns = {
+      {ui("bench.col.form", lang), true, 9},        {ui("bench.col.bonus", lang), true, 6},
+      {ui("bench.col.ours-ms", lang), false, 1},    {ui("bench.col.m3-ms", lang), false, 5},
+      {ui("bench.col.ours-ratio", lang), false, 7}, {ui("bench.col.m3-ratio", lang), false, 7},
+      {ui("bench.col.diff-short", lang), false, 3}};
   std::vector<std::vector<std::string>> rows;
   std::string same, differs;
   for (const BonusRow& row : bonus_rows()) {
     const FormResult* f = r.form(row.form);
     if (!f || !row.m3_ms) continue;
-    rows.push_back({f->name, row.label, ms_text(f->median_ms), num("%g", *row.m3_ms), ratio_text(ours(*f)),
-                    ratio_text(m3(row)), f == &M ? ui("bench.reference", lang) : (f->max_abs_diff == 0 ? "0" : num("%.1e", f->max_abs_diff))});
+    rows.push_back(
+        {f->name, row.label, ms_text(f->median_ms), num("%g", *row.m3_ms), ratio_text(ours(*f)), ratio_text(m3(row)),
+         f == &M ? ui("bench.reference", lang) : (f->max_abs_diff == 0 ? "0" : num("%.1e", f->max_abs_diff))});
     if (f == &M) continue;
     // Ours is level with mha also where the two timings' min–max ranges overlap: no difference measured.
     const int our_side = ranges_overlap(*f, M) ? 0 : side(ours(*f));
@@ -101,16 +103,19 @@ std::string render_bonus_section(const BenchResult& r, Lang lang, size_t width) 
   const FormResult* NW = r.form("torch-mha-weights");
   enum { P = Workspace::kProjections, A = Workspace::kAttention };
   if (E)
-    out += note(ui("bench.einsum", lang, {ms_text(E->phase_median_ms[P]), ms_text(M.phase_median_ms[P]),
-                                          ratio_text(ours(*E)), ratio_text(m3(*bonus_row_of("einsum")))}));
+    out += note(ui("bench.einsum", lang,
+                   {ms_text(E->phase_median_ms[P]), ms_text(M.phase_median_ms[P]), ratio_text(ours(*E)),
+                    ratio_text(m3(*bonus_row_of("einsum")))}));
   if (S)
-    out += note(ui("bench.sdpa-mask", lang, {ratio_text(ours(*S)), ratio_text(m3(*bonus_row_of("flash"))),
-                                             ratio_text(m3(*bonus_row_of("sdpa-mask")))}));
+    out += note(
+        ui("bench.sdpa-mask", lang,
+           {ratio_text(ours(*S)), ratio_text(m3(*bonus_row_of("flash"))), ratio_text(m3(*bonus_row_of("sdpa-mask")))}));
   if (N || NW)
-    out += note(ui("bench.torch-mha", lang, {ratio_text(m3(*bonus_row_of("torch-mha"))),
-                                             ratio_text(m3(*bonus_row_of("torch-mha-weights")))}) +
-                (N && NW ? ui("bench.torch-mha.averaging", lang, {ms_text(NW->phase_median_ms[A]), ms_text(N->phase_median_ms[A]),
-                                                                   ratio_text(NW->median_ms / N->median_ms)})
+    out += note(ui("bench.torch-mha", lang,
+                   {ratio_text(m3(*bonus_row_of("torch-mha"))), ratio_text(m3(*bonus_row_of("torch-mha-weights")))}) +
+                (N && NW ? ui("bench.torch-mha.averaging", lang,
+                              {ms_text(NW->phase_median_ms[A]), ms_text(N->phase_median_ms[A]),
+                               ratio_text(NW->median_ms / N->median_ms)})
                          : std::string()));
   if (rows.size() > 1)
     out += note(differs.empty() ? ui("bench.order.same", lang)

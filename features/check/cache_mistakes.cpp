@@ -40,15 +40,16 @@ std::vector<MistakeRerun> cache_mistake_reruns(const std::string& lesson, const 
     // the book's class with room for them: that rerun, with context_length 2n, named as such.
     const std::string prompt = std::to_string((opt.num_tokens() + 1) / 2);
     if (opt.context_length_or_tokens() >= 2 * opt.num_tokens()) {
-      rerun("no-reset-cache", text("check.detail.no-reset-cache", {prompt}), [](Variant& v) { v.no_reset_cache = true; });
+      rerun("no-reset-cache", text("check.detail.no-reset-cache", {prompt}),
+            [](Variant& v) { v.no_reset_cache = true; });
     } else {
       LessonOptions o = opt;
       o.context_length = 2 * opt.num_tokens();
       o.variant.no_reset_cache = true;
-      out.push_back({"no-reset-cache",
-                     text("check.detail.no-reset-cache-positions",
-                          {prompt, std::to_string(opt.context_length_or_tokens())}),
-                     std::move(o)});
+      out.push_back(
+          {"no-reset-cache",
+           text("check.detail.no-reset-cache-positions", {prompt, std::to_string(opt.context_length_or_tokens())}),
+           std::move(o)});
     }
   }
   return out;

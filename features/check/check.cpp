@@ -82,8 +82,10 @@ int equal_elsewhere(const std::vector<Binding>& tl, const NameIndex& index, cons
   int before = -1, after = -1;
   for (int i : index.of(name)) {
     if (i == expected || !tensors_close(t, tl[i].tensor)) continue;
-    if (i < expected) before = i;
-    else if (after < 0) after = i;
+    if (i < expected)
+      before = i;
+    else if (after < 0)
+      after = i;
   }
   return before >= 0 ? before : after;
 }
@@ -105,8 +107,8 @@ bool reproduces(const std::vector<LearnerTensor>& yours, const std::vector<int>&
 
 // The entry of yours[fd]'s name in `tl` equal to it (to 1e-6) nearest before `point`, after the points of
 // the other tensors of that name exported before it; -1 if none.
-int earlier_in_rerun(const std::vector<LearnerTensor>& yours, int fd, const std::vector<Binding>& tl, const NameIndex& index,
-                     const std::vector<int>& points, int point) {
+int earlier_in_rerun(const std::vector<LearnerTensor>& yours, int fd, const std::vector<Binding>& tl,
+                     const NameIndex& index, const std::vector<int>& points, int point) {
   int floor = -1;
   for (size_t j = 0; j < static_cast<size_t>(fd); ++j)
     if (yours[j].name == yours[fd].name) floor = std::max(floor, points[j]);
@@ -191,7 +193,7 @@ std::vector<int> learner_points(const std::vector<LearnerTensor>& yours, const s
     };
     int at = -1;
     if (y.point && *y.point >= 0 && *y.point < static_cast<int>(tl.size()) && tl[*y.point].name == y.name)
-      at = *y.point;  // a traced value placed where it equals the lesson's
+      at = *y.point;       // a traced value placed where it equals the lesson's
     if (y.cell && at < 0)  // the learner says where: the value the name has in that cell (else just before it)
       for (int k = 0; k < 8 && at < 0; ++k) at = latest(k % 4 < 2, k < 4 ? 2 : 1, k % 2 == 0, true);
     if (at < 0) {  // else the binding its place in the file implies; an exported reference sees in-place changes
@@ -220,7 +222,8 @@ CheckReport check_export(const LearnerExport& ex, const Notebook& tool,
   r.yours = ex.tensors;
   r.tool = tool.timeline();
   for (const Binding& b : r.tool)
-    while (static_cast<int>(r.cells.size()) <= b.cell) r.cells.push_back(tool.cell_code(static_cast<int>(r.cells.size())));
+    while (static_cast<int>(r.cells.size()) <= b.cell)
+      r.cells.push_back(tool.cell_code(static_cast<int>(r.cells.size())));
   // A "cell" the lesson does not have: refused, with the lesson's cells.
   int last_cell = 0;
   for (const NotebookItem& item : tool.items())
@@ -262,7 +265,8 @@ CheckReport check_export(const LearnerExport& ex, const Notebook& tool,
   std::vector<size_t> order;
   for (size_t i = 0; i < r.checks.size(); ++i)
     if (r.checks[i].expected >= 0) order.push_back(i);
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return r.checks[a].expected < r.checks[b].expected; });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return r.checks[a].expected < r.checks[b].expected; });
   // previous_point[i]: the latest point of the tensors of i's name before it in the file (-1: none).
   std::vector<int> previous_point(r.checks.size(), -1);
   std::unordered_map<std::string, int> latest_point;
@@ -315,8 +319,10 @@ CheckReport check_export(const LearnerExport& ex, const Notebook& tool,
   const int fd = r.first_divergence;
   std::vector<int> before, after, after_matching;
   for (size_t i : order) {
-    if (r.checks[i].expected < r.checks[fd].expected && r.checks[i].verdict == V::Match) before.push_back(static_cast<int>(i));
-    if (r.checks[i].expected > r.checks[fd].expected && r.checks[i].verdict == V::Differs) after.push_back(static_cast<int>(i));
+    if (r.checks[i].expected < r.checks[fd].expected && r.checks[i].verdict == V::Match)
+      before.push_back(static_cast<int>(i));
+    if (r.checks[i].expected > r.checks[fd].expected && r.checks[i].verdict == V::Differs)
+      after.push_back(static_cast<int>(i));
     if (r.checks[i].expected > r.checks[fd].expected && r.checks[i].verdict == V::Match)
       after_matching.push_back(static_cast<int>(i));
   }
@@ -325,7 +331,7 @@ CheckReport check_export(const LearnerExport& ex, const Notebook& tool,
   std::vector<std::pair<size_t, Diagnosis>> found;
   std::vector<std::vector<int>> missed, explained;
   std::vector<std::vector<int>> ran;  // per found: the later tensors said "stale" that it gives at their own points
-  std::vector<int> earlier_of;  // per found: the rerun's earlier entry that gives the first difference (-1: none)
+  std::vector<int> earlier_of;        // per found: the rerun's earlier entry that gives the first difference (-1: none)
   for (const WhatIf& w : what_ifs(r)) {
     const Mistake* m = find_mistake(w.mistake);
     if (!m) continue;
@@ -340,8 +346,8 @@ CheckReport check_export(const LearnerExport& ex, const Notebook& tool,
     // Else an earlier value of its name in the rerun, as a correct program's earlier value is a match: only
     // when every tensor exported after it is the rerun's as well (nothing later says otherwise).
     const int earlier_candidate = reproduces(r.yours, {fd}, w.timeline, what_if_index, pts, 1e-6, true)
-                            ? -1
-                            : earlier_in_rerun(r.yours, fd, w.timeline, what_if_index, pts, point);
+                                      ? -1
+                                      : earlier_in_rerun(r.yours, fd, w.timeline, what_if_index, pts, point);
     // (Only where the mistake shows: the lesson's value at that step differs. The lesson's own earlier value
     // is the stale or taken-earlier case above, not this mistake's.)
     int earlier = earlier_candidate;
@@ -361,7 +367,8 @@ CheckReport check_export(const LearnerExport& ex, const Notebook& tool,
     size_t given = after.size() - not_given.size();
     for (int i : after_matching) given += reproduces(r.yours, {i}, w.timeline, what_if_index, pts, 1e-5, false);
     if (earlier >= 0 && given != after.size() + after_matching.size()) continue;
-    if (std::any_of(found.begin(), found.end(), [&](const auto& f) { return f.second.mistake == m && f.first >= given; }))
+    if (std::any_of(found.begin(), found.end(),
+                    [&](const auto& f) { return f.second.mistake == m && f.first >= given; }))
       continue;
     best = std::max(best, given);
     found.push_back({given, {m, w.detail, at_point}});
@@ -381,7 +388,8 @@ CheckReport check_export(const LearnerExport& ex, const Notebook& tool,
   size_t chosen = 0;
   for (size_t k = 0; k < found.size(); ++k) {
     if (found[k].first != best) continue;
-    if (std::any_of(r.diagnoses.begin(), r.diagnoses.end(), [&](const Diagnosis& d) { return d.mistake == found[k].second.mistake; }))
+    if (std::any_of(r.diagnoses.begin(), r.diagnoses.end(),
+                    [&](const Diagnosis& d) { return d.mistake == found[k].second.mistake; }))
       continue;
     if (r.diagnoses.empty()) {
       r.not_reproduced = missed[k];

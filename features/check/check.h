@@ -56,13 +56,13 @@ struct TensorCheck {
   enum class Elsewhere { None, Later, Earlier, Stale, Unsure };
   Verdict verdict = Verdict::NotInLesson;
   Elsewhere elsewhere = Elsewhere::None;
-  int expected = -1;       // the timeline entry at the tensor's point
-  int other = -1;          // the timeline entry of the same name it equals, when not `expected`
-  bool next_step = false;  // `other` earlier, and `expected` the next entry of the name after it
+  int expected = -1;           // the timeline entry at the tensor's point
+  int other = -1;              // the timeline entry of the same name it equals, when not `expected`
+  bool next_step = false;      // `other` earlier, and `expected` the next entry of the name after it
   bool nothing_after = false;  // Earlier: no tensor exported after its point
-  int64_t differing = 0;   // values that differ (all of them when the shapes differ)
-  int64_t first_diff = -1; // row-major index of the first
-  double max_diff = 0.0;   // largest |yours - lesson's| (inf when one side is inf or nan)
+  int64_t differing = 0;       // values that differ (all of them when the shapes differ)
+  int64_t first_diff = -1;     // row-major index of the first
+  double max_diff = 0.0;       // largest |yours - lesson's| (inf when one side is inf or nan)
 };
 
 struct Diagnosis {

@@ -57,7 +57,8 @@ std::string marked_tensor(const Tensor& t, const std::vector<char>& differs) {
 }
 
 // Which entries of each side differ, as the text report counts them: all of them when the shapes differ.
-void differing_entries(const Tensor& yours, const Tensor& ours, std::vector<char>& a_marks, std::vector<char>& b_marks) {
+void differing_entries(const Tensor& yours, const Tensor& ours, std::vector<char>& a_marks,
+                       std::vector<char>& b_marks) {
   a_marks.assign(static_cast<size_t>(yours.numel()), 1);
   b_marks.assign(static_cast<size_t>(ours.numel()), 1);
   if (yours.shape() != ours.shape()) return;
@@ -94,8 +95,10 @@ std::string tensor_list(const CheckReport& r, Lang lang) {
   for (size_t i = 0; i < r.checks.size(); ++i) {
     if (i == first_unlisted)
       out += "<li class=\"more\">" +
-             esc(ui("check.more", lang, {std::to_string(more), std::to_string(more_matched), std::to_string(more_differing),
-                                         std::to_string(more_unknown)})) + "</li>\n";
+             esc(ui("check.more", lang,
+                    {std::to_string(more), std::to_string(more_matched), std::to_string(more_differing),
+                     std::to_string(more_unknown)})) +
+             "</li>\n";
     if (listed[i]) out += tensor_item(r, i, lang);
   }
   return out + "</ul>\n";
@@ -103,11 +106,12 @@ std::string tensor_list(const CheckReport& r, Lang lang) {
 
 std::string diagnosis_html(const Diagnosis& d, const std::string& label, Lang lang) {
   std::string out = "<div class=\"diagnosis\">\n<h3>" + esc(label + d.mistake->title(lang)) + "</h3>\n";
-  out += "<p>" + esc(d.detail.key.empty() ? ui("check.recomputed", lang) : ui("check.recomputed-detail", lang, {d.detail})) +
+  out += "<p>" +
+         esc(d.detail.key.empty() ? ui("check.recomputed", lang) : ui("check.recomputed-detail", lang, {d.detail})) +
          "</p>\n";
   out += "<p>" + esc(d.mistake->explanation(lang)) + "</p>\n";
-  out += "<p class=\"fix-label\">" + esc(ui("check.fix", lang)) + "</p>\n<pre class=\"fix\">" + esc(d.mistake->fix(lang)) +
-         "</pre>\n</div>\n";
+  out += "<p class=\"fix-label\">" + esc(ui("check.fix", lang)) + "</p>\n<pre class=\"fix\">" +
+         esc(d.mistake->fix(lang)) + "</pre>\n</div>\n";
   return out;
 }
 
@@ -120,11 +124,13 @@ std::string difference_section(const CheckReport& r, Lang lang) {
   std::string out = "<section class=\"difference\">\n<h2>" + esc(ui("check.first-difference", lang, {name})) +
                     "<small>" + esc(ui("check.first-in-order", lang)) + "</small></h2>\n";
   if (y.origin)
-    out += "<p class=\"origin\">" + esc(ui("check.origin.differs", lang, {origin_text(y, lang), in_cell(t.cell)})) + "</p>\n";
+    out += "<p class=\"origin\">" + esc(ui("check.origin.differs", lang, {origin_text(y, lang), in_cell(t.cell)})) +
+           "</p>\n";
   const bool printed = is_print_line(t.code);
   out += "<p class=\"lesson-value\">" +
          esc(printed ? ui("check.lesson-value", lang, {name, in_cell(t.cell)})
-                     : ui("check.lesson-value-after", lang, {name, step_text(t.code), in_cell(t.cell)})) + "</p>\n";
+                     : ui("check.lesson-value-after", lang, {name, step_text(t.code), in_cell(t.cell)})) +
+         "</p>\n";
   if (t.cell > 0 && t.cell < static_cast<int>(r.cells.size())) {
     std::string code;
     for (const std::string& line : lines_of(r.cells[t.cell])) code += code_text(line) + "\n";
@@ -133,22 +139,26 @@ std::string difference_section(const CheckReport& r, Lang lang) {
   std::vector<char> a_marks, b_marks;
   differing_entries(y.tensor, t.tensor, a_marks, b_marks);
   out += "<div class=\"side-by-side\">\n<div class=\"side\">\n<h3>" + esc(ui("check.yours", lang)) +
-         "</h3>\n<pre class=\"out yours\">" + marked_tensor(y.tensor, a_marks) + "</pre>\n</div>\n<div class=\"side\">\n<h3>" +
-         esc(ui("check.attn-tutor", lang)) + "</h3>\n<pre class=\"out ours\">" + marked_tensor(t.tensor, b_marks) +
-         "</pre>\n</div>\n</div>\n";
+         "</h3>\n<pre class=\"out yours\">" + marked_tensor(y.tensor, a_marks) +
+         "</pre>\n</div>\n<div class=\"side\">\n<h3>" + esc(ui("check.attn-tutor", lang)) +
+         "</h3>\n<pre class=\"out ours\">" + marked_tensor(t.tensor, b_marks) + "</pre>\n</div>\n</div>\n";
   if (y.tensor.shape() != t.tensor.shape()) {
-    out += "<p class=\"summary\">" + esc(ui("check.your-shape", lang, {shape_of(y.tensor), shape_of(t.tensor)})) + "</p>\n";
+    out += "<p class=\"summary\">" + esc(ui("check.your-shape", lang, {shape_of(y.tensor), shape_of(t.tensor)})) +
+           "</p>\n";
   } else {
     const std::vector<float> a = y.tensor.values(), b = t.tensor.values();
     const bool all = c.differing == static_cast<int64_t>(a.size());
-    const std::string how_many = all ? ui("check.all-values", lang, {std::to_string(a.size())})
-                                     : ui("check.some-values", lang, {std::to_string(c.differing), std::to_string(a.size())});
+    const std::string how_many =
+        all ? ui("check.all-values", lang, {std::to_string(a.size())})
+            : ui("check.some-values", lang, {std::to_string(c.differing), std::to_string(a.size())});
     out += "<p class=\"summary\">" +
-           esc(ui("check.values-summary", lang, {how_many, diff_text(c.max_diff), index_text(c.first_diff, t.tensor.shape()),
-                                                 value_text(a[c.first_diff]), value_text(b[c.first_diff])})) + "</p>\n";
+           esc(ui("check.values-summary", lang,
+                  {how_many, diff_text(c.max_diff), index_text(c.first_diff, t.tensor.shape()),
+                   value_text(a[c.first_diff]), value_text(b[c.first_diff])})) +
+           "</p>\n";
     if (!all && t.tensor.dim() > 0 && a.size() <= 1024)
-      out += "<p>" + esc(ui("check.where", lang)) + "</p>\n<pre class=\"where\">" + esc(where_map(y.tensor, t.tensor, lang)) +
-             "</pre>\n";
+      out += "<p>" + esc(ui("check.where", lang)) + "</p>\n<pre class=\"where\">" +
+             esc(where_map(y.tensor, t.tensor, lang)) + "</pre>\n";
   }
   return out + "</section>\n";
 }
@@ -164,7 +174,8 @@ std::string verdict_div(const CheckReport& r, Lang lang) {
     out += "<p class=\"stale\">" +
            esc(ui("check.stale", lang, {name, in_cell(o.cell), step_text(o.code), step_text(t.code)}) +
                (c.elsewhere == E::Stale ? ui("check.stale-sure", lang, {name})
-                                        : ui("check.stale-unsure", lang, {name, std::to_string(o.cell)}))) + "</p>\n";
+                                        : ui("check.stale-unsure", lang, {name, std::to_string(o.cell)}))) +
+           "</p>\n";
   }
   if (c.elsewhere == E::Unsure && !r.diagnoses.empty()) {
     out += "<p>" + esc(ui("check.never-reached-mistakes", lang)) + "</p>\n<ul>\n";
@@ -202,12 +213,14 @@ std::string check_html(const CheckReport& r, Lang lang) {
   if (r.ok()) {
     body += "<div class=\"verdict match\">\n<p>" +
             esc(ui("check.all-match", lang, {std::to_string(matched)}) +
-                (unknown ? ui("check.all-match-unchecked", lang, {std::to_string(unknown)}) : "")) + "</p>\n</div>\n";
+                (unknown ? ui("check.all-match-unchecked", lang, {std::to_string(unknown)}) : "")) +
+            "</p>\n</div>\n";
   } else {
     body += difference_section(r, lang) + verdict_div(r, lang);
     body += "<p class=\"count\">" +
             esc(ui(unknown ? "check.count-unchecked" : "check.count", lang,
-                   {std::to_string(matched), std::to_string(differing), std::to_string(unknown)})) + "</p>\n";
+                   {std::to_string(matched), std::to_string(differing), std::to_string(unknown)})) +
+            "</p>\n";
   }
   return html_document(lang, header, kCheckStyle, body + "</main>\n");
 }

@@ -40,8 +40,10 @@ std::string without_comment(const std::string& line) {
   for (size_t i = 0; i < line.size(); ++i) {
     const char c = line[i];
     if (quote) {
-      if (c == '\\') ++i;
-      else if (c == quote) quote = 0;
+      if (c == '\\')
+        ++i;
+      else if (c == quote)
+        quote = 0;
     } else if (c == '\'' || c == '"') {
       quote = c;
     } else if (c == '#') {
@@ -93,7 +95,9 @@ std::string two_columns(const std::string& left, const std::string& right, size_
   return out;
 }
 
-size_t prose_width(size_t page_width) { return std::max<size_t>(kMinProseColumns, std::min<size_t>(100, page_width - std::min<size_t>(page_width, 2))); }
+size_t prose_width(size_t page_width) {
+  return std::max<size_t>(kMinProseColumns, std::min<size_t>(100, page_width - std::min<size_t>(page_width, 2)));
+}
 
 // Text wrapped at `width` columns (text_width.h: no word, number or Chinese word split), every line
 // after the first indented by `indent`.
@@ -101,7 +105,8 @@ std::string wrap(const std::string& text, size_t width, const std::string& inden
   // "In [5]" kept on one line: its space made a no-break space for the wrapping, then given back.
   const std::string nbsp = "\xC2\xA0";
   std::string kept = text;
-  for (size_t at = kept.find("In ["); at != std::string::npos; at = kept.find("In [", at + 4)) kept.replace(at + 2, 1, nbsp);
+  for (size_t at = kept.find("In ["); at != std::string::npos; at = kept.find("In [", at + 4))
+    kept.replace(at + 2, 1, nbsp);
   std::string out = wrap_text(kept, indent, width + columns(indent));
   for (size_t at = out.find("In" + nbsp + "["); at != std::string::npos; at = out.find("In" + nbsp + "[", at + 3))
     out.replace(at + 2, nbsp.size(), " ");
@@ -176,7 +181,8 @@ std::string where_map(const Tensor& yours, const Tensor& tool, Lang lang) {
     previous = pattern;
     const std::vector<std::string> lines = lines_of(pattern);
     for (size_t i = 0; i < lines.size(); ++i)
-      out += "    " + (i == 0 ? label : std::string(columns(label), ' ')) + (label.empty() ? "" : "  ") + lines[i] + "\n";
+      out +=
+          "    " + (i == 0 ? label : std::string(columns(label), ' ')) + (label.empty() ? "" : "  ") + lines[i] + "\n";
   }
   return out;
 }
@@ -237,26 +243,29 @@ std::string tensor_line(const CheckReport& r, size_t i, const Style& st, const s
       for (int j = 0; j <= c.other; ++j) restart = restart || (r.tool[j].name == t.name && r.tool[j].code == code);
       const Binding& o = r.tool[c.other];
       if (is_print_line(o.code))  // recorded at a print line: no step to name
-        return mark + "= " + ui(c.nothing_after ? "check.match-earlier-in-last" : "check.match-earlier-in", lang,
-                                {in_cell(o.cell)});
-      return mark + "= " + ui(c.nothing_after ? "check.match-earlier-last" : "check.match-earlier", lang,
-                              {in_cell(o.cell), step_text(o.code),
-                               restart ? "" : ui("check.taken-before", lang, {step_text(code)})});
+        return mark + "= " +
+               ui(c.nothing_after ? "check.match-earlier-in-last" : "check.match-earlier-in", lang, {in_cell(o.cell)});
+      return mark + "= " +
+             ui(c.nothing_after ? "check.match-earlier-last" : "check.match-earlier", lang,
+                {in_cell(o.cell), step_text(o.code), restart ? "" : ui("check.taken-before", lang, {step_text(code)})});
     }
     if (c.elsewhere == E::Later) return mark + "= " + ui("check.match-later", lang, {in_cell(r.tool[c.other].cell)});
     return mark + "= " + in_cell(t.cell);
   }
   std::string line = st.paint("31", "\u2717") + " " + head + ui("check.differs", lang, {in_cell(t.cell)});
-  if (c.elsewhere == E::Stale || c.elsewhere == E::Unsure) return line + ui("check.still-before", lang, {step_text(t.code)});
+  if (c.elsewhere == E::Stale || c.elsewhere == E::Unsure)
+    return line + ui("check.still-before", lang, {step_text(t.code)});
   if (y.tensor.shape() != t.tensor.shape()) return line + ui("check.shape-is", lang, {shape_of(t.tensor)});
-  return line + ui("check.values-differ", lang, {std::to_string(c.differing), std::to_string(y.tensor.numel()),
-                                                   diff_text(c.max_diff)});
+  return line + ui("check.values-differ", lang,
+                   {std::to_string(c.differing), std::to_string(y.tensor.numel()), diff_text(c.max_diff)});
 }
 
 std::string diagnosis_text(const Diagnosis& d, const Style& st, const std::string& label, Lang lang, size_t width) {
   std::string out = st.paint("1;33", label + d.mistake->title(lang)) + "\n";
-  out += "  " + wrap(d.detail.key.empty() ? ui("check.recomputed", lang) : ui("check.recomputed-detail", lang, {d.detail}),
-                     width, "  ") + "\n";
+  out += "  " +
+         wrap(d.detail.key.empty() ? ui("check.recomputed", lang) : ui("check.recomputed-detail", lang, {d.detail}),
+              width, "  ") +
+         "\n";
   out += "  " + wrap(d.mistake->explanation(lang), width, "  ") + "\n";
   const std::string label_fix = ui("check.fix", lang);
   std::string fix;
@@ -275,7 +284,8 @@ std::string render_report(const CheckReport& r, bool color, Lang lang, size_t pa
   using E = TensorCheck::Elsewhere;
   const Style st{color};
   std::string out = ui(r.yours.size() == 1 ? "check.header.one" : "check.header.many", lang,
-                       {echo(r.source, kSourceColumns), r.lesson, std::to_string(r.yours.size())}) + "\n";
+                       {echo(r.source, kSourceColumns), r.lesson, std::to_string(r.yours.size())}) +
+                    "\n";
   for (const Prose& note : r.notes) out += "  " + ui(note.key, lang, note.args) + "\n";
   // The tensors that get a line: the first difference, then the file's first ones, in the file's order.
   const std::vector<char> listed = listed_tensors(r);
@@ -321,9 +331,11 @@ std::string render_report(const CheckReport& r, bool color, Lang lang, size_t pa
   if (r.checks.size() > lines) {
     size_t first_unlisted = 0;
     while (listed[first_unlisted]) ++first_unlisted;
-    out.insert(line_end[first_unlisted],
-               "  " + ui("check.more", lang, {std::to_string(r.checks.size() - lines), std::to_string(more_matched),
-                                              std::to_string(more_differing), std::to_string(more_unknown)}) + "\n");
+    out.insert(line_end[first_unlisted], "  " +
+                                             ui("check.more", lang,
+                                                {std::to_string(r.checks.size() - lines), std::to_string(more_matched),
+                                                 std::to_string(more_differing), std::to_string(more_unknown)}) +
+                                             "\n");
   }
 
   if (r.ok()) {
@@ -339,15 +351,19 @@ std::string render_report(const CheckReport& r, bool color, Lang lang, size_t pa
   // (Wrapped at the page: the remark after the name, a long origin or step on the lines below.)
   const std::string first = ui("check.first-difference", lang, {name}), in_order = ui("check.first-in-order", lang);
   const size_t remark = std::min(in_order.find_first_not_of(' '), in_order.size());  // its leading space dropped
-  out += "\n" + st.paint("1", first) +
-         (visible_width(first + in_order) > page_width ? "\n  " + wrap(in_order.substr(remark), prose, "  ") : in_order) + "\n";
+  out +=
+      "\n" + st.paint("1", first) +
+      (visible_width(first + in_order) > page_width ? "\n  " + wrap(in_order.substr(remark), prose, "  ") : in_order) +
+      "\n";
   // (These two quote code: wrapped only where the page ends, not at the prose's measure.)
   const size_t page = std::max<size_t>(page_width, kMinProseColumns + 2) - 2;
-  if (y.origin) out += wrap(ui("check.origin.differs", lang, {origin_text(y, lang), in_cell(t.cell)}), page, "  ") + "\n";
+  if (y.origin)
+    out += wrap(ui("check.origin.differs", lang, {origin_text(y, lang), in_cell(t.cell)}), page, "  ") + "\n";
   const bool printed = is_print_line(t.code);
   out += wrap(printed ? ui("check.lesson-value", lang, {name, in_cell(t.cell)})
                       : ui("check.lesson-value-after", lang, {name, step_text(t.code), in_cell(t.cell)}),
-              page, "  ") + "\n";
+              page, "  ") +
+         "\n";
   if (t.cell > 0 && t.cell < static_cast<int>(r.cells.size())) out += indented(r.cells[t.cell], "    ");
   out += "\n" + two_columns(ui("check.yours", lang) + "\n" + plain_repr(y.tensor),
                             ui("check.attn-tutor", lang) + "\n" + plain_repr(t.tensor), page_width);
@@ -356,11 +372,15 @@ std::string render_report(const CheckReport& r, bool color, Lang lang, size_t pa
   } else {
     const std::vector<float> a = y.tensor.values(), b = t.tensor.values();
     const bool all = c.differing == static_cast<int64_t>(a.size());
-    const std::string how_many = all ? ui("check.all-values", lang, {std::to_string(a.size())})
-                                     : ui("check.some-values", lang, {std::to_string(c.differing), std::to_string(a.size())});
-    out += "\n" + wrap(ui("check.values-summary", lang, {how_many, diff_text(c.max_diff), index_text(c.first_diff, t.tensor.shape()),
-                                                         value_text(a[c.first_diff]), value_text(b[c.first_diff])}),
-                       prose, "  ") + "\n";
+    const std::string how_many =
+        all ? ui("check.all-values", lang, {std::to_string(a.size())})
+            : ui("check.some-values", lang, {std::to_string(c.differing), std::to_string(a.size())});
+    out += "\n" +
+           wrap(ui("check.values-summary", lang,
+                   {how_many, diff_text(c.max_diff), index_text(c.first_diff, t.tensor.shape()),
+                    value_text(a[c.first_diff]), value_text(b[c.first_diff])}),
+                prose, "  ") +
+           "\n";
     if (!all && t.tensor.dim() > 0 && a.size() <= 1024)
       out += ui("check.where", lang) + "\n" + where_map(y.tensor, t.tensor, lang);
   }
@@ -372,24 +392,29 @@ std::string render_report(const CheckReport& r, bool color, Lang lang, size_t pa
     out += wrap(ui("check.stale", lang, {name, in_cell(o.cell), step_text(o.code), step}) +
                     (c.elsewhere == E::Stale ? ui("check.stale-sure", lang, {name})
                                              : ui("check.stale-unsure", lang, {name, std::to_string(o.cell)})),
-                prose, "") + "\n\n";
+                prose, "") +
+           "\n\n";
   }
   if (c.elsewhere == E::Unsure && !r.diagnoses.empty()) {
     out += ui("check.never-reached-mistakes", lang) + "\n";
-    for (const Diagnosis& d : r.diagnoses) out += "  - " + ui("check.title-detail", lang, {d.mistake->title(lang), d.detail}) + "\n";
+    for (const Diagnosis& d : r.diagnoses)
+      out += "  - " + ui("check.title-detail", lang, {d.mistake->title(lang), d.detail}) + "\n";
   } else if (r.diagnoses.size() == 1) {
     out += diagnosis_text(r.diagnoses[0], st, ui("check.diagnosis", lang), lang, prose);
   } else if (r.diagnoses.size() > 1) {
     out += ui("check.several", lang, {std::to_string(r.diagnoses.size())}) + "\n";
-    for (const Diagnosis& d : r.diagnoses) out += diagnosis_text(d, st, ui("check.possible-diagnosis", lang), lang, prose);
+    for (const Diagnosis& d : r.diagnoses)
+      out += diagnosis_text(d, st, ui("check.possible-diagnosis", lang), lang, prose);
   } else {
     out += ui("check.no-mistake", lang, {r.lesson, in_cell(t.cell)}) + "\n";
   }
   if (!r.diagnoses.empty() && !r.not_reproduced.empty() && c.elsewhere != E::Unsure) {
     out += "  " + later_differ(r, lang) + "\n";
   }
-  out += "\n" + ui(unknown ? "check.count-unchecked" : "check.count", lang,
-                   {std::to_string(matched), std::to_string(differing), std::to_string(unknown)}) + "\n";
+  out += "\n" +
+         ui(unknown ? "check.count-unchecked" : "check.count", lang,
+            {std::to_string(matched), std::to_string(differing), std::to_string(unknown)}) +
+         "\n";
   return out;
 }
 

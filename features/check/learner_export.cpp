@@ -37,9 +37,9 @@ bool plausible(const Shape& shape) {
 
 // What a tensor's "data" holds, for its "dtype" to agree with.
 struct Held {
-  bool booleans = false;  // true/false
-  bool fractions = false; // a number that is not a whole one, or "inf"/"-inf"/"nan"
-  bool numbers = false;   // any number or non-finite string
+  bool booleans = false;   // true/false
+  bool fractions = false;  // a number that is not a whole one, or "inf"/"-inf"/"nan"
+  bool numbers = false;    // any number or non-finite string
 };
 
 float number(const json& v, bool& ok, Held& held) {
@@ -107,19 +107,19 @@ Tensor read_tensor(const json& entry, const std::string& name, const std::string
   Shape shape = shape_of(entry["data"]);
   std::vector<float> values;
   Held held;
-  if (!flatten(entry["data"], shape, 0, values, held))
-    fail(source, error_text("check.err.ragged-data", {where}));
+  if (!flatten(entry["data"], shape, 0, values, held)) fail(source, error_text("check.err.ragged-data", {where}));
   if (entry.contains("shape")) {
     const json& s = entry["shape"];
     Shape declared;
     bool ok = s.is_array() && s.size() <= 4;
     if (ok)
       for (const json& d : s) {
-        if (!d.is_number_integer() || d.get<int64_t>() < 0) ok = false;
-        else declared.push_back(d.get<int64_t>());
+        if (!d.is_number_integer() || d.get<int64_t>() < 0)
+          ok = false;
+        else
+          declared.push_back(d.get<int64_t>());
       }
-    if (ok && !plausible(declared))
-      fail(source, error_text("check.err.shape-large", {where, echo(s.dump())}));
+    if (ok && !plausible(declared)) fail(source, error_text("check.err.shape-large", {where, echo(s.dump())}));
     // An empty dimension hides the inner sizes from the data; the declared shape then decides.
     if (ok && numel_of(declared) == 0 && values.empty()) shape = declared;
     if (!ok || declared != shape)
@@ -152,14 +152,11 @@ LearnerExport parse_export(const std::string& text, const std::string& source) {
   rules.depth_fix = error_text("check.err.depth-fix");
   rules.max_depth = kMaxExportDepth;
   json doc = parse_json_safely(text, rules);
-  if (!doc.is_object() || !doc.contains("schema"))
-    fail(source, error_text("check.err.no-schema"));
-  if (doc["schema"] != "attn-tutor/1")
-    fail(source, error_text("check.err.schema", {echo(doc["schema"].dump())}));
+  if (!doc.is_object() || !doc.contains("schema")) fail(source, error_text("check.err.no-schema"));
+  if (doc["schema"] != "attn-tutor/1") fail(source, error_text("check.err.schema", {echo(doc["schema"].dump())}));
   LearnerExport ex;
   ex.source = source;
-  if (!doc.contains("lesson") || !doc["lesson"].is_string())
-    fail(source, error_text("check.err.no-lesson"));
+  if (!doc.contains("lesson") || !doc["lesson"].is_string()) fail(source, error_text("check.err.no-lesson"));
   ex.lesson = doc["lesson"].get<std::string>();
   if (doc.contains("config") && !doc["config"].is_null()) {
     if (!doc["config"].is_object()) fail(source, error_text("check.err.config-object"));
@@ -173,9 +170,9 @@ LearnerExport parse_export(const std::string& text, const std::string& source) {
       if (!t.is_string()) fail(source, error_text("check.err.tokens", {std::to_string(kMaxExportTokens)}));
       ex.tokens.push_back(t.get<std::string>());
       if (token_characters(ex.tokens.back()) > kMaxTokenChars)
-        fail(source, error_text("check.err.token-long", {std::to_string(ex.tokens.size()),
-                                                         std::to_string(token_characters(ex.tokens.back())),
-                                                         std::to_string(kMaxTokenChars)}));
+        fail(source, error_text("check.err.token-long",
+                                {std::to_string(ex.tokens.size()), std::to_string(token_characters(ex.tokens.back())),
+                                 std::to_string(kMaxTokenChars)}));
       if (!is_printable_utf8(ex.tokens.back()))
         fail(source, error_text("check.err.token-control", {echo(ex.tokens.back())}));
     }
@@ -184,18 +181,21 @@ LearnerExport parse_export(const std::string& text, const std::string& source) {
     fail(source, error_text("check.err.no-tensors"));
   // Counted before anything is read: the work and the report grow with the number of tensors.
   if (doc["tensors"].size() > kMaxExportTensors)
-    fail(source, error_text("check.err.too-many", {std::to_string(doc["tensors"].size()), std::to_string(kMaxExportTensors)}));
+    fail(source,
+         error_text("check.err.too-many", {std::to_string(doc["tensors"].size()), std::to_string(kMaxExportTensors)}));
   ex.tensors.reserve(doc["tensors"].size());
   for (const json& entry : doc["tensors"]) {
     if (!entry.is_object() || !entry.contains("name") || !entry["name"].is_string())
       fail(source, error_text("check.err.entry"));
     const std::string& name = entry["name"].get_ref<const std::string&>();
     if (name.size() > kMaxTensorNameBytes)
-      fail(source, error_text("check.err.name-long", {std::to_string(ex.tensors.size() + 1), std::to_string(name.size()),
-                                                      std::to_string(kMaxTensorNameBytes)}));
+      fail(source,
+           error_text("check.err.name-long", {std::to_string(ex.tensors.size() + 1), std::to_string(name.size()),
+                                              std::to_string(kMaxTensorNameBytes)}));
     ex.tensors.push_back({name, read_tensor(entry, name, source), std::nullopt, std::nullopt});
     if (entry.contains("cell") && !entry["cell"].is_null()) {
-      if (!entry["cell"].is_number_integer() || entry["cell"].get<int64_t>() < 1 || entry["cell"].get<int64_t>() > 100000)
+      if (!entry["cell"].is_number_integer() || entry["cell"].get<int64_t>() < 1 ||
+          entry["cell"].get<int64_t>() > 100000)
         fail(source, error_text("check.err.cell", {echo(name)}));
       ex.tensors.back().cell = static_cast<int>(entry["cell"].get<int64_t>());
     }
@@ -206,7 +206,8 @@ LearnerExport parse_export(const std::string& text, const std::string& source) {
 LearnerExport load_export(const std::string& path) {
   const BoundedRead file = read_bounded(path, kMaxExportBytes);
   switch (file.problem) {
-    case BoundedRead::kNone: break;
+    case BoundedRead::kNone:
+      break;
     case BoundedRead::kCannotOpen:
       fail(path, error_text("check.err.cannot-read", {file.reason}));
     case BoundedRead::kIsDirectory:

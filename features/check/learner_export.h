@@ -30,7 +30,7 @@ struct TensorOrigin {
 
 struct LearnerTensor {
   std::string name;
-  Tensor tensor;  // float32 values; bool as 0/1; "inf", "-inf", "nan" read back as such
+  Tensor tensor;            // float32 values; bool as 0/1; "inf", "-inf", "nan" read back as such
   std::optional<int> cell;  // "cell": the lesson's In [n] whose value this is (else the point its order implies)
   std::optional<TensorOrigin> origin;  // a traced program's tensor: where the learner's code bound it
   // A traced program's tensor is a copy of the value at its line (an in-place change after it is another

@@ -41,30 +41,42 @@ void weight_mistakes(Reruns& r, int64_t rank, bool scaled, bool causal, bool hea
   }
   using S = Variant::Scale;
   using M = Variant::Mask;
-  auto scale = [](S x) { Variant v; v.scale = x; return v; };
-  auto mask = [](M x) { Variant v; v.mask = x; return v; };
+  auto scale = [](S x) {
+    Variant v;
+    v.scale = x;
+    return v;
+  };
+  auto mask = [](M x) {
+    Variant v;
+    v.mask = x;
+    return v;
+  };
   enum Needs { Scaled, Heads, Causal };
-  const struct { Needs needs; Variant v; const char* mistake; const char* detail; } table[] = {
-      {Scaled, scale(S::None), "no-scaling", "check.detail.no-scaling"},
-      {Scaled, scale(S::Dk), "wrong-scale", "check.detail.scale-dk"},
-      {Scaled, scale(S::SqrtDin), "wrong-scale", "check.detail.scale-din"},
-      {Heads, scale(S::SqrtWidth), "wrong-scale", "check.detail.scale-width"},
-      {Causal, mask(M::NoDiagonal), "triu-diagonal", "check.detail.triu-diagonal"},
-      {Causal, mask(M::AfterSoftmax), "mask-after-softmax", "check.detail.mask-after-softmax"},
-      {Causal, mask(M::Tril), "tril-mask", "check.detail.tril-mask"},
-      {Causal, mask(M::Discarded), "mask-discarded", "check.detail.mask-discarded"}};
+  const struct {
+    Needs needs;
+    Variant v;
+    const char* mistake;
+    const char* detail;
+  } table[] = {{Scaled, scale(S::None), "no-scaling", "check.detail.no-scaling"},
+               {Scaled, scale(S::Dk), "wrong-scale", "check.detail.scale-dk"},
+               {Scaled, scale(S::SqrtDin), "wrong-scale", "check.detail.scale-din"},
+               {Heads, scale(S::SqrtWidth), "wrong-scale", "check.detail.scale-width"},
+               {Causal, mask(M::NoDiagonal), "triu-diagonal", "check.detail.triu-diagonal"},
+               {Causal, mask(M::AfterSoftmax), "mask-after-softmax", "check.detail.mask-after-softmax"},
+               {Causal, mask(M::Tril), "tril-mask", "check.detail.tril-mask"},
+               {Causal, mask(M::Discarded), "mask-discarded", "check.detail.mask-discarded"}};
   for (const auto& t : table)
-    if (t.needs == Scaled ? scaled : t.needs == Heads ? scaled && heads : causal) r.variant(t.mistake, text(t.detail), t.v);
+    if (t.needs == Scaled ? scaled : t.needs == Heads ? scaled && heads : causal)
+      r.variant(t.mistake, text(t.detail), t.v);
 }
 
 // The projections created in every other order: `n` of them (3, or 4 with out_proj).
 void linear_orders(Reruns& r, int n, const char* names) {
   std::vector<int> order(static_cast<size_t>(n));
   std::iota(order.begin(), order.end(), 0);
-  const std::vector<std::string> name = n == 4 && std::string(names) == "d2l"
-                                            ? std::vector<std::string>{"W_q", "W_k", "W_v", "W_o"}
-                                        : std::string(names) == "course"
-                                            ? std::vector<std::string>{"Wq", "Wk", "Wv"}
+  const std::vector<std::string> name =
+      n == 4 && std::string(names) == "d2l" ? std::vector<std::string>{"W_q", "W_k", "W_v", "W_o"}
+      : std::string(names) == "course"      ? std::vector<std::string>{"Wq", "Wk", "Wv"}
                                             : std::vector<std::string>{"W_query", "W_key", "W_value", "out_proj"};
   while (std::next_permutation(order.begin(), order.end())) {
     std::string text;
@@ -143,7 +155,8 @@ bool settings_exist(const std::string& lesson, const LessonOptions& o) {
   }
   if (lesson == "d2l-mha")
     return o.num_hiddens.value_or(lesson_default_count("d2l-mha", "--num-hiddens")) %
-               o.heads_or(lesson_default_count("d2l-mha", "--num-heads")) == 0;
+               o.heads_or(lesson_default_count("d2l-mha", "--num-heads")) ==
+           0;
   return true;
 }
 
@@ -217,9 +230,11 @@ std::vector<MistakeRerun> mistake_reruns(const std::string& lesson, const Lesson
     for (int bits : {1, 3, 2}) {
       Variant v;
       v.missing_dropout_reseeds = bits;
-      r.variant("dropout-reseed", text(bits == 2   ? "check.detail.reseed-sum"
-                                       : bits == 1 ? "check.detail.reseed-weights"
-                                                   : "check.detail.reseed-both"), v);
+      r.variant("dropout-reseed",
+                text(bits == 2   ? "check.detail.reseed-sum"
+                     : bits == 1 ? "check.detail.reseed-weights"
+                                 : "check.detail.reseed-both"),
+                v);
     }
     linear_orders(r, 3, "book");
   } else if (lesson == "wrapper") {
@@ -253,7 +268,7 @@ std::vector<MistakeRerun> mistake_reruns(const std::string& lesson, const Lesson
     v.repeat_rows = true;
     r.variant("repeat-valid-lens", text("check.detail.repeat-softmax"), v);
     const double p = opt.dropout.value_or(lesson_default("d2l-mha", "--dropout"));  // in train() or eval()
-    const bool training = opt.dropout && *opt.dropout > 0.0;  // as the lesson decides
+    const bool training = opt.dropout && *opt.dropout > 0.0;                        // as the lesson decides
     if (training) {
       dropout_scale(r, p);
       dropout_mistakes(r, p, true, false);
@@ -277,7 +292,8 @@ std::vector<MistakeRerun> mistake_reruns(const std::string& lesson, const Lesson
   // the shapes; and no rerun with settings the lesson refuses (its heads not dividing its width).
   r.append(chapter_mistake_reruns(lesson, opt));
   r.append(bonus_mistake_reruns(lesson, opt));
-  r.list.erase(std::remove_if(r.list.begin(), r.list.end(), [&](const MistakeRerun& x) { return !settings_exist(lesson, x.opt); }),
+  r.list.erase(std::remove_if(r.list.begin(), r.list.end(),
+                              [&](const MistakeRerun& x) { return !settings_exist(lesson, x.opt); }),
                r.list.end());
   return std::move(r.list);
 }

@@ -83,7 +83,7 @@ class SignalCleanup {
   }
 
  private:
-  struct sigaction old_[3] {};
+  struct sigaction old_[3]{};
   bool installed_[3] = {false, false, false};
 };
 
@@ -217,8 +217,10 @@ ProcessResult run_process(const ProcessSpec& spec) {
       continue;
     }
     pollfd fds[2] = {{out[0], POLLIN, 0}, {err[0], POLLIN, 0}};
-    const int wait_ms = exited ? 0 : static_cast<int>(std::min<long long>(
-        50, std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now).count() + 1));
+    const int wait_ms =
+        exited ? 0
+               : static_cast<int>(std::min<long long>(
+                     50, std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now).count() + 1));
     const int n = ::poll(fds, 2, wait_ms);
     if (n < 0 && errno != EINTR) break;
     bool read_any = false;

@@ -9,10 +9,10 @@
 namespace attn {
 
 struct ProcessSpec {
-  std::vector<std::string> argv;  // argv[0]: a path (with '/') or a name looked up in PATH
-  std::string dir;                // the child's working directory ("" : ours)
-  double timeout_seconds = 60;    // then the whole process group is killed
-  std::size_t keep_bytes = 64 * 1024;        // of stdout (its start) and of stderr (its end)
+  std::vector<std::string> argv;               // argv[0]: a path (with '/') or a name looked up in PATH
+  std::string dir;                             // the child's working directory ("" : ours)
+  double timeout_seconds = 60;                 // then the whole process group is killed
+  std::size_t keep_bytes = 64 * 1024;          // of stdout (its start) and of stderr (its end)
   std::size_t flood_bytes = 16 * 1024 * 1024;  // more output than this in all: killed as a flood
   // Removed when SIGINT, SIGTERM or SIGHUP end us while the child runs (files first, then the folders).
   std::vector<std::string> remove_on_signal;

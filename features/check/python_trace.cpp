@@ -59,7 +59,8 @@ std::string last_line(const std::string& text) {
   size_t end = text.find_last_not_of("\r\n \t");
   if (end == std::string::npos) return "";
   const size_t start = text.rfind('\n', end);
-  return text.substr(start == std::string::npos ? 0 : start + 1, end + 1 - (start == std::string::npos ? 0 : start + 1));
+  return text.substr(start == std::string::npos ? 0 : start + 1,
+                     end + 1 - (start == std::string::npos ? 0 : start + 1));
 }
 
 std::string seconds_text(double s) {
@@ -80,14 +81,15 @@ std::string trace_program(const std::string& path, const PythonRun& run) {
 #else
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || ::access(path.c_str(), R_OK) != 0)
-    throw UsageError(error_text("check.err.program-missing",
-                                {echo(path, 60), errno_text(S_ISDIR(st.st_mode) ? EISDIR : errno)}));
+    throw UsageError(
+        error_text("check.err.program-missing", {echo(path, 60), errno_text(S_ISDIR(st.st_mode) ? EISDIR : errno)}));
   char resolved[PATH_MAX];
   if (!::realpath(path.c_str(), resolved))
     throw UsageError(error_text("check.err.program-missing", {echo(path, 60), errno_text(errno)}));
   const std::string program = resolved;
   const std::string dir = program.substr(0, program.rfind('/') == 0 ? 1 : program.rfind('/'));
-  if (find_program(run.python).empty()) throw UsageError(error_text("check.err.python-not-found", {echo(run.python, 60)}));
+  if (find_program(run.python).empty())
+    throw UsageError(error_text("check.err.python-not-found", {echo(run.python, 60)}));
   const TraceFolder folder;
   ProcessSpec spec;
   spec.argv = {run.python, "-c", embedded_tracer(), program, folder.trace};
@@ -105,7 +107,8 @@ std::string trace_program(const std::string& path, const PythonRun& run) {
     case Outcome::TimedOut:
       throw UsageError(error_text("check.err.timeout", {echo(path, 60), seconds_text(run.timeout_seconds)}));
     case Outcome::Flooded:
-      throw UsageError(error_text("check.err.flood", {echo(path, 60), std::to_string(spec.flood_bytes / (1024 * 1024))}));
+      throw UsageError(
+          error_text("check.err.flood", {echo(path, 60), std::to_string(spec.flood_bytes / (1024 * 1024))}));
     case Outcome::Unsupported:
       throw UsageError(error_text("check.err.trace-wasm", {echo(path, 60)}));
     default:
@@ -115,9 +118,11 @@ std::string trace_program(const std::string& path, const PythonRun& run) {
   if (file.problem == BoundedRead::kTooLarge)
     throw UsageError(error_text("check.err.trace-large", {echo(path, 60), std::to_string(kMaxTraceBytes / kMiB)}));
   if (file.problem != BoundedRead::kNone) {
-    const ErrorText how = error_text(r.outcome == Outcome::Exited ? "check.exit-status" : "check.killed-by", {std::to_string(r.code)});
+    const ErrorText how =
+        error_text(r.outcome == Outcome::Exited ? "check.exit-status" : "check.killed-by", {std::to_string(r.code)});
     const std::string said = last_line(r.err);
-    throw UsageError(error_text("check.err.no-trace", {echo(run.python, 60), how, said.empty() ? std::string("-") : echo(said, 160)}));
+    throw UsageError(error_text("check.err.no-trace",
+                                {echo(run.python, 60), how, said.empty() ? std::string("-") : echo(said, 160)}));
   }
   return file.text;
 #endif

@@ -32,9 +32,10 @@ struct ConfigReader {
         v.get<double>() >= static_cast<double>(lo) && v.get<double>() <= static_cast<double>(hi))
       fail(key, error_text("check.err.whole-not-float", {std::to_string(static_cast<int64_t>(v.get<double>())),
                                                          std::to_string(lo), std::to_string(hi)}));
-    const bool in_range = v.is_number_unsigned() ? v.get<uint64_t>() <= static_cast<uint64_t>(hi) && hi >= 0 &&
-                                                       static_cast<int64_t>(v.get<uint64_t>()) >= lo
-                                                 : v.is_number_integer() && v.get<int64_t>() >= lo && v.get<int64_t>() <= hi;
+    const bool in_range =
+        v.is_number_unsigned()
+            ? v.get<uint64_t>() <= static_cast<uint64_t>(hi) && hi >= 0 && static_cast<int64_t>(v.get<uint64_t>()) >= lo
+            : v.is_number_integer() && v.get<int64_t>() >= lo && v.get<int64_t>() <= hi;
     if (!in_range) fail(key, error_text("check.err.use-whole", {std::to_string(lo), std::to_string(hi)}));
     return v.get<int64_t>();
   }
@@ -50,7 +51,8 @@ struct ConfigReader {
   }
   std::string choice(const std::string& key, const std::vector<std::string>& allowed) const {
     ErrorText all;  // "a" or "b" or "c"
-    for (const std::string& a : allowed) all = all.empty() ? ErrorText("\"" + a + "\"") : error_text("check.err.or", {all, "\"" + a + "\""});
+    for (const std::string& a : allowed)
+      all = all.empty() ? ErrorText("\"" + a + "\"") : error_text("check.err.or", {all, "\"" + a + "\""});
     if (!c[key].is_string()) fail(key, error_text("check.err.use-choice", {all}));
     const std::string v = c[key].get<std::string>();
     for (const std::string& a : allowed)
@@ -76,7 +78,8 @@ Inputs data_inputs(const ConfigReader& r) {
   }
   Inputs in;
   const int64_t n = static_cast<int64_t>(rows.size());
-  if (r.ex.tokens.size() == rows.size()) in.tokens = r.ex.tokens;
+  if (r.ex.tokens.size() == rows.size())
+    in.tokens = r.ex.tokens;
   else
     for (int64_t i = 0; i < n; ++i) in.tokens.push_back("x" + std::to_string(i + 1));
   in.embeddings = Tensor({n, static_cast<int64_t>(cols)}, std::move(values));
@@ -89,8 +92,7 @@ std::vector<std::string> lesson_keys(const LessonInfo& lesson) {
   std::vector<std::string> keys = {"seed", "inputs", "inputs_data", "num_tokens"};
   for (const OptionRow& row : option_table()) {
     const std::string key = row.config_key();
-    if (lesson.takes(row) && !row.display && key != "tokens" &&
-        std::find(keys.begin(), keys.end(), key) == keys.end())
+    if (lesson.takes(row) && !row.display && key != "tokens" && std::find(keys.begin(), keys.end(), key) == keys.end())
       keys.push_back(key);
   }
   return keys;
@@ -137,8 +139,8 @@ void check_untaken(const ConfigReader& r, const LessonInfo& lesson, const Lesson
   for (const auto& [key, value] : r.c.items()) {
     if (value.is_null() || std::find(keys.begin(), keys.end(), key) != keys.end()) continue;
     if (unset.contains(key) && unset[key] == value) continue;
-    throw UsageError(error_text("check.err.config-untaken", {r.ex.source, echo(key), echo(value.dump()), lesson.name,
-                                                             key_list(keys)}));
+    throw UsageError(error_text("check.err.config-untaken",
+                                {r.ex.source, echo(key), echo(value.dump()), lesson.name, key_list(keys)}));
   }
 }
 
@@ -154,8 +156,8 @@ LessonOptions replay_options(const LearnerExport& ex) {
     const std::string text = s.is_string() ? s.get<std::string>() : s.dump();
     if (!s.is_number_integer() && !s.is_string()) r.fail("seed", error_text("check.err.seed-type"));
     // A string is the integer's decimal text as json writes it: no sign "+", no leading zero, no hex.
-    const bool canonical = !text.empty() && text != "-0" && text[0] != '+' &&
-                           !(text.size() > 1 && text[0] == '0') && !(text.size() > 2 && text.rfind("-0", 0) == 0);
+    const bool canonical = !text.empty() && text != "-0" && text[0] != '+' && !(text.size() > 1 && text[0] == '0') &&
+                           !(text.size() > 2 && text.rfind("-0", 0) == 0);
     if (!canonical) r.fail("seed", error_text("check.err.seed-type"));
     opt.seed = parse_torch_seed(text);
     if (!opt.seed) r.fail("seed", error_text("check.err.seed-range"));
@@ -197,7 +199,8 @@ LessonOptions replay_options(const LearnerExport& ex) {
     if (n != opt.num_tokens()) opt.context_length = n;  // the tool writes the number of tokens for "default"
   }
   if (r.given("bernoulli"))
-    opt.bernoulli = r.choice("bernoulli", option_row("--bernoulli").choices) == "mkl" ? BernoulliPath::Mkl : BernoulliPath::Default;
+    opt.bernoulli =
+        r.choice("bernoulli", option_row("--bernoulli").choices) == "mkl" ? BernoulliPath::Mkl : BernoulliPath::Default;
   opt.no_reseed = r.flag("no_reseed");
   opt.gpt2 = r.flag("gpt2");
   if (r.given("preset")) opt.preset = r.choice("preset", option_row("--preset").choices);

@@ -22,12 +22,20 @@ using nlohmann::json;
 
 // The module arguments that are the lesson's settings, by the config key they set.
 std::string config_key_of(const std::string& arg) {
-  static const std::vector<std::pair<std::string, std::string>> names = {
-      {"d_out", "d_out"}, {"num_heads", "num_heads"}, {"n_heads", "num_heads"}, {"dropout", "dropout"},
-      {"context_length", "context_length"}, {"qkv_bias", "qkv_bias"}, {"num_kv_groups", "num_kv_groups"},
-      {"n_kv_groups", "num_kv_groups"}, {"latent_dim", "latent_dim"}, {"window", "window"},
-      {"window_size", "window"}, {"sliding_window_size", "window"}, {"num_hiddens", "num_hiddens"},
-      {"d_model", "d_model"}};
+  static const std::vector<std::pair<std::string, std::string>> names = {{"d_out", "d_out"},
+                                                                         {"num_heads", "num_heads"},
+                                                                         {"n_heads", "num_heads"},
+                                                                         {"dropout", "dropout"},
+                                                                         {"context_length", "context_length"},
+                                                                         {"qkv_bias", "qkv_bias"},
+                                                                         {"num_kv_groups", "num_kv_groups"},
+                                                                         {"n_kv_groups", "num_kv_groups"},
+                                                                         {"latent_dim", "latent_dim"},
+                                                                         {"window", "window"},
+                                                                         {"window_size", "window"},
+                                                                         {"sliding_window_size", "window"},
+                                                                         {"num_hiddens", "num_hiddens"},
+                                                                         {"d_model", "d_model"}};
   for (const auto& [from, to] : names)
     if (arg == from) return to;
   return "";
@@ -124,7 +132,7 @@ struct Candidate {
   const LessonInfo* lesson = nullptr;
   LearnerExport ex;
   int matched = 0, differing = 0, unlisted = 0;
-  int reshaped = 0;  // differing tensors whose shape is not the lesson's
+  int reshaped = 0;   // differing tensors whose shape is not the lesson's
   int furthest = -1;  // the program's last module-level tensor the lesson places (an index into the trace's events)
 };
 
@@ -158,10 +166,11 @@ CheckReport check_trace(const TraceDocument& trace, const std::string& source, c
         Candidate c{&lesson, {}, 0, 0, 0};
         LearnerExport settings{source, lesson.name, config, {}, {}};
         const LessonOptions opt = replay_options(settings);
-        require_affordable(lesson.name, opt, false, "config.", 1.0 + static_cast<double>(mistake_rerun_count(lesson.name, opt)),
-                           "check " + source);
+        require_affordable(lesson.name, opt, false, "config.",
+                           1.0 + static_cast<double>(mistake_rerun_count(lesson.name, opt)), "check " + source);
         const Notebook nb = lesson.run(opt);
-        c.ex = export_for(trace, source, lesson.name, timeline_names(nb), config, c.unlisted, &nb.timeline(), &c.furthest);
+        c.ex =
+            export_for(trace, source, lesson.name, timeline_names(nb), config, c.unlisted, &nb.timeline(), &c.furthest);
         if (c.ex.tensors.empty() && !choices.lesson.empty())  // the lesson given: its names, whatever their values
           c.ex = export_for(trace, source, lesson.name, timeline_names(nb), config, c.unlisted);
         if (c.ex.tensors.empty()) return c;
@@ -252,8 +261,10 @@ CheckReport check_trace(const TraceDocument& trace, const std::string& source, c
           while (at + 1 < base_cell.size() && base_cell[at + 1] < *t.cell) ++at;
           k = at;
         }
-        if (names_of[k].count(t.name)) kept.push_back(t);
-        else ++unlisted;
+        if (names_of[k].count(t.name))
+          kept.push_back(t);
+        else
+          ++unlisted;
       }
       ex.tensors = kept;
     }
@@ -268,8 +279,8 @@ CheckReport check_trace(const TraceDocument& trace, const std::string& source, c
       ++per_lesson[k];
     }
     // More matches than one lesson, and in four lessons or more: the program is about the chapter.
-    const bool chapter = matched > most &&
-                         std::count_if(per_lesson.begin(), per_lesson.end(), [](int n) { return n >= 3; }) >= 4;
+    const bool chapter =
+        matched > most && std::count_if(per_lesson.begin(), per_lesson.end(), [](int n) { return n >= 3; }) >= 4;
     // The chapter when it explains the program better than one lesson: clean, or twice the matches when
     // that lesson differs too (a chapter's program with a mistake: one lesson misplaces the other sections').
     // Clean here: no value taken at an earlier step with nothing after it either (the last value of a
@@ -289,7 +300,8 @@ CheckReport check_trace(const TraceDocument& trace, const std::string& source, c
         const auto end_of = [&](size_t l) {
           return l + 1 < starts.size() ? starts[l + 1].first : static_cast<int>(rep.tool.size());
         };
-        const bool shapes_differ = rep.yours[rep.first_divergence].tensor.shape() != rep.tool[c.expected].tensor.shape();
+        const bool shapes_differ =
+            rep.yours[rep.first_divergence].tensor.shape() != rep.tool[c.expected].tensor.shape();
         const auto append = [&](std::vector<Binding>& tl, const std::vector<Binding>& part, size_t l) {
           for (Binding b : part) {
             b.cell += base_cell[l];
@@ -297,7 +309,8 @@ CheckReport check_trace(const TraceDocument& trace, const std::string& source, c
           }
         };
         std::vector<std::vector<WhatIf>> later(starts.size());
-        for (size_t l = k + 1; l < starts.size(); ++l) later[l] = mistake_what_ifs(starts[l].second->name, opt, shapes_differ);
+        for (size_t l = k + 1; l < starts.size(); ++l)
+          later[l] = mistake_what_ifs(starts[l].second->name, opt, shapes_differ);
         std::vector<WhatIf> what_ifs;
         for (const WhatIf& w : mistake_what_ifs(starts[k].second->name, opt, shapes_differ)) {
           // Each later lesson's rerun with the same mistake (none: the lesson as it is).
@@ -312,8 +325,11 @@ CheckReport check_trace(const TraceDocument& trace, const std::string& source, c
             rerun.timeline.assign(rep.tool.begin(), rep.tool.begin() + starts[k].first);
             append(rerun.timeline, w.timeline, k);
             for (size_t l = k + 1; l < starts.size(); ++l) {
-              if (l <= m && same[l]) append(rerun.timeline, same[l]->timeline, l);
-              else rerun.timeline.insert(rerun.timeline.end(), rep.tool.begin() + starts[l].first, rep.tool.begin() + end_of(l));
+              if (l <= m && same[l])
+                append(rerun.timeline, same[l]->timeline, l);
+              else
+                rerun.timeline.insert(rerun.timeline.end(), rep.tool.begin() + starts[l].first,
+                                      rep.tool.begin() + end_of(l));
             }
             what_ifs.push_back(std::move(rerun));
           }
@@ -355,8 +371,9 @@ CheckReport check_trace(const TraceDocument& trace, const std::string& source, c
     }
   }
   const std::string settings = settings_text(best->ex.config);
-  report.notes.push_back(text(choices.lesson.empty() ? "check.traced.inferred" : "check.traced.given",
-                              {best->lesson->name, settings.empty() ? text("check.traced.book-settings") : Prose(settings)}));
+  report.notes.push_back(
+      text(choices.lesson.empty() ? "check.traced.inferred" : "check.traced.given",
+           {best->lesson->name, settings.empty() ? text("check.traced.book-settings") : Prose(settings)}));
   for (const Prose& n : notes) report.notes.push_back(n);
   if (left_out > 0) report.notes.push_back(text("check.traced.unlisted", {std::to_string(left_out)}));
   if (trace.truncated || trace.skipped > 0)

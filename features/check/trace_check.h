@@ -15,7 +15,7 @@ namespace attn {
 
 // A trace event: one tensor bound to a name (or changed in place) at a line of the learner's code.
 struct TraceEvent {
-  std::string kind;  // "bind" or "in_place"
+  std::string kind;                   // "bind" or "in_place"
   std::string name, scope, function;  // scope: "module", "local" (a function's) or "self" (an attribute)
   std::string function_key;           // the function's identity: its name, file/cell and first line
   int call = 0;                       // which call of a function (each call its own number)

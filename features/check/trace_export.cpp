@@ -128,7 +128,8 @@ LearnerExport export_for(const TraceDocument& trace, const std::string& source, 
   unlisted = 0;
   for (const TraceEvent& e : trace.events) {
     std::string name = lesson_name(e, names);
-    if (e.entry.is_null() || name.empty() || values.size() >= kMaxExportTensors || (module_only && e.scope != "module")) {
+    if (e.entry.is_null() || name.empty() || values.size() >= kMaxExportTensors ||
+        (module_only && e.scope != "module")) {
       ++unlisted;
       continue;
     }
@@ -149,7 +150,7 @@ LearnerExport export_for(const TraceDocument& trace, const std::string& source, 
   for (const Named& v : values) events.push_back(v.event);
   std::vector<char> keep(ex.tensors.size(), 1);
   std::vector<char> rank_ok(ex.tensors.size(), 1);  // of a shape the lesson's name has somewhere
-  std::vector<char> known(events.size(), 0);  // a value the lesson's name takes somewhere
+  std::vector<char> known(events.size(), 0);        // a value the lesson's name takes somewhere
   if (timeline) {
     // Each object's chain of states: a binding, then the in-place changes of the same name in the same function.
     std::map<std::string, size_t> latest;  // name, scope, function -> its chain's latest event
@@ -190,8 +191,8 @@ LearnerExport export_for(const TraceDocument& trace, const std::string& source, 
   // the lesson shows late do not push its forward's steps out); a value off that chain keeps no place
   // (a mistake can give an earlier value: masked_fill's result discarded leaves the unmasked scores).
   std::vector<std::optional<int>> cell(events.size());
-  std::vector<int> point(events.size(), -1);  // the entry
-  std::map<int, bool> call_placed;  // a call with a local placed so
+  std::vector<int> point(events.size(), -1);    // the entry
+  std::map<int, bool> call_placed;              // a call with a local placed so
   std::vector<char> chained(events.size(), 0);  // placed so (before the places left to the program's order)
   if (timeline) {
     // A module-level value the lesson never has (no place) still takes its name's next entry in the lesson (its slot:
@@ -226,7 +227,8 @@ LearnerExport export_for(const TraceDocument& trace, const std::string& source, 
     for (size_t i = 0; i < events.size(); ++i) {
       if (place[i] >= 0 || !keep[i] || !known[i] || events[i]->scope == "module") continue;
       size_t j = i;
-      while (j-- > 0 && !(events[j]->call == events[i]->call && ex.tensors[j].name == ex.tensors[i].name)) {}
+      while (j-- > 0 && !(events[j]->call == events[i]->call && ex.tensors[j].name == ex.tensors[i].name)) {
+      }
       if (j >= i || place[j] < 0 || !tensors_close(ex.tensors[j].tensor, ex.tensors[i].tensor)) continue;
       int next = static_cast<int>(timeline->size());
       for (size_t k = i + 1; k < events.size(); ++k)
@@ -330,7 +332,8 @@ LearnerExport export_for(const TraceDocument& trace, const std::string& source, 
     // Left out besides: the locals of a call none of which is placed (a call the lesson does not step
     // through here: swa's causal comparison, a cached step), and a call's local equal only to an earlier
     // value of the lesson's (the call recomputes what the lesson showed before: a cached step's keys).
-    if (!keep[i] || (timeline && events[i]->scope != "module" && (!call_placed[events[i]->call] || (!chained[i] && known[i])))) {
+    if (!keep[i] ||
+        (timeline && events[i]->scope != "module" && (!call_placed[events[i]->call] || (!chained[i] && known[i])))) {
       ++unlisted;
       continue;
     }
@@ -340,8 +343,10 @@ LearnerExport export_for(const TraceDocument& trace, const std::string& source, 
       *furthest = std::max(*furthest, static_cast<int>(events[i] - trace.events.data()));
     kept.tensors.back().snapshot = true;
     if (cell[i]) kept.tensors.back().cell = cell[i];
-    if (point[i] >= 0) kept.tensors.back().point = point[i];
-    else if (hint[i]) kept.tensors.back().cell = hint[i];
+    if (point[i] >= 0)
+      kept.tensors.back().point = point[i];
+    else if (hint[i])
+      kept.tensors.back().cell = hint[i];
   }
   return kept;
 }

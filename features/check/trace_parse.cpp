@@ -43,10 +43,13 @@ TraceDocument parse_trace(const std::string& text, const std::string& source, co
   rules.nonfinite_fix = error_text("check.err.nonfinite-fix");
   rules.depth_fix = error_text("check.err.depth-fix");
   const json doc = parse_json_safely(text, rules);
-  if (!doc.is_object() || doc.value("schema", json()) != kTraceSchema) bad_trace(source, "no \"schema\": \"attn-tutor-trace/1\"");
+  if (!doc.is_object() || doc.value("schema", json()) != kTraceSchema)
+    bad_trace(source, "no \"schema\": \"attn-tutor-trace/1\"");
   const std::string status = text_of(doc, "status");
-  if (status == "no-torch") throw UsageError(error_text("check.err.no-torch", {echo(python, 60), echo(text_of(doc, "message"), 80)}));
-  if (status == "bad-notebook") throw UsageError(error_text("check.err.bad-notebook", {source, echo(text_of(doc, "message"), 80)}));
+  if (status == "no-torch")
+    throw UsageError(error_text("check.err.no-torch", {echo(python, 60), echo(text_of(doc, "message"), 80)}));
+  if (status == "bad-notebook")
+    throw UsageError(error_text("check.err.bad-notebook", {source, echo(text_of(doc, "message"), 80)}));
   if (status == "raised") {
     // Its last frames in the learner's code, innermost first: "line 12 of f.py (`...`), called from line 30 ...".
     ErrorText where;
@@ -59,8 +62,8 @@ TraceDocument parse_trace(const std::string& text, const std::string& source, co
                                   : error_text("check.origin.line", {line, source, code});
         where = where.empty() ? here : error_text("check.traceback-sep", {here, where});
       }
-    throw UsageError(error_text("check.err.raised", {source, echo(text_of(doc, "message"), 160),
-                                                     where.empty() ? ErrorText(source) : where}));
+    throw UsageError(error_text(
+        "check.err.raised", {source, echo(text_of(doc, "message"), 160), where.empty() ? ErrorText(source) : where}));
   }
   if (status != "ok") bad_trace(source, "status " + status);
   TraceDocument t;
@@ -99,7 +102,8 @@ TraceDocument parse_trace(const std::string& text, const std::string& source, co
       if (value.is_number() || value.is_boolean()) t.settings[key] = value;
   if (doc.contains("modules") && doc["modules"].is_array())
     for (const json& m : doc["modules"])
-      if (m.is_object() && m.contains("args") && m["args"].is_object()) t.modules.push_back({text_of(m, "class"), m["args"]});
+      if (m.is_object() && m.contains("args") && m["args"].is_object())
+        t.modules.push_back({text_of(m, "class"), m["args"]});
   return t;
 }
 

@@ -10,9 +10,9 @@
 namespace attn {
 
 struct TracedCheckOptions {
-  PythonRun run;          // --python, --timeout
-  TraceChoices choices;   // --lesson, --seed
-  bool given = false;     // any of the four on the command line (an export refuses them)
+  PythonRun run;         // --python, --timeout
+  TraceChoices choices;  // --lesson, --seed
+  bool given = false;    // any of the four on the command line (an export refuses them)
 };
 
 CheckReport check_any(const std::string& path, const TracedCheckOptions& options);

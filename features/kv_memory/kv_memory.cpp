@@ -22,8 +22,7 @@ int64_t dtype_bytes(const std::string& dtype) {
 }
 
 void positive(const std::string& flag, int64_t v, int64_t max) {
-  if (v < 1 || v > max)
-    throw UsageError(error_text("kvmem.err.range", {flag, str(v), str(max)}));
+  if (v < 1 || v > max) throw UsageError(error_text("kvmem.err.range", {flag, str(v), str(max)}));
 }
 
 // "a:b" with non-negative a, b and a + b > 0, as the SWA estimator's parse_ratio (whose int() also
@@ -40,7 +39,8 @@ void parse_ratio(const std::string& text, int64_t& a, int64_t& b) {
     out = std::stoll(s);
     return true;
   };
-  if (colon == std::string::npos || !number(text.substr(0, colon), a) || !number(text.substr(colon + 1), b) || a + b == 0)
+  if (colon == std::string::npos || !number(text.substr(0, colon), a) || !number(text.substr(colon + 1), b) ||
+      a + b == 0)
     throw UsageError(error_text("kvmem.err.ratio", {text}));
 }
 
@@ -68,7 +68,8 @@ KvMemoryTotals kv_memory_totals(const KvMemoryEstimate& e, int64_t context_lengt
   t.gqa = product({per_layer(context_length, e.gqa_kv_heads), c.num_layers});
   if (c.window) {
     const int64_t w = std::min(context_length, *c.window);
-    t.swa = product({e.swa_layers, per_layer(w, c.num_heads)}) + product({e.full_layers, per_layer(context_length, c.num_heads)});
+    t.swa = product({e.swa_layers, per_layer(w, c.num_heads)}) +
+            product({e.full_layers, per_layer(context_length, c.num_heads)});
     t.gqa_swa = product({e.swa_layers, per_layer(w, e.gqa_kv_heads)}) +
                 product({e.full_layers, per_layer(context_length, e.gqa_kv_heads)});
   }
@@ -136,10 +137,15 @@ std::string kv_memory_json(const KvMemoryEstimate& e, const std::string& version
   ordered_json j;
   j["schema"] = "attn-tutor-kv-memory/1";
   j["version"] = version;
-  j["config"] = {{"emb_dim", c.emb_dim}, {"num_heads", c.num_heads}, {"num_layers", c.num_layers},
-                 {"context_length", c.context_length}, {"num_kv_groups", c.num_kv_groups},
-                 {"batch_size", c.batch_size}, {"dtype", c.dtype},
-                 {"window", c.window ? ordered_json(*c.window) : ordered_json(nullptr)}, {"swa_ratio", c.swa_ratio},
+  j["config"] = {{"emb_dim", c.emb_dim},
+                 {"num_heads", c.num_heads},
+                 {"num_layers", c.num_layers},
+                 {"context_length", c.context_length},
+                 {"num_kv_groups", c.num_kv_groups},
+                 {"batch_size", c.batch_size},
+                 {"dtype", c.dtype},
+                 {"window", c.window ? ordered_json(*c.window) : ordered_json(nullptr)},
+                 {"swa_ratio", c.swa_ratio},
                  {"latent_dim", c.latent_dim ? ordered_json(*c.latent_dim) : ordered_json(nullptr)}};
   j["bytes_per_elem"] = e.bytes_per_elem;
   j["head_dim"] = e.head_dim;

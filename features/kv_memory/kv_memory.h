@@ -25,9 +25,9 @@ struct KvMemoryConfig {
   int64_t emb_dim = 4096, num_heads = 32, num_layers = 32, context_length = 32768, batch_size = 1;
   std::string dtype = "bf16";
   int64_t num_kv_groups = 4;
-  std::optional<int64_t> window;       // SWA (and GQA + SWA) only when given
-  std::string swa_ratio = "1:0";       // the scripts' default: every layer sliding-window
-  std::optional<int64_t> latent_dim;   // MLA only when given
+  std::optional<int64_t> window;      // SWA (and GQA + SWA) only when given
+  std::string swa_ratio = "1:0";      // the scripts' default: every layer sliding-window
+  std::optional<int64_t> latent_dim;  // MLA only when given
   // What the plot draws (--plot): "methods", one curve per estimator above; "gqa", MHA and GQA at the
   // bonus plot's n_kv_groups (4, 8, 12, 24 that divide n_heads, and --num-kv-groups); "mla", MHA and MLA
   // at its latent sizes (1024, 512, 256, 64, and --latent-dim); "swa" (needs --window), MHA, GQA and
@@ -45,8 +45,8 @@ struct KvMemoryEstimate {
   KvMemoryConfig config;
   int64_t bytes_per_elem = 0, head_dim = 0, gqa_kv_heads = 0;
   int64_t swa_a = 0, swa_b = 0, swa_layers = 0, full_layers = 0, effective_window = 0;
-  KvMemoryTotals totals;                       // at config.context_length
-  std::vector<KvMemoryTotals> by_context;      // 256 ... 131072 (the plot scripts'), and config.context_length
+  KvMemoryTotals totals;                   // at config.context_length
+  std::vector<KvMemoryTotals> by_context;  // 256 ... 131072 (the plot scripts'), and config.context_length
 };
 
 // Checks the options (UsageError with one line: what and the fix) and computes every figure.

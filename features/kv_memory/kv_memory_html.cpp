@@ -43,16 +43,22 @@ struct Look {
 };
 Look look_of(char mark) {
   switch (mark) {
-    case 'M': return {"#1f77b4", ""};
-    case 'G': return {"#d95f02", "8 4"};
-    case 'S': return {"#2ca02c", "2 3"};
-    case 'W': return {"#d62728", "10 3 2 3"};
-    case 'L': return {"#7b3fa0", "5 2"};
-    default: break;
+    case 'M':
+      return {"#1f77b4", ""};
+    case 'G':
+      return {"#d95f02", "8 4"};
+    case 'S':
+      return {"#2ca02c", "2 3"};
+    case 'W':
+      return {"#d62728", "10 3 2 3"};
+    case 'L':
+      return {"#7b3fa0", "5 2"};
+    default:
+      break;
   }
   // --plot gqa|mla|swa: the curves A, B, C, ...
-  static const Look more[] = {{"#d95f02", "8 4"}, {"#2ca02c", "2 3"}, {"#d62728", "10 3 2 3"}, {"#7b3fa0", "5 2"},
-                              {"#8c564b", "1 3"}, {"#17becf", "6 2 1 2"}};
+  static const Look more[] = {{"#d95f02", "8 4"}, {"#2ca02c", "2 3"}, {"#d62728", "10 3 2 3"},
+                              {"#7b3fa0", "5 2"}, {"#8c564b", "1 3"}, {"#17becf", "6 2 1 2"}};
   return more[static_cast<size_t>(mark >= 'A' && mark <= 'Z' ? mark - 'A' : 0) % 6];
 }
 
@@ -72,14 +78,16 @@ std::string fixed(double v, int decimals) {
 
 std::string without_colon(std::string s) {
   for (const std::string colon : {":", "\uff1a"})
-    if (s.size() >= colon.size() && s.compare(s.size() - colon.size(), colon.size(), colon) == 0) s.resize(s.size() - colon.size());
+    if (s.size() >= colon.size() && s.compare(s.size() - colon.size(), colon.size(), colon) == 0)
+      s.resize(s.size() - colon.size());
   return s;
 }
 
 double gb_of(const Series& s, const KvMemoryTotals& t) { return static_cast<double>(*s.value(t)) / 1e9; }
 
 std::string table(const KvMemoryEstimate& e, const std::vector<Series>& series, Lang lang) {
-  std::string out = "<div class=\"table-box\">\n<table class=\"kv-memory\">\n<thead><tr><th>" + esc(ui("kvmem.context", lang)) + "</th>";
+  std::string out = "<div class=\"table-box\">\n<table class=\"kv-memory\">\n<thead><tr><th>" +
+                    esc(ui("kvmem.context", lang)) + "</th>";
   for (const Series& s : series) out += "<th>" + esc(s.label) + "</th>";
   out += "</tr></thead>\n<tbody>\n";
   for (const KvMemoryTotals& t : e.by_context) {
@@ -117,21 +125,25 @@ std::string chart(const KvMemoryEstimate& e, const std::vector<kv_text::PlotCurv
     for (size_t i = 0; i < s.bytes.size(); ++i) largest = std::max(largest, gb_at(s, i));
   const Ticks ticks = y_ticks(largest);
   const double plot_w = kWidth - kLeft - kRight, plot_h = kHeight - kTop - kBottom;
-  auto px = [&](int64_t n) { return kLeft + (x1 > x0 ? (std::log2(static_cast<double>(n)) - x0) / (x1 - x0) : 0.5) * plot_w; };
+  auto px = [&](int64_t n) {
+    return kLeft + (x1 > x0 ? (std::log2(static_cast<double>(n)) - x0) / (x1 - x0) : 0.5) * plot_w;
+  };
   auto py = [&](double gb) { return kTop + plot_h - gb / ticks.top * plot_h; };
 
   std::string labels;
   for (const Curve& s : series) labels += (labels.empty() ? "" : ", ") + s.label;
-  std::string out = "<figure class=\"kv-chart\">\n<svg class=\"kv-chart\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 " +
-                    num(kWidth) + " " + num(kHeight) + "\" role=\"img\" aria-label=\"" +
-                    esc(ui("kvmem.html.chart-label", lang, {labels})) + "\">\n<title>" + esc(ui("kvmem.html.chart", lang)) +
-                    "</title>\n";
+  std::string out =
+      "<figure class=\"kv-chart\">\n<svg class=\"kv-chart\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 " +
+      num(kWidth) + " " + num(kHeight) + "\" role=\"img\" aria-label=\"" +
+      esc(ui("kvmem.html.chart-label", lang, {labels})) + "\">\n<title>" + esc(ui("kvmem.html.chart", lang)) +
+      "</title>\n";
   // The y grid, ticks and labels.
   out += "<g class=\"y-axis\">\n";
   for (int i = 0; i * ticks.step <= ticks.top * (1 + 1e-9); ++i) {
     const double gb = i * ticks.step, y = py(gb);
-    out += "<line class=\"grid\" x1=\"" + num(kLeft) + "\" y1=\"" + num(y) + "\" x2=\"" + num(kWidth - kRight) + "\" y2=\"" + num(y) +
-           "\"/><text x=\"" + num(kLeft - 8) + "\" y=\"" + num(y + 4) + "\" text-anchor=\"end\">" + fixed(gb, ticks.decimals) + "</text>\n";
+    out += "<line class=\"grid\" x1=\"" + num(kLeft) + "\" y1=\"" + num(y) + "\" x2=\"" + num(kWidth - kRight) +
+           "\" y2=\"" + num(y) + "\"/><text x=\"" + num(kLeft - 8) + "\" y=\"" + num(y + 4) +
+           "\" text-anchor=\"end\">" + fixed(gb, ticks.decimals) + "</text>\n";
   }
   out += "</g>\n<g class=\"x-axis\">\n";
   for (const KvMemoryTotals& t : e.by_context) {
@@ -140,32 +152,34 @@ std::string chart(const KvMemoryEstimate& e, const std::vector<kv_text::PlotCurv
            num(kTop + plot_h + 5) + "\"/><text x=\"" + num(x) + "\" y=\"" + num(kTop + plot_h + 19) +
            "\" text-anchor=\"middle\">" + esc(kv_text::short_length(t.context_length)) + "</text>\n";
   }
-  out += "</g>\n<line class=\"axis\" x1=\"" + num(kLeft) + "\" y1=\"" + num(kTop + plot_h) + "\" x2=\"" + num(kWidth - kRight) +
-         "\" y2=\"" + num(kTop + plot_h) + "\"/>\n<line class=\"axis\" x1=\"" + num(kLeft) + "\" y1=\"" + num(kTop) + "\" x2=\"" +
-         num(kLeft) + "\" y2=\"" + num(kTop + plot_h) + "\"/>\n";
+  out += "</g>\n<line class=\"axis\" x1=\"" + num(kLeft) + "\" y1=\"" + num(kTop + plot_h) + "\" x2=\"" +
+         num(kWidth - kRight) + "\" y2=\"" + num(kTop + plot_h) + "\"/>\n<line class=\"axis\" x1=\"" + num(kLeft) +
+         "\" y1=\"" + num(kTop) + "\" x2=\"" + num(kLeft) + "\" y2=\"" + num(kTop + plot_h) + "\"/>\n";
   out += "<text class=\"axis-title x-title\" x=\"" + num(kLeft + plot_w / 2) + "\" y=\"" + num(kHeight - 14) +
          "\" text-anchor=\"middle\">" + esc(ui("kvmem.html.x-axis", lang)) + "</text>\n";
   out += "<text class=\"axis-title y-title\" transform=\"translate(16 " + num(kTop + plot_h / 2) +
          ") rotate(-90)\" text-anchor=\"middle\">" + esc(ui("kvmem.html.y-axis", lang)) + "</text>\n";
   // The learner's context length.
   const double xc = px(e.config.context_length);
-  out += "<line class=\"current\" x1=\"" + num(xc) + "\" y1=\"" + num(kTop) + "\" x2=\"" + num(xc) + "\" y2=\"" + num(kTop + plot_h) +
-         "\"><title>" + esc(ui("kvmem.html.current", lang, {std::to_string(e.config.context_length)})) + "</title></line>\n";
+  out += "<line class=\"current\" x1=\"" + num(xc) + "\" y1=\"" + num(kTop) + "\" x2=\"" + num(xc) + "\" y2=\"" +
+         num(kTop + plot_h) + "\"><title>" +
+         esc(ui("kvmem.html.current", lang, {std::to_string(e.config.context_length)})) + "</title></line>\n";
   // One line per estimator, a circle per point.
   for (const Curve& s : series) {
     const Look look = look_of(s.mark);
     std::string points;
     for (size_t i = 0; i < e.by_context.size(); ++i)
       points += (points.empty() ? "" : " ") + num(px(e.by_context[i].context_length)) + "," + num(py(gb_at(s, i)));
-    out += "<g class=\"series\" data-series=\"" + esc(s.label) + "\">\n<polyline points=\"" + points + "\" stroke=\"" + look.colour +
-           "\"" + (*look.dash ? std::string(" stroke-dasharray=\"") + look.dash + "\"" : "") + "/>\n";
+    out += "<g class=\"series\" data-series=\"" + esc(s.label) + "\">\n<polyline points=\"" + points + "\" stroke=\"" +
+           look.colour + "\"" + (*look.dash ? std::string(" stroke-dasharray=\"") + look.dash + "\"" : "") + "/>\n";
     for (size_t i = 0; i < e.by_context.size(); ++i) {
       const KvMemoryTotals& t = e.by_context[i];
       const double gb = gb_at(s, i);
-      out += "<circle cx=\"" + num(px(t.context_length)) + "\" cy=\"" + num(py(gb)) + "\" r=\"3.5\" fill=\"" + look.colour +
-             "\" data-x=\"" + std::to_string(t.context_length) + "\" data-y=\"" + fixed(gb, 2) + "\" data-bytes=\"" +
-             std::to_string(s.bytes[i]) + "\"><title>" +
-             esc(ui("kvmem.html.point", lang, {s.label, grouped_2f(gb), std::to_string(t.context_length)})) + "</title></circle>\n";
+      out += "<circle cx=\"" + num(px(t.context_length)) + "\" cy=\"" + num(py(gb)) + "\" r=\"3.5\" fill=\"" +
+             look.colour + "\" data-x=\"" + std::to_string(t.context_length) + "\" data-y=\"" + fixed(gb, 2) +
+             "\" data-bytes=\"" + std::to_string(s.bytes[i]) + "\"><title>" +
+             esc(ui("kvmem.html.point", lang, {s.label, grouped_2f(gb), std::to_string(t.context_length)})) +
+             "</title></circle>\n";
     }
     out += "</g>\n";
   }
@@ -176,8 +190,8 @@ std::string chart(const KvMemoryEstimate& e, const std::vector<kv_text::PlotCurv
     const double y = kTop + 14 + 18 * static_cast<double>(i);
     out += "<line x1=\"" + num(kLeft + 12) + "\" y1=\"" + num(y) + "\" x2=\"" + num(kLeft + 40) + "\" y2=\"" + num(y) +
            "\" stroke=\"" + look.colour + "\" stroke-width=\"2\"" +
-           (*look.dash ? std::string(" stroke-dasharray=\"") + look.dash + "\"" : "") + "/><text x=\"" + num(kLeft + 46) +
-           "\" y=\"" + num(y + 4) + "\">" + esc(series[i].label) + "</text>\n";
+           (*look.dash ? std::string(" stroke-dasharray=\"") + look.dash + "\"" : "") + "/><text x=\"" +
+           num(kLeft + 46) + "\" y=\"" + num(y + 4) + "\">" + esc(series[i].label) + "</text>\n";
   }
   out += "</g>\n</svg>\n<figcaption>" + esc(ui("kvmem.html.caption", lang)) + "</figcaption>\n</figure>\n";
   return out;
@@ -191,8 +205,8 @@ std::string kv_memory_html(const KvMemoryEstimate& e, Lang lang) {
   kv_text::totals_block(blocks, e, lang);
   kv_text::formula_block(blocks, e, lang);
   const std::vector<Series> series = kv_text::series_of(e);
-  std::string body = "<main class=\"kv-memory\">\n<h1>" + esc(ui("kvmem.title", lang)) + "</h1>\n<pre class=\"estimate\">" +
-                     esc(blocks) + "</pre>\n";
+  std::string body = "<main class=\"kv-memory\">\n<h1>" + esc(ui("kvmem.title", lang)) +
+                     "</h1>\n<pre class=\"estimate\">" + esc(blocks) + "</pre>\n";
   body += "<h2>" + esc(without_colon(ui("kvmem.by-context", lang))) + "</h2>\n" + table(e, series, lang);
   const kv_text::PlotCurves curves = kv_text::plot_curves(e, lang);
   body += "<h2>" + esc(ui("kvmem.html.chart", lang)) + "</h2>\n" + chart(e, curves.curves, lang);

@@ -77,7 +77,8 @@ PlotCurves plot_curves(const KvMemoryEstimate& e, Lang lang) {
       const std::string label = "GQA n_kv_groups=" + str(g) + " (" + one_decimal(static_cast<double>(g)) + "x)";
       p.curves.push_back({kMarks[next++], label, bytes_for(k, [](const KvMemoryTotals& t) { return t.gqa; })});
     }
-    std::sort(p.curves.begin() + 1, p.curves.end(), [](const PlotCurve& a, const PlotCurve& b) { return a.bytes.back() > b.bytes.back(); });
+    std::sort(p.curves.begin() + 1, p.curves.end(),
+              [](const PlotCurve& a, const PlotCurve& b) { return a.bytes.back() > b.bytes.back(); });
     for (size_t i = 1; i < p.curves.size(); ++i) p.curves[i].mark = kMarks[i - 1];
     if (!skipped.empty()) {
       std::string list;
@@ -101,7 +102,8 @@ PlotCurves plot_curves(const KvMemoryEstimate& e, Lang lang) {
     for (const std::string& ratio : with_first<std::string>(c.swa_ratio, {"1:0", "5:1", "1:1"})) {
       KvMemoryConfig k = c;
       k.swa_ratio = ratio;
-      p.curves.push_back({kMarks[next++], "MHA+SWA " + ratio + " W=" + w, bytes_for(k, [](const KvMemoryTotals& t) { return *t.swa; })});
+      p.curves.push_back({kMarks[next++], "MHA+SWA " + ratio + " W=" + w,
+                          bytes_for(k, [](const KvMemoryTotals& t) { return *t.swa; })});
     }
     p.curves.push_back({kMarks[next++], "GQA+SWA " + c.swa_ratio + " W=" + w,
                         bytes_for(c, [](const KvMemoryTotals& t) { return *t.gqa_swa; })});
@@ -165,7 +167,8 @@ void plot_text(std::string& out, const KvMemoryEstimate& e, Lang lang, size_t co
     }
   for (const PlotCurve& c : p.curves)
     for (size_t i = 0; i < n; ++i) {
-      const size_t x = col(e.by_context[i].context_length), r = static_cast<size_t>(row(static_cast<double>(c.bytes[i]) / 1e9));
+      const size_t x = col(e.by_context[i].context_length),
+                   r = static_cast<size_t>(row(static_cast<double>(c.bytes[i]) / 1e9));
       char& cell = grid[r][x];
       cell = point[r][x] && cell != c.mark ? '*' : c.mark;
       point[r][x] = true;
@@ -189,7 +192,8 @@ void plot_text(std::string& out, const KvMemoryEstimate& e, Lang lang, size_t co
     axis[x] = current ? '^' : '+';
     const bool power = (t.context_length & (t.context_length - 1)) == 0;
     const std::string text = short_length(t.context_length);
-    const size_t start = std::min(x >= text.size() / 2 ? x - text.size() / 2 : 0, width - text.size());  // the last at the edge
+    const size_t start =
+        std::min(x >= text.size() / 2 ? x - text.size() / 2 : 0, width - text.size());  // the last at the edge
     if ((power || current) && start >= free_from && start + text.size() <= labels.size()) {
       labels.replace(start, text.size(), text);
       free_from = start + text.size() + 1;

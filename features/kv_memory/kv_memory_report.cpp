@@ -44,7 +44,9 @@ std::vector<Series> series_of(const KvMemoryEstimate& e) {
 
 void config_block(std::string& out, const KvMemoryEstimate& e, Lang lang) {
   const KvMemoryConfig& c = e.config;
-  auto line = [&](const std::string& key, const std::string& value) { out += pad_right(key, 17) + ": " + value + "\n"; };
+  auto line = [&](const std::string& key, const std::string& value) {
+    out += pad_right(key, 17) + ": " + value + "\n";
+  };
   out += ui("kvmem.config", lang) + "\n";
   line("context_length", str(c.context_length));
   line("emb_dim", str(c.emb_dim));
@@ -65,7 +67,8 @@ void totals_block(std::string& out, const KvMemoryEstimate& e, Lang lang) {
   const KvMemoryTotals& t = e.totals;
   const std::string ratio = e.config.swa_ratio;
   auto line = [&](const std::string& key, int64_t bytes) {
-    out += pad_right(key, 22) + ": " + pad_left(gigabytes(bytes), 12) + "  " + ui("kvmem.bytes", lang, {bytes_text(bytes)}) + "\n";
+    out += pad_right(key, 22) + ": " + pad_left(gigabytes(bytes), 12) + "  " +
+           ui("kvmem.bytes", lang, {bytes_text(bytes)}) + "\n";
   };
   auto share = [&](const std::string& name, int64_t other) {
     out += pad_right(ui("kvmem.ratio", lang, {name}), 22) + ": " +
@@ -87,16 +90,21 @@ void formula_block(std::string& out, const KvMemoryEstimate& e, Lang lang) {
   const KvMemoryConfig& c = e.config;
   const std::string b = str(c.batch_size), n = str(c.context_length), hd = str(e.head_dim), by = str(e.bytes_per_elem);
   out += "\n" + ui("kvmem.how", lang) + "\n";
-  out += "  head_dim = math.ceil(emb_dim / n_heads)  # math.ceil(" + str(c.emb_dim) + " / " + str(c.num_heads) + ") = " + hd + "\n";
-  out += "  per_layer = (batch * context_length * head_dim * n_kv_heads\n"
-         "               * 2 * bytes_per_elem)  # 2: K and V\n";
-  out += "  MHA: " + b + " * " + n + " * " + hd + " * " + str(c.num_heads) + " * 2 * " + by + " * " + str(c.num_layers) +
-         ui("kvmem.layers-equal", lang, {bytes_text(e.totals.mha)}) + "\n";
+  out += "  head_dim = math.ceil(emb_dim / n_heads)  # math.ceil(" + str(c.emb_dim) + " / " + str(c.num_heads) +
+         ") = " + hd + "\n";
+  out +=
+      "  per_layer = (batch * context_length * head_dim * n_kv_heads\n"
+      "               * 2 * bytes_per_elem)  # 2: K and V\n";
+  out += "  MHA: " + b + " * " + n + " * " + hd + " * " + str(c.num_heads) + " * 2 * " + by + " * " +
+         str(c.num_layers) + ui("kvmem.layers-equal", lang, {bytes_text(e.totals.mha)}) + "\n";
   out += "  GQA: n_kv_heads = n_heads // n_kv_groups = " + str(c.num_heads) + " // " + str(c.num_kv_groups) + " = " +
          str(e.gqa_kv_heads) + " -> " + bytes_text(e.totals.gqa) + "\n";
   if (c.window)
-    out += "  SWA: " + ui("kvmem.swa-formula", lang, {c.swa_ratio, str(c.num_layers), str(e.swa_a + e.swa_b), str(e.swa_layers),
-                                                    str(e.effective_window), str(e.full_layers), n}) + "\n";
+    out += "  SWA: " +
+           ui("kvmem.swa-formula", lang,
+              {c.swa_ratio, str(c.num_layers), str(e.swa_a + e.swa_b), str(e.swa_layers), str(e.effective_window),
+               str(e.full_layers), n}) +
+           "\n";
   if (c.latent_dim)
     out += "  MLA: batch * context_length * n_layers * latent_dim * bytes_per_elem = " + b + " * " + n + " * " +
            str(c.num_layers) + " * " + str(*c.latent_dim) + " * " + by + " = " + bytes_text(*e.totals.mla) + "\n";

@@ -23,9 +23,21 @@ std::vector<double> printed_numbers(const std::string& text) {
   size_t i = 0;
   while (i < body.size()) {
     const char c = body[i];
-    if (body.compare(i, 4, "-inf") == 0) { out.push_back(-std::numeric_limits<double>::infinity()); i += 4; continue; }
-    if (body.compare(i, 3, "inf") == 0) { out.push_back(std::numeric_limits<double>::infinity()); i += 3; continue; }
-    if (body.compare(i, 3, "nan") == 0) { out.push_back(std::nan("")); i += 3; continue; }
+    if (body.compare(i, 4, "-inf") == 0) {
+      out.push_back(-std::numeric_limits<double>::infinity());
+      i += 4;
+      continue;
+    }
+    if (body.compare(i, 3, "inf") == 0) {
+      out.push_back(std::numeric_limits<double>::infinity());
+      i += 3;
+      continue;
+    }
+    if (body.compare(i, 3, "nan") == 0) {
+      out.push_back(std::nan(""));
+      i += 3;
+      continue;
+    }
     const bool starts = std::isdigit(static_cast<unsigned char>(c)) ||
                         (c == '-' && i + 1 < body.size() && std::isdigit(static_cast<unsigned char>(body[i + 1])));
     // Digits that are part of a name (e.g. "Size" dims are numbers too; they compare equal anyway).

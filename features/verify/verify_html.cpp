@@ -22,7 +22,9 @@ section.failures pre.printed { background: #fdf0e6; border-left: 4px solid #c24e
 
 std::string esc(const std::string& text) { return html_escape(text); }
 
-std::string trimmed(const std::string& label) { return label.substr(std::min(label.size(), label.find_first_not_of(' '))); }
+std::string trimmed(const std::string& label) {
+  return label.substr(std::min(label.size(), label.find_first_not_of(' ')));
+}
 
 }  // namespace
 
@@ -45,15 +47,17 @@ std::string verify_html(const std::vector<VerifyResult>& results, Lang lang) {
     if (r.ok) continue;
     const std::string actual = r.missing ? ui("verify.missing", lang, {e.name}) : r.actual;
     failures += "<h3>\u2717 " + esc(e.lesson) + " <code>" + esc(e.name) + "</code></h3>\n<p>" +
-                esc(trimmed(ui("verify.expected", lang))) + "</p>\n<pre class=\"expected\">" + esc(e.text) + "</pre>\n<p>" +
-                esc(trimmed(ui("verify.printed", lang))) + "</p>\n<pre class=\"printed\">" + esc(actual) + "</pre>\n";
+                esc(trimmed(ui("verify.expected", lang))) + "</p>\n<pre class=\"expected\">" + esc(e.text) +
+                "</pre>\n<p>" + esc(trimmed(ui("verify.printed", lang))) + "</p>\n<pre class=\"printed\">" +
+                esc(actual) + "</pre>\n";
   }
   body += "</tbody>\n</table>\n</div>\n";
   const bool all_ok = failed == 0 && passed > 0;
   body += std::string("<div class=\"verdict ") + (all_ok ? "match" : "differ") + "\">\n<p class=\"summary\">" +
           esc(ui("verify.summary", lang, {std::to_string(passed), std::to_string(failed)})) + "</p>\n</div>\n";
   if (!failures.empty())
-    body += "<section class=\"failures\">\n<h2>" + esc(ui("verify.html.failures", lang)) + "</h2>\n" + failures + "</section>\n";
+    body += "<section class=\"failures\">\n<h2>" + esc(ui("verify.html.failures", lang)) + "</h2>\n" + failures +
+            "</section>\n";
   return html_document(lang, ui("verify.html.title", lang), kVerifyStyle, body + "</main>\n");
 }
 

@@ -21,8 +21,10 @@ std::string learner_source(const ReferenceEntry& entry, Lang lang) {
 
 std::string max_diff_text(const VerifyResult& r, Lang lang) {
   char diff[32];
-  if (r.max_diff < 0) std::snprintf(diff, sizeof diff, "%s", ui("verify.no-diff", lang).c_str());
-  else std::snprintf(diff, sizeof diff, "%.4g", r.max_diff);
+  if (r.max_diff < 0)
+    std::snprintf(diff, sizeof diff, "%s", ui("verify.no-diff", lang).c_str());
+  else
+    std::snprintf(diff, sizeof diff, "%.4g", r.max_diff);
   return diff;
 }
 

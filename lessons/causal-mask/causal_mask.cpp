@@ -72,8 +72,7 @@ Notebook causal_mask_lesson(const LessonOptions& opt) {
               "attn_weights", w.attn_weights, "attn_weights.note", "attn_weights.explain");
 
   nb.heading("3.5.1", "heading.leakage_after_softmax");
-  nb.cell({"print(masked_simple_norm)", "print(attn_weights)",
-           "print((masked_simple_norm - attn_weights).abs().max())",
+  nb.cell({"print(masked_simple_norm)", "print(attn_weights)", "print((masked_simple_norm - attn_weights).abs().max())",
            "print(torch.allclose(masked_simple_norm, attn_weights))"});
   // Both were shown (and recorded) above: printed again side by side in time, not recorded twice.
   nb.print(repr(masked_simple_norm));

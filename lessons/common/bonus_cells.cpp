@@ -91,9 +91,9 @@ void weights_cell(Notebook& nb, const std::vector<std::string>& code, const Bonu
 }
 
 void output_cell(Notebook& nb, const std::string& module, const BonusAttentionTrace& t, const Tensor& full) {
-  nb.cell({"context_vec = (attn_weights @ values).transpose(1, 2).contiguous().view(b, num_tokens, " + module +
-               ".d_out)",
-           "full = " + module + ".out_proj(context_vec)  # = " + module + "(x)", "print(full)"});
+  nb.cell(
+      {"context_vec = (attn_weights @ values).transpose(1, 2).contiguous().view(b, num_tokens, " + module + ".d_out)",
+       "full = " + module + ".out_proj(context_vec)  # = " + module + "(x)", "print(full)"});
   nb.record("context_vec", t.context_merged);
   nb.show("full", full);
   nb.note("full.note", {shape_text(full.shape())});
@@ -128,8 +128,8 @@ void parameter_lines(Notebook& nb, const std::string& module,
 
 void cached_steps_cell(Notebook& nb, const std::string& module, const std::string& cache_name, const Tensor& x,
                        const Tensor& full, const CachedStep& step) {
-  nb.cell({module + ".reset_cache()", "for i in range(x.shape[1]):",
-           "    out = " + module + "(x[:, i:i+1, :], use_cache=True)",
+  nb.cell({module + ".reset_cache()",
+           "for i in range(x.shape[1]):", "    out = " + module + "(x[:, i:i+1, :], use_cache=True)",
            "    print(i, tuple(" + cache_name + ".shape), (out - full[:, i:i+1, :]).abs().max().item())"});
   float worst = 0.0f;
   std::string first_shape, last_shape;
@@ -142,8 +142,8 @@ void cached_steps_cell(Notebook& nb, const std::string& module, const std::strin
     nb.print(std::to_string(i) + " " + shape_tuple(cache) + " " + py_float(diff));
     (i == 0 ? first_shape : last_shape) = shape_tuple(cache);
   }
-  nb.note("bonus.steps.note", {cache_name, first_shape, last_shape.empty() ? first_shape : last_shape,
-                               py_float(worst)});
+  nb.note("bonus.steps.note",
+          {cache_name, first_shape, last_shape.empty() ? first_shape : last_shape, py_float(worst)});
   nb.explain("bonus.steps.explain", {module});
 }
 

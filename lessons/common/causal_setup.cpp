@@ -51,12 +51,15 @@ CausalWeights causal_weights(const LessonOptions& opt, Notebook* nb, bool verbos
   const int64_t context_length = w.attn_scores.size(0);
   const Shape square = {context_length, context_length};
   w.mask = v.mask == Variant::Mask::NoDiagonal ? triu(ones(square), 0)
-           : v.mask == Variant::Mask::Tril    ? tril(ones(square), 0)
+           : v.mask == Variant::Mask::Tril     ? tril(ones(square), 0)
                                                : triu(ones(square), 1);
   w.masked = masked_fill(w.attn_scores, to_bool(w.mask), -std::numeric_limits<float>::infinity());
-  if (v.mask == Variant::Mask::AfterSoftmax) w.attn_weights = masked_fill(w.attn_weights_unmasked, to_bool(w.mask), 0.0f);
-  else w.attn_weights = weights(v.mask == Variant::Mask::Discarded ? w.attn_scores : w.masked);
-  if (v.mask == Variant::Mask::AfterSoftmax && v.norm_whole_sum) w.attn_weights = div(w.attn_weights, sum(w.attn_weights));
+  if (v.mask == Variant::Mask::AfterSoftmax)
+    w.attn_weights = masked_fill(w.attn_weights_unmasked, to_bool(w.mask), 0.0f);
+  else
+    w.attn_weights = weights(v.mask == Variant::Mask::Discarded ? w.attn_scores : w.masked);
+  if (v.mask == Variant::Mask::AfterSoftmax && v.norm_whole_sum)
+    w.attn_weights = div(w.attn_weights, sum(w.attn_weights));
   if (!nb) return w;
 
   const std::string seed = fmt_seed(opt, 789), d_in = std::to_string(opt.d_in()), d_out = std::to_string(opt.d_out);
@@ -67,11 +70,12 @@ CausalWeights causal_weights(const LessonOptions& opt, Notebook* nb, bool verbos
   code.push_back("torch.manual_seed(" + fmt_seed(opt, 789) + ")");
   code.push_back(std::string("sa_v2 = SelfAttention_v2(d_in, d_out") + (opt.qkv_bias ? ", qkv_bias=True)" : ")"));
   if (!verbose) {
-    code.insert(code.end(), {"queries = sa_v2.W_query(inputs)", "keys = sa_v2.W_key(inputs)",
-                             "attn_scores = queries @ keys.T", "context_length = attn_scores.shape[0]",
-                             "mask = torch.triu(torch.ones(context_length, context_length), diagonal=1)",
-                             "masked = attn_scores.masked_fill(mask.bool(), -torch.inf)",
-                             "attn_weights = torch.softmax(masked / keys.shape[-1]**0.5, dim=1)", "print(attn_weights)"});
+    code.insert(code.end(),
+                {"queries = sa_v2.W_query(inputs)", "keys = sa_v2.W_key(inputs)", "attn_scores = queries @ keys.T",
+                 "context_length = attn_scores.shape[0]",
+                 "mask = torch.triu(torch.ones(context_length, context_length), diagonal=1)",
+                 "masked = attn_scores.masked_fill(mask.bool(), -torch.inf)",
+                 "attn_weights = torch.softmax(masked / keys.shape[-1]**0.5, dim=1)", "print(attn_weights)"});
     nb->cell(code);
     nb->show("attn_weights", w.attn_weights);
     nb->note("setup.causal_weights.note");

@@ -11,7 +11,9 @@ LessonWork course_mha_work(const LessonOptions& opt) {
   const double d = post ? work_count(opt.d_model.value_or(course::kDModel)) : work_count(opt.d_in());
   const int64_t heads = post ? course::kNumHeads : course::small_num_heads(static_cast<int64_t>(d));
   const double h = work_count(opt.heads_or(heads));
-  w.context = opt.context_length ? work_count(*opt.context_length) : post ? course::kContextLength : work_count(opt.num_tokens());
+  w.context = opt.context_length ? work_count(*opt.context_length)
+              : post             ? course::kContextLength
+                                 : work_count(opt.num_tokens());
   w.masks_built = 2 * h, w.masks_alive = h + 2;  // the heads' buffers, and a CausalAttention per head
   w.weights = w.recorded = 7 * d * d;  // Wq, Wk, Wv of every head, the projection, each head's CausalAttention copy
   w.bytes_per_weight = 8;

@@ -24,9 +24,9 @@ namespace {
 
 // The lesson's hyper-parameters after the preset and the options.
 struct CourseConfig {
-  bool post = false;            // --preset post: the course's settings on torch.randn input
+  bool post = false;  // --preset post: the course's settings on torch.randn input
   int64_t d_model = 0, num_heads = 0, context_length = 0, batch = 2, T = 0;
-  double dropout = 0.0;          // --dropout, else the lesson's default
+  double dropout = 0.0;  // --dropout, else the lesson's default
   uint64_t seed = 123;
   int64_t head_size() const { return d_model / num_heads; }
 };
@@ -36,8 +36,7 @@ std::string str(int64_t v) { return std::to_string(v); }
 CourseConfig resolve(const LessonOptions& opt) {
   CourseConfig c;
   c.post = opt.preset == "post";
-  if (opt.qkv_bias)
-    throw UsageError(error_text("course.err.bias"));
+  if (opt.qkv_bias) throw UsageError(error_text("course.err.bias"));
   if (c.post && opt.custom_inputs && opt.inputs_source != "tokens")
     throw UsageError(error_text("course.err.post-inputs", {opt.inputs_source}));
   if (c.post) {
@@ -49,7 +48,8 @@ CourseConfig resolve(const LessonOptions& opt) {
   }
   c.num_heads = opt.heads_or(c.post ? course::kNumHeads : course::small_num_heads(c.d_model));
   if (c.d_model % c.num_heads != 0)
-    throw UsageError(error_text(c.post ? "course.err.heads-post" : "course.err.heads", {str(c.d_model), str(c.num_heads)}));
+    throw UsageError(
+        error_text(c.post ? "course.err.heads-post" : "course.err.heads", {str(c.d_model), str(c.num_heads)}));
   c.T = opt.num_tokens();
   c.context_length = opt.context_length ? *opt.context_length : c.post ? course::kContextLength : c.T;
   c.dropout = opt.dropout.value_or(lesson_default("course-mha", "--dropout"));
@@ -72,8 +72,10 @@ std::vector<std::string> hyperparameter_code(const CourseConfig& c) {
   code.push_back(hyper_line("d_model", str(c.d_model), str(course::kDModel),
                             c.post ? "The size of our model token embeddings" : "the size of the embeddings"));
   if (c.post) code.push_back("num_blocks = 12  # Number of transformer blocks (not used in this lesson)");
-  code.push_back(hyper_line("num_heads", str(c.num_heads), str(course::kNumHeads), "Number of heads in Multi-head attention"));
-  code.push_back(hyper_line("dropout", py_float(c.dropout), py_float(lesson_default("course-mha", "--dropout")), "Dropout rate"));
+  code.push_back(
+      hyper_line("num_heads", str(c.num_heads), str(course::kNumHeads), "Number of heads in Multi-head attention"));
+  code.push_back(
+      hyper_line("dropout", py_float(c.dropout), py_float(lesson_default("course-mha", "--dropout")), "Dropout rate"));
   return code;
 }
 
@@ -107,9 +109,8 @@ Prose dropout_effect(double p, const Tensor& keep, const Tensor& before, const s
   if (p == 0.0) return text("dropout_effect.none");
   if (p == 1.0) return text("dropout_effect.all");
   const int64_t candidates = nonzero_count(before);
-  return text("dropout_effect.some", {py_float(p), str(dropped_count(keep, before)), str(candidates),
-                                      text(what), fixed(p * static_cast<double>(candidates), 1),
-                                      fixed(1.0 / (1.0 - p), 4)});
+  return text("dropout_effect.some", {py_float(p), str(dropped_count(keep, before)), str(candidates), text(what),
+                                      fixed(p * static_cast<double>(candidates), 1), fixed(1.0 / (1.0 - p), 4)});
 }
 
 std::string bool_text(bool b) { return b ? "True" : "False"; }
@@ -120,13 +121,17 @@ void head_output_cells(Notebook& nb, const CourseConfig& c, const CourseMultiHea
   std::vector<std::string> code = {"# back in mha(x): self is mha", "self = mha"};
   if (c.dropout > 0.0) code.push_back("torch.set_rng_state(rng)  # the heads draw the dropout masks of mha(x) again");
   code.push_back("head_outputs = [head(x) for head in self.heads]");
-  if (each) code.insert(code.end(), {"for i, o in enumerate(head_outputs):", "    print(f\"head {i}:\", o)"});
-  else code.push_back("print(len(head_outputs), head_outputs[0].shape)");
+  if (each)
+    code.insert(code.end(), {"for i, o in enumerate(head_outputs):", "    print(f\"head {i}:\", o)"});
+  else
+    code.push_back("print(len(head_outputs), head_outputs[0].shape)");
   nb.cell(code);
   for (size_t i = 0; i < t.heads.size(); ++i) {
     const std::string name = "head_outputs[" + str(static_cast<int64_t>(i)) + "]";
-    if (each) nb.show("head " + str(static_cast<int64_t>(i)) + ":", name, t.heads[i].output);
-    else nb.record(name, t.heads[i].output);
+    if (each)
+      nb.show("head " + str(static_cast<int64_t>(i)) + ":", name, t.heads[i].output);
+    else
+      nb.record(name, t.heads[i].output);
   }
   if (!each) nb.print(str(c.num_heads) + " " + repr_size(t.heads[0].output.shape()));
   const std::string shape = shape_text(t.heads[0].output.shape()), heads = str(c.num_heads);
@@ -139,18 +144,15 @@ void comparison_cells(Notebook& nb, const CourseConfig& c, const CourseMultiHead
   nb.source_heading("course", "lesson.source", "heading.book_heads");
   std::vector<std::string> code = causal_attention_class_code();  // the book's listing 3.3 (3.5.3)
   code.insert(code.begin(), "# CausalAttention: the book's listing 3.3 (attn-tutor dropout, 3.5.3)");
-  code.insert(code.end(), {"",
-           "for i, head in enumerate(mha.heads):",
-           "    ca = CausalAttention(d_model, d_model // num_heads, context_length, dropout)",
-           "    with torch.no_grad():  # give the book's head this head's weights",
-           "        ca.W_query.weight.copy_(head.Wq.weight)",
-           "        ca.W_key.weight.copy_(head.Wk.weight)",
-           "        ca.W_value.weight.copy_(head.Wv.weight)",
-           "    state = torch.get_rng_state()",
-           "    out_course = head(x)",
-           "    torch.set_rng_state(state)  # the same dropout mask for both",
-           "    out_book = ca(x)",
-           "    print(i, torch.equal(out_course, out_book), (out_course - out_book).abs().max().item())"});
+  code.insert(code.end(),
+              {"", "for i, head in enumerate(mha.heads):",
+               "    ca = CausalAttention(d_model, d_model // num_heads, context_length, dropout)",
+               "    with torch.no_grad():  # give the book's head this head's weights",
+               "        ca.W_query.weight.copy_(head.Wq.weight)", "        ca.W_key.weight.copy_(head.Wk.weight)",
+               "        ca.W_value.weight.copy_(head.Wv.weight)", "    state = torch.get_rng_state()",
+               "    out_course = head(x)", "    torch.set_rng_state(state)  # the same dropout mask for both",
+               "    out_book = ca(x)",
+               "    print(i, torch.equal(out_course, out_book), (out_course - out_book).abs().max().item())"});
   nb.cell(code);
   bool all_equal = true;
   for (size_t i = 0; i < mha.heads.size(); ++i) {
@@ -203,8 +205,7 @@ Notebook course_mha_lesson(const LessonOptions& opt) {
             {text(opt.custom_inputs ? "hyper.x_tokens" : "hyper.x_chapter"), d_model,
              opt.num_heads ? text("hyper.heads_given", {heads}) : text("hyper.heads_default"), heads,
              text(several ? "hyper.heads_word" : "hyper.head_word"), hs,
-             several ? text("hyper.several", {hs}) : Prose(""),
-             c.head_size() == 1 ? text("hyper.size_one") : Prose(""),
+             several ? text("hyper.several", {hs}) : Prose(""), c.head_size() == 1 ? text("hyper.size_one") : Prose(""),
              text(opt.dropout ? "hyper.end" : "hyper.end_dropout")});
   }
   nb.explain("hyper.explain");
@@ -222,8 +223,8 @@ Notebook course_mha_lesson(const LessonOptions& opt) {
   Generator gen;
   if (!c.post) {
     std::vector<std::string> code = inputs_code(opt);
-    code.insert(code.end(), {"x = torch.stack((inputs, inputs), dim=0)  # the book's batch: [B, T, d_model]",
-                             "print(x.shape)"});
+    code.insert(code.end(),
+                {"x = torch.stack((inputs, inputs), dim=0)  # the book's batch: [B, T, d_model]", "print(x.shape)"});
     nb.cell(code);
     x = stack({opt.inputs.embeddings, opt.inputs.embeddings}, 0);
     nb.record("x", x);
@@ -236,8 +237,8 @@ Notebook course_mha_lesson(const LessonOptions& opt) {
   nb.cell({seed_code, "mha = MultiHeadAttention()", "print(sum(p.numel() for p in mha.parameters()))",
            "print(mha.heads[0].Wq.weight)"});
   gen.manual_seed(c.seed);
-  const CourseMultiHeadAttention mha = CourseMultiHeadAttention::init(gen, c.d_model, c.num_heads, c.context_length,
-                                                                      c.dropout, opt.variant);
+  const CourseMultiHeadAttention mha =
+      CourseMultiHeadAttention::init(gen, c.d_model, c.num_heads, c.context_length, c.dropout, opt.variant);
   nb.print(str(mha.parameter_count()));
   nb.show("mha.heads[0].Wq.weight", mha.heads[0].Wq.weight);
   const std::string params = str(mha.parameter_count());
@@ -258,8 +259,10 @@ Notebook course_mha_lesson(const LessonOptions& opt) {
 
   nb.source_heading("course", "lesson.source", "heading.forward");
   // With dropout, mha(x) draws its masks: the cells that step through it replay them from this state.
-  if (c.dropout > 0.0) nb.cell({"rng = torch.get_rng_state()  # before mha(x): replayed below", "out = mha(x)", "print(out)"});
-  else nb.cell({"out = mha(x)", "print(out)"});
+  if (c.dropout > 0.0)
+    nb.cell({"rng = torch.get_rng_state()  # before mha(x): replayed below", "out = mha(x)", "print(out)"});
+  else
+    nb.cell({"out = mha(x)", "print(out)"});
   CourseMultiHeadTrace t;
   const Tensor out = mha.forward(x, gen, opt.bernoulli, &t, opt.variant);
   nb.trace(t.steps);
@@ -271,8 +274,10 @@ Notebook course_mha_lesson(const LessonOptions& opt) {
   std::vector<std::string> qkv = {"# inside mha(x): heads[0](x), self is mha.heads[0]", "self = mha.heads[0]"};
   if (c.dropout > 0.0) qkv.push_back("torch.set_rng_state(rng)  # so that self.dropout draws what mha(x) drew");
   qkv.insert(qkv.end(), {"B, T, C = x.shape", "q = self.Wq(x)", "k = self.Wk(x)", "v = self.Wv(x)", "print(q)"});
-  if (c.post) qkv.insert(qkv.end(), {"print(k.shape, v.shape)"});
-  else qkv.insert(qkv.end(), {"print(k)", "print(v)"});
+  if (c.post)
+    qkv.insert(qkv.end(), {"print(k.shape, v.shape)"});
+  else
+    qkv.insert(qkv.end(), {"print(k)", "print(v)"});
   nb.cell(qkv);
   nb.show("q", h.q);
   if (c.post) {
@@ -327,7 +332,8 @@ Notebook course_mha_lesson(const LessonOptions& opt) {
 
   nb.cell({"head_outputs = torch.cat(head_outputs, dim=-1)", "print(head_outputs)"});
   nb.show("head_outputs", t.head_outputs);
-  nb.note_case("head_outputs.note", c.head_size() == 1 ? "size_one" : "columns", {heads, hs, d_model, str(c.head_size() - 1)});
+  nb.note_case("head_outputs.note", c.head_size() == 1 ? "size_one" : "columns",
+               {heads, hs, d_model, str(c.head_size() - 1)});
   nb.explain("head_outputs.explain");
 
   nb.cell({"out = self.projection_layer(head_outputs)", "print(self.projection_layer.weight)",

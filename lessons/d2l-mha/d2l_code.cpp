@@ -16,7 +16,6 @@
 
 namespace attn::d2l_lesson {
 
-
 std::string bool_text(bool b) { return b ? "True" : "False"; }
 
 // Python's list text of an int64 tensor: tensor.tolist().
@@ -96,12 +95,13 @@ Tensor parse_valid_lens(const std::string& text, int64_t num_queries, int64_t nu
     }
     if (rows != kBatchSize || cols != num_queries)
       throw UsageError(error_text("d2l.err.lens-rows", {quoted, std::to_string(rows), std::to_string(cols),
-                                                       std::to_string(kBatchSize), std::to_string(num_queries)}));
+                                                        std::to_string(kBatchSize), std::to_string(num_queries)}));
     shape = {rows, cols};
   } else {  // 1-D: one length per sequence
     values = numbers(s.rfind('[', 0) == 0 ? strip(s, "[", "]") : s);
     if (static_cast<int64_t>(values.size()) != kBatchSize)
-      throw UsageError(error_text("d2l.err.lens-count", {quoted, std::to_string(values.size()), std::to_string(kBatchSize)}));
+      throw UsageError(
+          error_text("d2l.err.lens-count", {quoted, std::to_string(values.size()), std::to_string(kBatchSize)}));
     shape = {kBatchSize};
   }
   for (int64_t v : values)

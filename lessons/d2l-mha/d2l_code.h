@@ -8,7 +8,7 @@
 
 namespace attn::d2l_lesson {
 
-constexpr uint64_t kSeed = 123;          // d2l.ai §11.5 draws from an unseeded generator; --seed replaces it
+constexpr uint64_t kSeed = 123;  // d2l.ai §11.5 draws from an unseeded generator; --seed replaces it
 constexpr int64_t kBatchSize = 2, kNumQueries = 4, kNumKvpairs = 6;  // d2l.ai §11.5's run
 
 std::string bool_text(bool b);

@@ -28,10 +28,10 @@ using namespace d2l_lesson;
 void masked_softmax_cells(Notebook& nb, const LessonOptions& opt) {
   nb.source_heading("d2l 11.5", "lesson.source", "heading.masked_softmax");
   std::vector<std::string> code = kMaskedSoftmaxCode;
-  code.insert(code.end(), {"", "torch.manual_seed(" + fmt_seed(opt, kSeed) + ")",
-                           "X = torch.rand(2, 2, 4)  # scores: (batch 2, 2 queries, 4 keys)",
-                           "valid_lens = torch.tensor([2, 3])", "print(X)",
-                           "print(masked_softmax(X.clone(), valid_lens))"});
+  code.insert(code.end(),
+              {"", "torch.manual_seed(" + fmt_seed(opt, kSeed) + ")",
+               "X = torch.rand(2, 2, 4)  # scores: (batch 2, 2 queries, 4 keys)", "valid_lens = torch.tensor([2, 3])",
+               "print(X)", "print(masked_softmax(X.clone(), valid_lens))"});
   nb.cell(code);
   Generator gen;
   gen.manual_seed(opt.seed_or(kSeed));
@@ -52,10 +52,9 @@ void masked_softmax_cells(Notebook& nb, const LessonOptions& opt) {
   nb.note("valid_lens.note");
   nb.explain("valid_lens.explain");
 
-  nb.cell({"# inside sequence_mask(X.reshape(-1, shape[-1]), valid_lens, value=-1e6)",
-           "X = X.reshape(-1, shape[-1])", "maxlen = X.size(1)",
-           "mask = torch.arange((maxlen), dtype=torch.float32)[None, :] < valid_lens[:, None]", "print(X)",
-           "print(mask)"});
+  nb.cell({"# inside sequence_mask(X.reshape(-1, shape[-1]), valid_lens, value=-1e6)", "X = X.reshape(-1, shape[-1])",
+           "maxlen = X.size(1)", "mask = torch.arange((maxlen), dtype=torch.float32)[None, :] < valid_lens[:, None]",
+           "print(X)", "print(mask)"});
   nb.show("X", t.rows);
   nb.show("mask", t.mask);
   nb.note("mask.note", {shape_text(t.rows.shape())});
@@ -83,12 +82,10 @@ void masked_softmax_cells(Notebook& nb, const LessonOptions& opt) {
 void transpose_cells(Notebook& nb) {
   nb.source_heading("d2l 11.5", "lesson.source", "heading.transpose_qkv");
   std::vector<std::string> code = kTransposeCode;
-  code.insert(code.end(), {"", "num_heads = 2",
-                           "X = torch.tensor([[[10, 11, 12, 13],   # sentence 0, word A",
+  code.insert(code.end(), {"", "num_heads = 2", "X = torch.tensor([[[10, 11, 12, 13],   # sentence 0, word A",
                            "                   [14, 15, 16, 17]],  # sentence 0, word B",
                            "                  [[20, 21, 22, 23],   # sentence 1, word C",
-                           "                   [24, 25, 26, 27]]]) # sentence 1, word D",
-                           "print(X)"});
+                           "                   [24, 25, 26, 27]]]) # sentence 1, word D", "print(X)"});
   nb.cell(code);
   const Tensor X = d2l::int64_tensor({2, 2, 4}, {10, 11, 12, 13, 14, 15, 16, 17, 20, 21, 22, 23, 24, 25, 26, 27});
   const int64_t num_heads = 2;
@@ -122,8 +119,7 @@ void transpose_cells(Notebook& nb) {
 
   nb.cell({"# the book's MultiHeadAttention (3.6.2) splits the same X with view + transpose:",
            "b, num_tokens, d_out = X.shape", "head_dim = d_out // num_heads",
-           "X_book = X.view(b, num_tokens, num_heads, head_dim).transpose(1, 2)",
-           "print(X_book)",
+           "X_book = X.view(b, num_tokens, num_heads, head_dim).transpose(1, 2)", "print(X_book)",
            "print(torch.equal(X_book, X_permuted), torch.equal(X_book.reshape(-1, num_tokens, head_dim), X_final))",
            "print(X_final.stride(), X_book.stride())"});
   const Tensor X_book = d2l::book_split(X, num_heads);
@@ -158,14 +154,15 @@ Notebook d2l_mha_lesson(const LessonOptions& opt) {
   const int64_t num_hiddens = opt.num_hiddens.value_or(lesson_default_count("d2l-mha", "--num-hiddens"));
   const int64_t num_heads = opt.heads_or(lesson_default_count("d2l-mha", "--num-heads"));
   if (num_hiddens % num_heads != 0)
-    throw UsageError(error_text("d2l.err.hiddens", {std::to_string(num_hiddens), std::to_string(num_heads),
-                                                    divisors_text(num_hiddens)}));
+    throw UsageError(error_text("d2l.err.hiddens",
+                                {std::to_string(num_hiddens), std::to_string(num_heads), divisors_text(num_hiddens)}));
   const double p = opt.dropout.value_or(lesson_default("d2l-mha", "--dropout"));
   const bool training = opt.dropout && *opt.dropout > 0.0;  // --dropout P > 0: train mode, dropout active
-  const bool own_inputs = opt.custom_inputs;                 // --inputs/--tokens: self-attention on them
+  const bool own_inputs = opt.custom_inputs;                // --inputs/--tokens: self-attention on them
   const int64_t num_queries = own_inputs ? opt.num_tokens() : kNumQueries;
   const int64_t num_kvpairs = own_inputs ? opt.num_tokens() : kNumKvpairs;
-  Tensor valid_lens = d2l::int64_tensor({kBatchSize}, {std::min<int64_t>(3, num_kvpairs), std::min<int64_t>(2, num_kvpairs)});
+  Tensor valid_lens =
+      d2l::int64_tensor({kBatchSize}, {std::min<int64_t>(3, num_kvpairs), std::min<int64_t>(2, num_kvpairs)});
   if (opt.valid_lens) valid_lens = parse_valid_lens(*opt.valid_lens, num_queries, num_kvpairs);
 
   nb.positions_not_tokens();  // random scores and integer examples: their axes are not the tokens
@@ -188,8 +185,8 @@ Notebook d2l_mha_lesson(const LessonOptions& opt) {
   const std::string bias = opt.qkv_bias ? ", bias=True" : "";
   if (own_inputs) {
     code.push_back("d_in = X.shape[-1]");
-    code.push_back("attention = MultiHeadAttention(d_in, d_in, d_in, num_hiddens, num_heads, " + py_float(p) +
-                   bias + ")");
+    code.push_back("attention = MultiHeadAttention(d_in, d_in, d_in, num_hiddens, num_heads, " + py_float(p) + bias +
+                   ")");
   } else {
     code.push_back("attention = MultiHeadAttention(num_hiddens, num_hiddens, num_hiddens,");
     code.push_back("                               num_hiddens, num_heads, " + py_float(p) + bias + ")");
@@ -201,8 +198,8 @@ Notebook d2l_mha_lesson(const LessonOptions& opt) {
   Generator gen;
   gen.manual_seed(opt.seed_or(kSeed));
   const int64_t in_size = own_inputs ? opt.d_in() : num_hiddens;
-  d2l::MultiHeadAttention attention =
-      d2l::MultiHeadAttention::init(gen, in_size, in_size, in_size, num_hiddens, num_heads, p, opt.qkv_bias, opt.variant);
+  d2l::MultiHeadAttention attention = d2l::MultiHeadAttention::init(gen, in_size, in_size, in_size, num_hiddens,
+                                                                    num_heads, p, opt.qkv_bias, opt.variant);
   attention.training = training;
   nb.print(attention.repr());
   if (own_inputs) nb.record("X", stack({opt.inputs.embeddings, opt.inputs.embeddings}, 0));
@@ -216,17 +213,18 @@ Notebook d2l_mha_lesson(const LessonOptions& opt) {
   std::string call;
   Tensor X, Y;
   if (own_inputs) {
-    std::vector<std::string> run = {"valid_lens = " + lens_code(valid_lens), "print(attention(X, X, X, valid_lens).shape)"};
+    std::vector<std::string> run = {"valid_lens = " + lens_code(valid_lens),
+                                    "print(attention(X, X, X, valid_lens).shape)"};
     if (training) run.insert(run.end() - 1, kSaveRng);
     nb.cell(run);
     X = stack({opt.inputs.embeddings, opt.inputs.embeddings}, 0);
     Y = X;
     call = "attention(X, X, X, valid_lens)";
   } else {
-    std::vector<std::string> run = {"batch_size, num_queries = 2, 4", "num_kvpairs, valid_lens = 6, " + lens_code(valid_lens),
-                                    "X = torch.ones((batch_size, num_queries, num_hiddens))",
-                                    "Y = torch.ones((batch_size, num_kvpairs, num_hiddens))",
-                                    "print(attention(X, Y, Y, valid_lens).shape)"};
+    std::vector<std::string> run = {
+        "batch_size, num_queries = 2, 4", "num_kvpairs, valid_lens = 6, " + lens_code(valid_lens),
+        "X = torch.ones((batch_size, num_queries, num_hiddens))",
+        "Y = torch.ones((batch_size, num_kvpairs, num_hiddens))", "print(attention(X, Y, Y, valid_lens).shape)"};
     if (training) run.insert(run.end() - 1, kSaveRng);
     nb.cell(run);
     X = ones({kBatchSize, kNumQueries, num_hiddens});
@@ -252,9 +250,9 @@ Notebook d2l_mha_lesson(const LessonOptions& opt) {
   nb.explain_case("attention_call.explain", inputs_case, {kv, std::to_string(num_queries)});
 
   const int64_t head_dim = num_hiddens / num_heads;
-  nb.cell({"# inside " + call + ": self is attention", std::string("self, queries, keys, values = attention, ") +
-               (own_inputs ? "X, X, X" : "X, Y, Y"), "print(self.W_q.weight)",
-           "queries = transpose_qkv(self.W_q(queries), self.num_heads)",
+  nb.cell({"# inside " + call + ": self is attention",
+           std::string("self, queries, keys, values = attention, ") + (own_inputs ? "X, X, X" : "X, Y, Y"),
+           "print(self.W_q.weight)", "queries = transpose_qkv(self.W_q(queries), self.num_heads)",
            "keys = transpose_qkv(self.W_k(keys), self.num_heads)",
            "values = transpose_qkv(self.W_v(values), self.num_heads)", "print(queries.shape, keys.shape, values.shape)",
            "print(queries[0])"});
@@ -302,8 +300,9 @@ Notebook d2l_mha_lesson(const LessonOptions& opt) {
   nb.note_case("attention_output.note", training ? "train" : "eval");
   nb.explain("attention_output.explain");
 
-  nb.cell({"# back in MultiHeadAttention.forward: self is attention", "self = attention", "output_concat = transpose_output(output, self.num_heads)",
-           "print(output_concat.shape)", "print(self.W_o(output_concat).shape)"});
+  nb.cell({"# back in MultiHeadAttention.forward: self is attention", "self = attention",
+           "output_concat = transpose_output(output, self.num_heads)", "print(output_concat.shape)",
+           "print(self.W_o(output_concat).shape)"});
   nb.record("output_concat", t.output_concat);
   nb.print(repr_size(t.output_concat.shape()));
   nb.print(repr_size(t.result.shape()));

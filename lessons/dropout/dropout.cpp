@@ -47,8 +47,7 @@ Notebook dropout_lesson(const LessonOptions& opt) {
     nb.note_case("dropout_example.note", rate, {std::to_string(kept), std::to_string(n * n), py_float(1.0 - p)});
   }
   nb.explain("dropout_example.explain", {seed});
-  if (p == 0.0 || p == 1.0)
-    nb.confusion("dropout_example.confusion");
+  if (p == 0.0 || p == 1.0) nb.confusion("dropout_example.confusion");
 
   if (p > 0.0 && p < 1.0) {
     const double scale = 1.0 / (1.0 - p);  // a Python float, as the cell computes it
@@ -74,12 +73,12 @@ Notebook dropout_lesson(const LessonOptions& opt) {
     nb.confusion_case("dropout_attn_weights.confusion", "same_everywhere", {p_text(p)});
   else
     nb.confusion_case("dropout_attn_weights.confusion", mkl ? "mkl" : "default");
-  if (mkl)
-    nb.note("mkl_masks.note");
+  if (mkl) nb.note("mkl_masks.note");
 
   if (!(v.missing_dropout_reseeds & 2)) gen.manual_seed(opt.seed_or(123));
   nb.cell({"torch.manual_seed(" + fmt_seed(opt, 123) + ")", "print(dropout(attn_weights).sum(dim=-1))"});
-  nb.show("dropout(attn_weights).sum(dim=-1)", sum(dropout_step(w.attn_weights, p, true, gen, opt.bernoulli, v), -1, false));
+  nb.show("dropout(attn_weights).sum(dim=-1)",
+          sum(dropout_step(w.attn_weights, p, true, gen, opt.bernoulli, v), -1, false));
   if (p == 0.0 || p == 1.0)  // the expected row sum is (1-p) x 1/(1-p) = 1 below p = 1, and 0 at p = 1
     nb.note_case("dropout_attn_weights_sum_dim_1.note", rate);
   else
@@ -91,13 +90,12 @@ Notebook dropout_lesson(const LessonOptions& opt) {
 
   const int64_t context_length = opt.context_length_or_tokens();
   std::vector<std::string> code = causal_attention_class_code();
-  code.insert(code.end(), {"", "torch.manual_seed(" + fmt_seed(opt, 123) + ")",
-                           opt.context_length ? "context_length = " + std::to_string(context_length)
-                                              : "context_length = batch.shape[1]",
-                           std::string("ca = CausalAttention(d_in, d_out, context_length, 0.0") +
-                               (opt.qkv_bias ? ", qkv_bias=True)" : ")"),
-                           "context_vecs = ca(batch)",
-                           "print(\"context_vecs.shape:\", context_vecs.shape)"});
+  code.insert(
+      code.end(),
+      {"", "torch.manual_seed(" + fmt_seed(opt, 123) + ")",
+       opt.context_length ? "context_length = " + std::to_string(context_length) : "context_length = batch.shape[1]",
+       std::string("ca = CausalAttention(d_in, d_out, context_length, 0.0") + (opt.qkv_bias ? ", qkv_bias=True)" : ")"),
+       "context_vecs = ca(batch)", "print(\"context_vecs.shape:\", context_vecs.shape)"});
   nb.cell(code);
   gen.manual_seed(opt.seed_or(123));
   CausalAttention ca = CausalAttention::init(gen, opt.d_in(), opt.d_out, context_length, 0.0, opt.qkv_bias, v);
@@ -133,8 +131,8 @@ Notebook dropout_lesson(const LessonOptions& opt) {
   nb.explain_case("attn_weights.explain", opt.seed ? "own_seed" : "book_seeds");
   nb.confusion("attn_weights.confusion");
 
-  nb.cell({"context_vec = attn_weights @ values", "# forward returns context_vec: back outside, context_vecs = ca(batch)",
-           "print(context_vecs)"});
+  nb.cell({"context_vec = attn_weights @ values",
+           "# forward returns context_vec: back outside, context_vecs = ca(batch)", "print(context_vecs)"});
   nb.show("context_vecs", context_vecs);
   nb.note("context_vecs.note");
   nb.explain("context_vecs.explain");

@@ -16,11 +16,10 @@ namespace {
 std::string str(int64_t v) { return std::to_string(v); }
 
 void class_cell(Notebook& nb, const LessonOptions& opt, const GroupedQueryAttention& gqa) {
-  class_parameters_cell(nb, opt, "GroupedQueryAttention", "gqa",
-                        bonus_class_args(opt) + ", num_kv_groups=" + str(gqa.num_kv_groups) +
-                            (opt.qkv_bias ? ", qkv_bias=True" : ""),
-                        {{"W_key", &gqa.W_key}, {"W_value", &gqa.W_value}, {"W_query", &gqa.W_query},
-                         {"out_proj", &gqa.out_proj}});
+  class_parameters_cell(
+      nb, opt, "GroupedQueryAttention", "gqa",
+      bonus_class_args(opt) + ", num_kv_groups=" + str(gqa.num_kv_groups) + (opt.qkv_bias ? ", qkv_bias=True" : ""),
+      {{"W_key", &gqa.W_key}, {"W_value", &gqa.W_value}, {"W_query", &gqa.W_query}, {"out_proj", &gqa.out_proj}});
   const std::string kv = str(gqa.num_kv_groups * gqa.head_dim);
   nb.note("class.note", {kv, str(gqa.num_kv_groups), str(gqa.head_dim), str(gqa.d_out)});
   nb.explain("class.explain", {fmt_seed(opt, 123)});
@@ -36,7 +35,8 @@ Notebook gqa_lesson(const LessonOptions& given) {
     std::string divisors;
     for (int64_t d = 1; d <= h; ++d)
       if (h % d == 0) divisors += (divisors.empty() ? "" : ", ") + str(d);
-    throw UsageError(error_text(given.num_kv_groups ? "gqa.err.groups" : "gqa.err.groups-default", {str(h), str(g), divisors}));
+    throw UsageError(
+        error_text(given.num_kv_groups ? "gqa.err.groups" : "gqa.err.groups-default", {str(h), str(g), divisors}));
   }
   opt.num_kv_groups = g;
   Notebook nb = lesson_notebook("gqa", opt);
@@ -52,7 +52,8 @@ Notebook gqa_lesson(const LessonOptions& given) {
   const std::string hd = str(gqa.head_dim), gs = str(gqa.group_size), hs = str(h), gstr = str(g);
 
   nb.heading("ch04/04", "heading.forward");
-  nb.cell({"queries = gqa.W_query(x)", "keys = gqa.W_key(x)", "values = gqa.W_value(x)", "print(keys)", "print(values)"});
+  nb.cell(
+      {"queries = gqa.W_query(x)", "keys = gqa.W_key(x)", "values = gqa.W_value(x)", "print(keys)", "print(values)"});
   nb.record("queries", t.queries_proj);
   nb.show("keys", t.keys_proj);
   nb.show("values", t.values_proj);
@@ -74,32 +75,37 @@ Notebook gqa_lesson(const LessonOptions& given) {
   nb.cell({"keys_base, values_base = keys_new, values_new  # use_cache=False",
            "keys = keys_base.repeat_interleave(gqa.group_size, dim=1)",
            "values = values_base.repeat_interleave(gqa.group_size, dim=1)", "print(keys)",
-           "for head in range(gqa.num_heads):", "    print(\"query head\", head, \"reads key/value group\", head // gqa.group_size)"});
+           "for head in range(gqa.num_heads):",
+           "    print(\"query head\", head, \"reads key/value group\", head // gqa.group_size)"});
   nb.show("keys", t.keys);
   nb.record("values", t.values);
   for (int64_t head = 0; head < h; ++head)
     nb.print("query head " + str(head) + " reads key/value group " + str(head / gqa.group_size));
-  nb.note(gqa.group_size == 1 ? "repeat.note_mha" : g == 1 ? "repeat.note_mqa" : "repeat.note",
+  nb.note(gqa.group_size == 1 ? "repeat.note_mha"
+          : g == 1            ? "repeat.note_mqa"
+                              : "repeat.note",
           {shape_text(t.keys.shape()), gs, gstr, hs});
   nb.explain("repeat.explain", {gs});
   nb.confusion("repeat.confusion");
 
-  weights_cell(nb, {"attn_scores = queries @ keys.transpose(2, 3)  # Dot product for each head",
-                    "num_tokens_Q = queries.shape[-2]", "num_tokens_K = keys.shape[-2]", "device = queries.device",
-                    "q_positions = torch.arange(num_tokens_Q, device=device, dtype=torch.long)  # use_cache=False",
-                    "k_positions = torch.arange(num_tokens_K, device=device, dtype=torch.long)",
-                    "mask = q_positions.unsqueeze(-1) < k_positions.unsqueeze(0)",
-                    "attn_scores = attn_scores.masked_fill(mask, -torch.inf)",
-                    "attn_weights = torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=-1)",
-                    "print(mask)", "print(attn_weights)"},
-               t, "mask", {gs});
+  weights_cell(
+      nb,
+      {"attn_scores = queries @ keys.transpose(2, 3)  # Dot product for each head", "num_tokens_Q = queries.shape[-2]",
+       "num_tokens_K = keys.shape[-2]", "device = queries.device",
+       "q_positions = torch.arange(num_tokens_Q, device=device, dtype=torch.long)  # use_cache=False",
+       "k_positions = torch.arange(num_tokens_K, device=device, dtype=torch.long)",
+       "mask = q_positions.unsqueeze(-1) < k_positions.unsqueeze(0)",
+       "attn_scores = attn_scores.masked_fill(mask, -torch.inf)",
+       "attn_weights = torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=-1)", "print(mask)", "print(attn_weights)"},
+      t, "mask", {gs});
   output_cell(nb, "gqa", t, full);
 
   nb.heading("ch04/04", "heading.cost");
   const ChapterMha mha = chapter_mha(opt);
   std::vector<std::string> compare = mha.listing;
-  compare.insert(compare.end(), {mha.code, "print(sum(p.numel() for p in gqa.parameters()), sum(p.numel() for p in mha.parameters()))",
-           "print(2 * gqa.num_kv_groups * gqa.head_dim, 2 * mha.d_out)  # numbers cached per token"});
+  compare.insert(compare.end(),
+                 {mha.code, "print(sum(p.numel() for p in gqa.parameters()), sum(p.numel() for p in mha.parameters()))",
+                  "print(2 * gqa.num_kv_groups * gqa.head_dim, 2 * mha.d_out)  # numbers cached per token"});
   nb.cell(compare);
   const int64_t gqa_cached = 2 * g * gqa.head_dim, mha_cached = mha.cached_per_token, mha_params = mha.parameters;
   nb.print(str(gqa.parameter_count()) + " " + str(mha_params));
@@ -110,7 +116,7 @@ Notebook gqa_lesson(const LessonOptions& given) {
   const Prose ratio = gqa.group_size == 1 ? text("cost.note_same") : text("cost.note_fewer", {gs});
   const Prose params = kv_fewer == 0 ? text("cost.note_params_bias", {str(fewer)})
                                      : text("cost.note_params_kv", {str(fewer), str(kv_fewer), str(g * gqa.head_dim),
-                                                                   str(gqa.d_out), str(out_bias)});
+                                                                    str(gqa.d_out), str(out_bias)});
   nb.note("cost.note", {str(gqa.parameter_count()), str(mha_params), str(gqa_cached), str(mha_cached), ratio, params});
   nb.explain("cost.explain", {gstr});
 

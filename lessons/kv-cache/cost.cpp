@@ -10,7 +10,7 @@ LessonWork kv_cache_work(const LessonOptions& opt) {
   const BonusSizes s = bonus_sizes("kv-cache", opt);
   const double C = work_count(opt.context_length_or_tokens()), T = s.tokens, D = s.d_out;
   w.context = C;
-  w.masks_built = 1, w.masks_alive = 2;  // the chapter's triu buffer, and its .bool() in the full forward
+  w.masks_built = 1, w.masks_alive = 2;         // the chapter's triu buffer, and its .bool() in the full forward
   const double layer = 3 * s.d_in * D + D * D;  // W_query, W_key, W_value, out_proj
   w.weights = layer;
   // Calls: the full forward (T tokens), T steps, the prefill (T tokens in two calls), then one token

@@ -32,12 +32,12 @@ void step_cell(Notebook& nb, const LessonOptions& opt, KVCacheMultiHeadAttention
   std::vector<std::string> code = {"out = mha(x" + cut + ", use_cache=True)  # " + quoted_token(opt, i)};
   code.push_back(i == 0 ? "# inside: the first call stores keys_new, values_new as cache_k, cache_v"
                         : "# inside: cache_k = torch.cat([self.cache_k, keys_new], dim=1), cache_v alike");
-  code.insert(code.end(), {"print(mha.cache_k.shape, mha.cache_v.shape)",
-                           "# inside: mask_bool = self.mask.bool()[" + slice(i, i + 1) + ", :" + str(i + 1) +
-                               "], then self.ptr_current_pos += 1",
-                           "mask_bool, attn_weights = mha.mask_bool, mha.attn_weights  # as forward kept them",
-                           "print(mask_bool)", "print(attn_weights)", "print(out)",
-                           "print((out - full" + cut + ").abs().max())"});
+  code.insert(code.end(),
+              {"print(mha.cache_k.shape, mha.cache_v.shape)",
+               "# inside: mask_bool = self.mask.bool()[" + slice(i, i + 1) + ", :" + str(i + 1) +
+                   "], then self.ptr_current_pos += 1",
+               "mask_bool, attn_weights = mha.mask_bool, mha.attn_weights  # as forward kept them", "print(mask_bool)",
+               "print(attn_weights)", "print(out)", "print((out - full" + cut + ").abs().max())"});
   nb.cell(code);
   Generator gen;
   BonusAttentionTrace t;
@@ -66,8 +66,7 @@ void work_cell(Notebook& nb, const LessonOptions& opt) {
            "def macs(n_q, n_k):  # multiply-adds: projections of the new tokens, scores, weights @ values",
            "    return n_q * (3 * d_in * d_out + d_out * d_out) + 2 * n_q * n_k * d_out",
            "print(\"token  without cache  with cache\")",
-           "for t in range(1, " + str(n + 1) + "):",
-           "    print(f\"{t:5} {macs(t, t):14} {macs(1, t):11}\")",
+           "for t in range(1, " + str(n + 1) + "):", "    print(f\"{t:5} {macs(t, t):14} {macs(1, t):11}\")",
            "print(\"total\", sum(macs(t, t) for t in range(1, " + str(n + 1) + ")), sum(macs(1, t) for t in range(1, " +
                str(n + 1) + ")))"});
   nb.print("token  without cache  with cache");
@@ -88,8 +87,8 @@ void work_cell(Notebook& nb, const LessonOptions& opt) {
 }
 
 void bytes_cell(Notebook& nb, const KVCacheMultiHeadAttention& mha) {
-  nb.cell({"n_bytes = 2 * mha.cache_k.numel() * mha.cache_k.element_size()  # keys and values, float32",
-           "print(n_bytes)"});
+  nb.cell(
+      {"n_bytes = 2 * mha.cache_k.numel() * mha.cache_k.element_size()  # keys and values, float32", "print(n_bytes)"});
   const Shape& s = mha.cache_k->shape();
   const int64_t bytes = 2 * mha.cache_k->numel() * 4;
   nb.print(str(bytes));
@@ -117,7 +116,8 @@ void prefill_cell(Notebook& nb, KVCacheMultiHeadAttention& mha, const Tensor& x,
   show_scalar(nb, "(torch.cat([prompt, rest], dim=1) - full).abs().max()", max_abs_diff(cat({prompt, rest}, 1), full));
   // The version before ptr_current_pos sliced mask[:num_tokens_Q, :num_tokens_K], from row 0.
   HeadsAttentionTrace wrong;
-  const Tensor stale_rows = to_bool(narrow(narrow(mha.mha.mask, 0, 0, n - p), 1, 0, t.keys.size(2)));  // n keys after a reset
+  const Tensor stale_rows =
+      to_bool(narrow(narrow(mha.mha.mask, 0, 0, n - p), 1, 0, t.keys.size(2)));  // n keys after a reset
   attend_heads(t.queries, t.keys, t.values, stale_rows, 0.0, gen, BernoulliPath::Default, mha.mha.out_proj, wrong);
   nb.note("prefill.note", {str(p), slice(p, n), str(n)});
   nb.explain("prefill.explain");
@@ -130,9 +130,10 @@ void prefill_cell(Notebook& nb, KVCacheMultiHeadAttention& mha, const Tensor& x,
 
 void overflow_cell(Notebook& nb, KVCacheMultiHeadAttention& mha, const Tensor& x) {
   const int64_t ctx = mha.mha.mask.size(0), more = ctx - mha.ptr_current_pos + 1;
-  nb.cell({"try:", "    for _ in range(" + str(more) + "):  # one token more than context_length = " + str(ctx) + " holds",
-           "        extra = mha(x[:, -1:, :], use_cache=True)", "except RuntimeError as e:",
-           "    print(\"RuntimeError:\", e)"});
+  nb.cell(
+      {"try:", "    for _ in range(" + str(more) + "):  # one token more than context_length = " + str(ctx) + " holds",
+       "        extra = mha(x[:, -1:, :], use_cache=True)",
+       "except RuntimeError as e:", "    print(\"RuntimeError:\", e)"});
   Generator gen;
   std::string error;
   try {
@@ -156,11 +157,12 @@ Notebook kv_cache_lesson(const LessonOptions& given) {
   nb.heading("ch04/03", "heading.setup");
   const Tensor x = bonus_inputs_cell(nb, opt);
 
-  nb.cell(class_code("kv-cache", "MultiHeadAttention", {
-           "torch.manual_seed(" + fmt_seed(opt, 123) + ")",
-           "mha = MultiHeadAttention(d_in=" + str(opt.d_in()) + ", d_out=" + str(d_out) + ", context_length=" +
-               str(context_length) + ", dropout=0.0, num_heads=" + str(h) + (opt.qkv_bias ? ", qkv_bias=True)" : ")"),
-           "print(mha.cache_k, mha.ptr_current_pos)"}));
+  nb.cell(class_code("kv-cache", "MultiHeadAttention",
+                     {"torch.manual_seed(" + fmt_seed(opt, 123) + ")",
+                      "mha = MultiHeadAttention(d_in=" + str(opt.d_in()) + ", d_out=" + str(d_out) +
+                          ", context_length=" + str(context_length) + ", dropout=0.0, num_heads=" + str(h) +
+                          (opt.qkv_bias ? ", qkv_bias=True)" : ")"),
+                      "print(mha.cache_k, mha.ptr_current_pos)"}));
   Generator gen;
   gen.manual_seed(opt.seed_or(123));
   KVCacheMultiHeadAttention mha =
@@ -170,8 +172,8 @@ Notebook kv_cache_lesson(const LessonOptions& given) {
   nb.note("module.note", {str(context_length)});
   nb.explain("module.explain", {fmt_seed(opt, 123)});
 
-  nb.cell({"full = mha(x)  # use_cache=False: every token at once, as in chapter 3", "attn_weights = mha.attn_weights  # as forward kept it",
-           "print(attn_weights)", "print(full)"});
+  nb.cell({"full = mha(x)  # use_cache=False: every token at once, as in chapter 3",
+           "attn_weights = mha.attn_weights  # as forward kept it", "print(attn_weights)", "print(full)"});
   BonusAttentionTrace ft;
   const Tensor full = mha.forward(x, false, gen, BernoulliPath::Default, &ft);
   nb.show("attn_weights", ft.attn_weights);

@@ -16,7 +16,7 @@ struct FormsSetup {
   std::string d_in, d_out, heads, tokens;  // "3", "3", "3", "6"
   const MultiHeadAttention* mha = nullptr;
   Tensor x, full;
-  CombinedTrace combined;                        // queries, keys, values of the combined projection
+  CombinedTrace combined;                               // queries, keys, values of the combined projection
   std::vector<std::pair<std::string, Tensor>> outputs;  // each form's output, for the summary
 };
 

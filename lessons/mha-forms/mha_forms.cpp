@@ -45,7 +45,8 @@ void wrapper_cell(Notebook& nb, FormsSetup& s) {
   WrapperFormTrace t;
   const Tensor out = WrapperForm::copied_from(*s.mha).forward(s.x, &t);
   nb.show("head_outputs[0]", plain(t.head_outputs[0]));
-  for (size_t h = 1; h < t.head_outputs.size(); ++h) nb.record("head_outputs[" + str(int64_t(h)) + "]", plain(t.head_outputs[h]));
+  for (size_t h = 1; h < t.head_outputs.size(); ++h)
+    nb.record("head_outputs[" + str(int64_t(h)) + "]", plain(t.head_outputs[h]));
   const float d = diff_line(nb, s, "out_wrapper", out);
   nb.note("wrapper.note", {s.heads, hd, shape_text(t.head_outputs[0].shape()), py_float(d)});
   nb.explain("wrapper.explain");
@@ -69,14 +70,15 @@ void ch03_cell(Notebook& nb, FormsSetup& s) {
 void combined_cell(Notebook& nb, FormsSetup& s) {
   nb.heading("ch03/02", "heading.combined");
   const std::string b = str(s.x.size(0));
-  nb.cell(class_code("mha-forms", "MultiHeadAttentionCombinedQKV",
-                     {"combined = MultiHeadAttentionCombinedQKV(" + form_args(s, true) + ")",
-                      "combined.qkv.weight.copy_(torch.cat([mha.W_query.weight, mha.W_key.weight, mha.W_value.weight], dim=0))",
-                      "combined.proj.load_state_dict(mha.out_proj.state_dict())", "print(combined.qkv.weight)",
-                      "qkv = combined.qkv(x).view(" + b + ", " + s.tokens +
-                          ", 3, combined.num_heads, combined.head_dim).permute(2, 0, 3, 1, 4)",
-                      "print(qkv.shape)", "queries, keys, values = qkv.unbind(0)", "print(keys)",
-                      "out_combined = combined(x)", "print((out_combined - full).abs().max())"}));
+  nb.cell(class_code(
+      "mha-forms", "MultiHeadAttentionCombinedQKV",
+      {"combined = MultiHeadAttentionCombinedQKV(" + form_args(s, true) + ")",
+       "combined.qkv.weight.copy_(torch.cat([mha.W_query.weight, mha.W_key.weight, mha.W_value.weight], dim=0))",
+       "combined.proj.load_state_dict(mha.out_proj.state_dict())", "print(combined.qkv.weight)",
+       "qkv = combined.qkv(x).view(" + b + ", " + s.tokens +
+           ", 3, combined.num_heads, combined.head_dim).permute(2, 0, 3, 1, 4)",
+       "print(qkv.shape)", "queries, keys, values = qkv.unbind(0)", "print(keys)", "out_combined = combined(x)",
+       "print((out_combined - full).abs().max())"}));
   const CombinedForm form = CombinedForm::copied_from(*s.mha);
   CombinedTrace t;
   const Tensor out = form.forward(s.x, &t);
@@ -117,9 +119,8 @@ void einsum_cell(Notebook& nb, FormsSetup& s) {
 
 std::string form_args(const FormsSetup& s, bool heads_before_context) {
   const std::string heads = "num_heads=" + s.heads, context = "context_length=" + s.tokens;
-  return "d_in=" + s.d_in + ", d_out=" + s.d_out + ", " +
-         (heads_before_context ? heads + ", " + context : context) + ", dropout=0.0" +
-         (heads_before_context ? "" : ", " + heads);
+  return "d_in=" + s.d_in + ", d_out=" + s.d_out + ", " + (heads_before_context ? heads + ", " + context : context) +
+         ", dropout=0.0" + (heads_before_context ? "" : ", " + heads);
 }
 
 float diff_line(Notebook& nb, const FormsSetup& s, const std::string& out_name, const Tensor& out) {
@@ -132,8 +133,7 @@ float diff_line(Notebook& nb, const FormsSetup& s, const std::string& out_name, 
 Notebook mha_forms_lesson(const LessonOptions& given) {
   if (given.qkv_bias) throw UsageError(error_text("mha-forms.err.qkv-bias", {}));
   LessonOptions opt = bonus_options(given, "mha-forms");
-  if (opt.d_out != opt.d_in())
-    throw UsageError(error_text("mha-forms.err.d-out", {str(opt.d_out), str(opt.d_in())}));
+  if (opt.d_out != opt.d_in()) throw UsageError(error_text("mha-forms.err.d-out", {str(opt.d_out), str(opt.d_in())}));
   Notebook nb = lesson_notebook("mha-forms", opt);
   nb.heading("ch03/02", "heading.setup");
   FormsSetup s;

@@ -8,7 +8,7 @@ LessonWork mha_work(const LessonOptions& opt) {
   LessonWork w;
   const double d_in = work_count(opt.d_in()), d_out = work_count(opt.d_out);
   w.context = work_count(opt.context_length_or_tokens());
-  w.masks_built = 1, w.masks_alive = 2;  // ones, then its triu
+  w.masks_built = 1, w.masks_alive = 2;                       // ones, then its triu
   w.weights = w.recorded = 3 * d_in * d_out + d_out * d_out;  // W_query, W_key, W_value, out_proj
   w.mask_knobs = {"context_length"}, w.weight_knobs = {"d_out"};
   if (opt.gpt2) {  // exercise 3.3: 4 x 768 x 768 weights and a 1024 x 1024 mask, whatever the options

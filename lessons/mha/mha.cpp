@@ -23,13 +23,11 @@ void batched_matmul_cells(Notebook& nb) {
   Tensor a({1, 2, 3, 4}, {0.2745f, 0.6584f, 0.2775f, 0.8573f, 0.8993f, 0.0390f, 0.9268f, 0.7388f,
                           0.7179f, 0.7058f, 0.9156f, 0.4340f, 0.0772f, 0.3565f, 0.1479f, 0.5331f,
                           0.4066f, 0.2318f, 0.4545f, 0.9737f, 0.4606f, 0.5159f, 0.4220f, 0.5786f});
-  nb.cell({"a = torch.tensor([[[[0.2745, 0.6584, 0.2775, 0.8573],",
-           "                    [0.8993, 0.0390, 0.9268, 0.7388],",
-           "                    [0.7179, 0.7058, 0.9156, 0.4340]],",
-           "                   [[0.0772, 0.3565, 0.1479, 0.5331],",
-           "                    [0.4066, 0.2318, 0.4545, 0.9737],",
-           "                    [0.4606, 0.5159, 0.4220, 0.5786]]]])",
-           "print(a @ a.transpose(2, 3))"});
+  nb.cell(
+      {"a = torch.tensor([[[[0.2745, 0.6584, 0.2775, 0.8573],", "                    [0.8993, 0.0390, 0.9268, 0.7388],",
+       "                    [0.7179, 0.7058, 0.9156, 0.4340]],",
+       "                   [[0.0772, 0.3565, 0.1479, 0.5331],", "                    [0.4066, 0.2318, 0.4545, 0.9737],",
+       "                    [0.4606, 0.5159, 0.4220, 0.5786]]]])", "print(a @ a.transpose(2, 3))"});
   nb.record("a", a);
   nb.show("a @ a.transpose(2, 3)", matmul(a, transpose(a, 2, 3)));
   nb.note("a_a_transpose_2_3.note");
@@ -83,8 +81,7 @@ Notebook mha_lesson(const LessonOptions& opt) {
   const double p = opt.dropout.value_or(lesson_default("mha", "--dropout"));
   const int64_t context_length = opt.context_length_or_tokens();
   const int64_t h = opt.heads_or(lesson_default_count("mha", "--num-heads")), d_out = opt.d_out;
-  if (d_out % h != 0)
-    throw UsageError(error_text("mha.err.heads", {std::to_string(d_out), std::to_string(h)}));
+  if (d_out % h != 0) throw UsageError(error_text("mha.err.heads", {std::to_string(d_out), std::to_string(h)}));
 
   batched_matmul_cells(nb);
 
@@ -94,20 +91,21 @@ Notebook mha_lesson(const LessonOptions& opt) {
 
   std::vector<std::string> code = multihead_attention_class_code();
   code.insert(code.end(), {"", "torch.manual_seed(" + fmt_seed(opt, 123) + ")",
-                           "batch_size, context_length, d_in = batch.shape",
-                           "d_out = " + std::to_string(d_out),
-                           "mha = MultiHeadAttention(d_in, d_out, context_length, " + py_float(p) + ", num_heads=" +
-                               std::to_string(h) + (opt.qkv_bias ? ", qkv_bias=True)" : ")"),
+                           "batch_size, context_length, d_in = batch.shape", "d_out = " + std::to_string(d_out),
+                           "mha = MultiHeadAttention(d_in, d_out, context_length, " + py_float(p) +
+                               ", num_heads=" + std::to_string(h) + (opt.qkv_bias ? ", qkv_bias=True)" : ")"),
                            "context_vecs = mha(batch)", "print(context_vecs)",
                            "print(\"context_vecs.shape:\", context_vecs.shape)"});
   // With dropout, mha(batch) draws the mask: the cells that step through it replay the same draws.
   if (p > 0.0) code.insert(code.end() - 3, "rng = torch.get_rng_state()  # before mha(batch): replayed below");
-  if (opt.context_length) code[code.size() - (p > 0.0 ? 7 : 6)] = "batch_size, context_length, d_in = 2, " +
-                                                   std::to_string(context_length) + ", " + std::to_string(opt.d_in());
+  if (opt.context_length)
+    code[code.size() - (p > 0.0 ? 7 : 6)] =
+        "batch_size, context_length, d_in = 2, " + std::to_string(context_length) + ", " + std::to_string(opt.d_in());
   nb.cell(code);
   Generator gen;
   gen.manual_seed(opt.seed_or(123));
-  MultiHeadAttention mha = MultiHeadAttention::init(gen, opt.d_in(), d_out, context_length, p, h, opt.qkv_bias, opt.variant);
+  MultiHeadAttention mha =
+      MultiHeadAttention::init(gen, opt.d_in(), d_out, context_length, p, h, opt.qkv_bias, opt.variant);
   MultiHeadAttentionTrace t;
   Tensor context_vecs = mha.forward(batch, gen, opt.bernoulli, &t, opt.variant);
   Steps run = t.steps;  // forward's values, then the name the cell gives its result
@@ -121,10 +119,11 @@ Notebook mha_lesson(const LessonOptions& opt) {
   nb.confusion("context_vecs.confusion", {str(d_out), str(h), str(h * d_out), hd});
 
   const std::string b_t = "(b, num_tokens, ";
-  std::vector<std::string> inside = {"# inside mha(batch), step by step: self is mha, x is batch", "self, x = mha, batch"};
+  std::vector<std::string> inside = {"# inside mha(batch), step by step: self is mha, x is batch",
+                                     "self, x = mha, batch"};
   if (p > 0.0) inside.push_back("torch.set_rng_state(rng)  # so that self.dropout draws what mha(batch) drew");
   inside.insert(inside.end(), {"b, num_tokens, d_in = x.shape", "keys = self.W_key(x)", "queries = self.W_query(x)",
-           "values = self.W_value(x)", "print(keys)", "print(queries)", "print(values)"});
+                               "values = self.W_value(x)", "print(keys)", "print(queries)", "print(values)"});
   nb.cell(inside);
   nb.show("keys", t.keys);
   nb.show("queries", t.queries);
@@ -187,7 +186,8 @@ Notebook mha_lesson(const LessonOptions& opt) {
   nb.print(bool_text(t.context_transposed.is_contiguous()));
   const std::string ct_shape = shape_text(t.context_transposed.shape());
   nb.note("context_vec_is_contiguous.note", {ct_shape});
-  nb.explain_case("context_vec_is_contiguous.explain", t.context_transposed.is_contiguous() ? "contiguous" : "not_contiguous");
+  nb.explain_case("context_vec_is_contiguous.explain",
+                  t.context_transposed.is_contiguous() ? "contiguous" : "not_contiguous");
 
   nb.cell({"context_vec = context_vec.contiguous()", "print(context_vec.stride(), context_vec.is_contiguous())",
            "context_vec = context_vec.view(b, num_tokens, self.d_out)", "print(context_vec)"});
@@ -197,14 +197,12 @@ Notebook mha_lesson(const LessonOptions& opt) {
   const std::string cc_strides = stride_text(t.context_contiguous), merged_shape = shape_text(t.context_merged.shape());
   nb.note("context_vec.note", {cc_strides, b_t, merged_shape});
   nb.explain("context_vec.explain", {str(d_out)});
-  const char* why = !viewable          ? "view_fails"
-                    : mha.head_dim == 1 ? "head_dim_one"
-                    : h == 1            ? "one_head"
-                                        : "sizes_allow";
+  const char* why = !viewable ? "view_fails" : mha.head_dim == 1 ? "head_dim_one" : h == 1 ? "one_head" : "sizes_allow";
   nb.confusion_case("contiguous.confusion", why);
 
-  nb.cell({"context_vec = self.out_proj(context_vec)", "# forward returns context_vec: back outside, context_vecs = mha(batch)",
-           "print(mha.out_proj.weight)", "print(mha.out_proj.bias)", "print(context_vecs)"});
+  nb.cell({"context_vec = self.out_proj(context_vec)",
+           "# forward returns context_vec: back outside, context_vecs = mha(batch)", "print(mha.out_proj.weight)",
+           "print(mha.out_proj.bias)", "print(context_vecs)"});
   nb.show("mha.out_proj.weight", mha.out_proj.weight);
   nb.show("mha.out_proj.bias", *mha.out_proj.bias);
   nb.show("context_vecs", t.context_vec);

@@ -8,7 +8,8 @@ namespace attn {
 LessonWork mla_work(const LessonOptions& opt) {
   LessonWork w;
   const BonusSizes s = bonus_sizes("mla", opt);
-  const double L = work_count(opt.latent_dim.value_or(lesson_default_count("mla", "--latent-dim"))), D = s.d_out, T = s.tokens;
+  const double L = work_count(opt.latent_dim.value_or(lesson_default_count("mla", "--latent-dim"))), D = s.d_out,
+               T = s.tokens;
   const double down = s.d_in * D + s.d_in * L + D * D, up = 2 * L * D;  // W_query, W_DKV, out_proj; W_UK, W_UV
   w.weights = w.recorded = down + up;
   // Every call projects all cached latents up again: T in the full forward, 1 + 2 + ... + T in the steps.

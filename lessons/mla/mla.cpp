@@ -14,11 +14,14 @@ namespace {
 std::string str(int64_t v) { return std::to_string(v); }
 
 void class_cell(Notebook& nb, const LessonOptions& opt, const MultiHeadLatentAttention& mla) {
-  class_parameters_cell(nb, opt, "MultiHeadLatentAttention", "mla",
-                        bonus_class_args(opt) + (opt.qkv_bias ? ", qkv_bias=True" : "") + ", latent_dim=" +
-                            str(mla.latent_dim),
-                        {{"W_query", &mla.W_query}, {"W_DKV", &mla.W_DKV}, {"W_UK", &mla.W_UK}, {"W_UV", &mla.W_UV},
-                         {"out_proj", &mla.out_proj}});
+  class_parameters_cell(
+      nb, opt, "MultiHeadLatentAttention", "mla",
+      bonus_class_args(opt) + (opt.qkv_bias ? ", qkv_bias=True" : "") + ", latent_dim=" + str(mla.latent_dim),
+      {{"W_query", &mla.W_query},
+       {"W_DKV", &mla.W_DKV},
+       {"W_UK", &mla.W_UK},
+       {"W_UV", &mla.W_UV},
+       {"out_proj", &mla.out_proj}});
   nb.note("class.note", {str(mla.latent_dim), str(mla.d_out)});
   nb.explain("class.explain", {fmt_seed(opt, 123), str(std::max<int64_t>(16, mla.d_out / 8))});
 }
@@ -59,21 +62,22 @@ Notebook mla_lesson(const LessonOptions& given) {
   nb.note("up.note", {shape_text(t.keys_proj.shape()), L, d});
   nb.explain("up.explain", {L, d});
 
-  heads_cell(nb, {"b, num_tokens, _ = x.shape", "num_heads = mla.num_heads", "head_dim = mla.head_dim",
-                  "queries = mla._reshape_to_heads(queries_all, num_heads, head_dim)",
-                  "keys = mla._reshape_to_heads(keys_all, num_heads, head_dim)",
-                  "values = mla._reshape_to_heads(values_all, num_heads, head_dim)",
-                  "print(keys)"},
+  heads_cell(nb,
+             {"b, num_tokens, _ = x.shape", "num_heads = mla.num_heads", "head_dim = mla.head_dim",
+              "queries = mla._reshape_to_heads(queries_all, num_heads, head_dim)",
+              "keys = mla._reshape_to_heads(keys_all, num_heads, head_dim)",
+              "values = mla._reshape_to_heads(values_all, num_heads, head_dim)", "print(keys)"},
              t);
 
-  weights_cell(nb, {"attn_scores = torch.matmul(queries, keys.transpose(-2, -1))",
-                    "num_tokens_Q = queries.shape[-2]", "num_tokens_K = keys.shape[-2]", "device = queries.device",
-                    "q_positions = torch.arange(num_tokens_Q, device=device, dtype=torch.long)  # use_cache=False",
-                    "k_positions = torch.arange(num_tokens_K, device=device, dtype=torch.long)",
-                    "mask_bool = q_positions.unsqueeze(-1) < k_positions.unsqueeze(0)",
-                    "attn_scores.masked_fill_(mask_bool, -torch.inf)",
-                    "attn_weights = torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=-1)",
-                    "print(mask_bool)", "print(attn_weights)"},
+  weights_cell(nb,
+               {"attn_scores = torch.matmul(queries, keys.transpose(-2, -1))", "num_tokens_Q = queries.shape[-2]",
+                "num_tokens_K = keys.shape[-2]", "device = queries.device",
+                "q_positions = torch.arange(num_tokens_Q, device=device, dtype=torch.long)  # use_cache=False",
+                "k_positions = torch.arange(num_tokens_K, device=device, dtype=torch.long)",
+                "mask_bool = q_positions.unsqueeze(-1) < k_positions.unsqueeze(0)",
+                "attn_scores.masked_fill_(mask_bool, -torch.inf)",
+                "attn_weights = torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=-1)", "print(mask_bool)",
+                "print(attn_weights)"},
                t, "mask_bool");
   output_cell(nb, "mla", t, full);
 
@@ -81,8 +85,9 @@ Notebook mla_lesson(const LessonOptions& given) {
   const ChapterMha mha = chapter_mha(opt);
   const int64_t mha_params = mha.parameters, mha_cached = mha.cached_per_token;
   std::vector<std::string> compare = mha.listing;
-  compare.insert(compare.end(), {mha.code, "print(sum(p.numel() for p in mla.parameters()), sum(p.numel() for p in mha.parameters()))",
-           "print(mla.latent_dim, 2 * mha.d_out)  # numbers cached per token"});
+  compare.insert(compare.end(),
+                 {mha.code, "print(sum(p.numel() for p in mla.parameters()), sum(p.numel() for p in mha.parameters()))",
+                  "print(mla.latent_dim, 2 * mha.d_out)  # numbers cached per token"});
   nb.cell(compare);
   nb.print(str(mla.parameter_count()) + " " + str(mha_params));
   nb.print(L + " " + str(mha_cached));

@@ -29,8 +29,8 @@ Notebook naive_scores_lesson(const LessonOptions& opt) {
   nb.note("query.note", {journey});
   nb.explain("query.explain", {journey});
 
-  nb.cell({"attn_scores_2 = torch.empty(inputs.shape[0])", "for i, x_i in enumerate(inputs):",
-           "    attn_scores_2[i] = torch.dot(x_i, query)", "print(attn_scores_2)"});
+  nb.cell({"attn_scores_2 = torch.empty(inputs.shape[0])",
+           "for i, x_i in enumerate(inputs):", "    attn_scores_2[i] = torch.dot(x_i, query)", "print(attn_scores_2)"});
   std::vector<float> scores(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i) scores[static_cast<size_t>(i)] = dot(select(inputs, 0, i), query).item();
   Tensor attn_scores_2({n}, scores);

@@ -43,8 +43,8 @@ Notebook softmax_lesson(const LessonOptions& opt) {
   nb.explain("sum_attn_weights_2_tmp_sum.explain", {N});
 
   nb.cell({"def softmax_naive(x):", "    return torch.exp(x) / torch.exp(x).sum(dim=0)", "",
-           "attn_weights_2_naive = softmax_naive(attn_scores_2)",
-           "print(\"Attention weights:\", attn_weights_2_naive)", "print(\"Sum:\", attn_weights_2_naive.sum())"});
+           "attn_weights_2_naive = softmax_naive(attn_scores_2)", "print(\"Attention weights:\", attn_weights_2_naive)",
+           "print(\"Sum:\", attn_weights_2_naive.sum())"});
   Tensor attn_weights_2_naive = div(exp(attn_scores_2), sum(exp(attn_scores_2), 0, false));
   nb.show("Attention weights:", "attn_weights_2_naive", attn_weights_2_naive);
   nb.show("Sum:", "attn_weights_2_naive.sum()", sum(attn_weights_2_naive));
@@ -70,11 +70,12 @@ Notebook softmax_lesson(const LessonOptions& opt) {
   nb.note("context_vec_2.note", {journey});
   const std::vector<float> w2 = attn_weights_2.values();
   const int64_t most = argmax(w2), least = argmin(w2);
-  nb.explain("context_vec_2.explain", {D, quoted_token(opt, most), element_text(attn_weights_2, most), quoted_token(opt, least), element_text(attn_weights_2, least), journey});
+  nb.explain("context_vec_2.explain", {D, quoted_token(opt, most), element_text(attn_weights_2, most),
+                                       quoted_token(opt, least), element_text(attn_weights_2, least), journey});
 
   section_heading(nb, "3.3.2");
-  nb.cell({"attn_scores = inputs @ inputs.T", "attn_weights = torch.softmax(attn_scores, dim=-1)",
-           "print(attn_weights)"});
+  nb.cell(
+      {"attn_scores = inputs @ inputs.T", "attn_weights = torch.softmax(attn_scores, dim=-1)", "print(attn_weights)"});
   Tensor attn_scores = matmul(inputs, T(inputs));
   nb.record("attn_scores", attn_scores);
   Tensor attn_weights = variant_softmax(attn_scores, -1, opt.variant);

@@ -39,7 +39,8 @@ void prefill_cells(Notebook& nb, const LessonOptions& opt, const Tensor& x, cons
                       "print(before)", "print(torch.isnan(before).any(dim=-1))"}));
   Generator gen;
   gen.manual_seed(opt.seed_or(123));
-  SlidingWindowAttention old = SlidingWindowAttention::init(gen, opt.d_in(), opt.d_out, 0.0, *opt.num_heads, opt.qkv_bias, w);
+  SlidingWindowAttention old =
+      SlidingWindowAttention::init(gen, opt.d_in(), opt.d_out, 0.0, *opt.num_heads, opt.qkv_bias, w);
   old.variant = opt.variant;
   old.variant.swa_trim_before_attend = true;
   const Tensor before = old.forward(x, true, gen, BernoulliPath::Default);
@@ -92,7 +93,8 @@ Notebook swa_lesson(const LessonOptions& given) {
                       "print(swa.sliding_window_size)"}));
   Generator gen;
   gen.manual_seed(opt.seed_or(123));
-  SlidingWindowAttention swa = SlidingWindowAttention::init(gen, opt.d_in(), opt.d_out, 0.0, *opt.num_heads, opt.qkv_bias, w);
+  SlidingWindowAttention swa =
+      SlidingWindowAttention::init(gen, opt.d_in(), opt.d_out, 0.0, *opt.num_heads, opt.qkv_bias, w);
   swa.variant = opt.variant;  // `check`'s reruns: the learner's class, with its mistake
   nb.print(ws);
   nb.note("class.note", {ws});
@@ -101,15 +103,14 @@ Notebook swa_lesson(const LessonOptions& given) {
   const Tensor full = swa.forward(x, false, gen, BernoulliPath::Default, &t);
 
   nb.heading("ch04/06", "heading.forward");
-  heads_cell(nb, {"b, num_tokens, d_in = x.shape",
-                  "keys_new = swa.W_key(x)  # Shape: (b, num_tokens, d_out)", "values_new = swa.W_value(x)",
-                  "queries = swa.W_query(x)",
-                  "keys_new = keys_new.view(b, num_tokens, swa.num_heads, swa.head_dim)",
-                  "values_new = values_new.view(b, num_tokens, swa.num_heads, swa.head_dim)",
-                  "queries = queries.view(b, num_tokens, swa.num_heads, swa.head_dim)",
-                  "keys, values = keys_new, values_new  # use_cache=False",
-                  "keys = keys.transpose(1, 2)", "queries = queries.transpose(1, 2)", "values = values.transpose(1, 2)",
-                  "print(keys)"},
+  heads_cell(nb,
+             {"b, num_tokens, d_in = x.shape", "keys_new = swa.W_key(x)  # Shape: (b, num_tokens, d_out)",
+              "values_new = swa.W_value(x)", "queries = swa.W_query(x)",
+              "keys_new = keys_new.view(b, num_tokens, swa.num_heads, swa.head_dim)",
+              "values_new = values_new.view(b, num_tokens, swa.num_heads, swa.head_dim)",
+              "queries = queries.view(b, num_tokens, swa.num_heads, swa.head_dim)",
+              "keys, values = keys_new, values_new  # use_cache=False", "keys = keys.transpose(1, 2)",
+              "queries = queries.transpose(1, 2)", "values = values.transpose(1, 2)", "print(keys)"},
              t);
 
   nb.cell({"num_tokens_Q = queries.shape[-2]", "num_tokens_K = keys.shape[-2]", "device = queries.device",
@@ -141,7 +142,8 @@ Notebook swa_lesson(const LessonOptions& given) {
            "causal = MultiHeadAttentionWithSWA(" + args + ")  # sliding_window_size=None: causal only",
            "print((full - causal(x)).abs().max(dim=-1).values)"});
   gen.manual_seed(opt.seed_or(123));
-  SlidingWindowAttention causal = SlidingWindowAttention::init(gen, opt.d_in(), opt.d_out, 0.0, *opt.num_heads, opt.qkv_bias, std::nullopt);
+  SlidingWindowAttention causal =
+      SlidingWindowAttention::init(gen, opt.d_in(), opt.d_out, 0.0, *opt.num_heads, opt.qkv_bias, std::nullopt);
   causal.variant = opt.variant;
   const Tensor causal_out = causal.forward(x, false, gen, BernoulliPath::Default);
   nb.record("causal", causal_out);
@@ -153,7 +155,8 @@ Notebook swa_lesson(const LessonOptions& given) {
 
   const int64_t cached = swa.cache_k->size(1), bytes = 2 * swa.cache_k->numel() * 4;
   nb.cell({"n_bytes = 2 * swa.cache_k.numel() * swa.cache_k.element_size()",
-           "print(n_bytes, \"bytes for\", swa.cache_k.shape[1], \"tokens; without the window:\", 2 * 4 * num_tokens * swa.d_out)"});
+           "print(n_bytes, \"bytes for\", swa.cache_k.shape[1], \"tokens; without the window:\", 2 * 4 * num_tokens * "
+           "swa.d_out)"});
   nb.print(str(bytes) + " bytes for " + str(cached) + " tokens; without the window: " + str(2 * 4 * n * opt.d_out));
   nb.note("bytes.note", {ws, str(cached), str(n)});
   nb.explain("bytes.explain");

@@ -35,8 +35,9 @@ Notebook trainable_lesson(const LessonOptions& opt) {
 
   section_heading(nb, "3.4.1");
   std::vector<std::string> setup = inputs_code(opt);
-  setup.insert(setup.end(), {"x_2 = inputs[1]  # second input element", "d_in = inputs.shape[1]  # the input embedding size",
-                             "d_out = " + std::to_string(d_out) + "  # the output embedding size", "print(d_in, d_out)"});
+  setup.insert(setup.end(),
+               {"x_2 = inputs[1]  # second input element", "d_in = inputs.shape[1]  # the input embedding size",
+                "d_out = " + std::to_string(d_out) + "  # the output embedding size", "print(d_in, d_out)"});
   nb.cell(setup);
   nb.record("inputs", inputs);
   Tensor x_2 = select(inputs, 0, 1);
@@ -100,8 +101,8 @@ Notebook trainable_lesson(const LessonOptions& opt) {
   nb.explain("attn_scores_2.explain", {DO, N, journey, top_score});
 
   nb.heading("3.4.1", "heading.scaled_dot_product");
-  nb.cell({"d_k = keys.shape[-1]", "attn_weights_2 = torch.softmax(attn_scores_2 / d_k**0.5, dim=-1)",
-           "print(d_k)", "print(attn_weights_2)"});
+  nb.cell({"d_k = keys.shape[-1]", "attn_weights_2 = torch.softmax(attn_scores_2 / d_k**0.5, dim=-1)", "print(d_k)",
+           "print(attn_weights_2)"});
   const int64_t d_k = keys.size(-1);
   nb.record("d_k", Tensor({}, {static_cast<float>(d_k)}, DType::Int64));
   nb.print(std::to_string(d_k));
@@ -127,9 +128,9 @@ Notebook trainable_lesson(const LessonOptions& opt) {
   nb.cell({"class SelfAttention_v1(nn.Module):", "    def __init__(self, d_in, d_out):", "        super().__init__()",
            "        self.W_query = nn.Parameter(torch.rand(d_in, d_out))",
            "        self.W_key   = nn.Parameter(torch.rand(d_in, d_out))",
-           "        self.W_value = nn.Parameter(torch.rand(d_in, d_out))", "", "    def forward(self, x):",
-           "        keys = x @ self.W_key", "        queries = x @ self.W_query", "        values = x @ self.W_value",
-           "        attn_scores = queries @ keys.T # omega",
+           "        self.W_value = nn.Parameter(torch.rand(d_in, d_out))", "",
+           "    def forward(self, x):", "        keys = x @ self.W_key", "        queries = x @ self.W_query",
+           "        values = x @ self.W_value", "        attn_scores = queries @ keys.T # omega",
            "        attn_weights = torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=-1)",
            "        context_vec = attn_weights @ values", "        return context_vec", "",
            "torch.manual_seed(" + fmt_seed(opt, 123) + ")", "sa_v1 = SelfAttention_v1(d_in, d_out)",
@@ -151,9 +152,9 @@ Notebook trainable_lesson(const LessonOptions& opt) {
   nb.cell({"class SelfAttention_v2(nn.Module):", "    def __init__(self, d_in, d_out, qkv_bias=False):",
            "        super().__init__()", "        self.W_query = nn.Linear(d_in, d_out, bias=qkv_bias)",
            "        self.W_key   = nn.Linear(d_in, d_out, bias=qkv_bias)",
-           "        self.W_value = nn.Linear(d_in, d_out, bias=qkv_bias)", "", "    def forward(self, x):",
-           "        keys = self.W_key(x)", "        queries = self.W_query(x)", "        values = self.W_value(x)",
-           "        attn_scores = queries @ keys.T",
+           "        self.W_value = nn.Linear(d_in, d_out, bias=qkv_bias)", "",
+           "    def forward(self, x):", "        keys = self.W_key(x)", "        queries = self.W_query(x)",
+           "        values = self.W_value(x)", "        attn_scores = queries @ keys.T",
            "        attn_weights = torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=-1)",
            "        context_vec = attn_weights @ values", "        return context_vec", "",
            "torch.manual_seed(" + fmt_seed(opt, 789) + ")",

@@ -24,12 +24,14 @@ Notebook wrapper_lesson(const LessonOptions& opt) {
   if (opt.no_reseed) {
     std::vector<std::string> first = causal_class;
     first.insert(first.end(), {"torch.manual_seed(" + fmt_seed(opt, 123) + ")", "context_length = batch.shape[1]",
-             "d_in, d_out = " + std::to_string(opt.d_in()) + ", " + std::to_string(d_out),
-             std::string("ca = CausalAttention(d_in, d_out, context_length, 0.0") + (opt.qkv_bias ? ", qkv_bias=True)" : ")"),
-             "context_vecs = ca(batch)"});
+                               "d_in, d_out = " + std::to_string(opt.d_in()) + ", " + std::to_string(d_out),
+                               std::string("ca = CausalAttention(d_in, d_out, context_length, 0.0") +
+                                   (opt.qkv_bias ? ", qkv_bias=True)" : ")"),
+                               "context_vecs = ca(batch)"});
     nb.cell(first);
     gen.manual_seed(opt.seed_or(123));
-    CausalAttention ca = CausalAttention::init(gen, opt.d_in(), d_out, opt.num_tokens(), 0.0, opt.qkv_bias, opt.variant);
+    CausalAttention ca =
+        CausalAttention::init(gen, opt.d_in(), d_out, opt.num_tokens(), 0.0, opt.qkv_bias, opt.variant);
     ca.forward(batch, gen, opt.bernoulli, nullptr, opt.variant);
     nb.note("context_vecs_ca_batch.note", {std::to_string(gen.draws()), fmt_seed(opt, 123)});
     nb.explain("context_vecs_ca_batch.explain");
@@ -69,12 +71,15 @@ Notebook wrapper_lesson(const LessonOptions& opt) {
   if (opt.no_reseed) {
     const std::string drawn = std::to_string(draws_before), last = std::to_string(draws_before - 1);
     const bool book = !opt.seed && !opt.custom_inputs && d_out == 2 && h >= 2 && !opt.qkv_bias;
-    nb.confusion_case("wrapper_context_vecs.confusion", book ? "no_reseed_book" : h >= 2 ? "no_reseed_heads" : "no_reseed_one_head",
+    nb.confusion_case("wrapper_context_vecs.confusion",
+                      book     ? "no_reseed_book"
+                      : h >= 2 ? "no_reseed_heads"
+                               : "no_reseed_one_head",
                       {drawn, last, seed});
   } else {
     // The book's numbers only at its seed and settings (§3.6.1: its inputs, d_out 2, 2 heads, dropout 0, no bias).
-    const bool book_numbers = opt.seed_or(123) == 123 && !opt.custom_inputs && d_out == 2 && h == 2 && p == 0.0 &&
-                              !opt.qkv_bias;
+    const bool book_numbers =
+        opt.seed_or(123) == 123 && !opt.custom_inputs && d_out == 2 && h == 2 && p == 0.0 && !opt.qkv_bias;
     nb.confusion_case("wrapper_context_vecs.confusion", book_numbers ? "reseed_book" : "reseed_other", {seed});
   }
 
@@ -86,7 +91,8 @@ Notebook wrapper_lesson(const LessonOptions& opt) {
   nb.cell(heads_code);
   for (size_t i = 0; i < head_outputs.size(); ++i)
     nb.show("head " + std::to_string(i) + ":", "head_outputs[" + std::to_string(i) + "]", head_outputs[i]);
-  nb.note_case("head_outputs.note", p > 0.0 ? "with_dropout" : "without_dropout", {shape_text(head_outputs[0].shape())});
+  nb.note_case("head_outputs.note", p > 0.0 ? "with_dropout" : "without_dropout",
+               {shape_text(head_outputs[0].shape())});
   nb.explain(d_out == 1 ? "head_outputs.explain_one" : "head_outputs.explain", {ds});
 
   nb.cell({"torch.cat(head_outputs, dim=-1)", "print(torch.cat(head_outputs, dim=-1).shape)"});

@@ -137,33 +137,68 @@ BoundedRead read_bounded(const std::string& path, std::size_t limit, int timeout
 ErrorText errno_text(int err) {
   const char* name = nullptr;
   switch (err) {
-    case ENOENT: name = "ENOENT"; break;
-    case ENOTDIR: name = "ENOTDIR"; break;
-    case EISDIR: name = "EISDIR"; break;
-    case EACCES: name = "EACCES"; break;
-    case EPERM: name = "EPERM"; break;
-    case EROFS: name = "EROFS"; break;
-    case ENOSPC: name = "ENOSPC"; break;
-    case EDQUOT: name = "EDQUOT"; break;
-    case ENXIO: name = "ENXIO"; break;
-    case ENAMETOOLONG: name = "ENAMETOOLONG"; break;
-    case ELOOP: name = "ELOOP"; break;
-    case EPIPE: name = "EPIPE"; break;
-    case EIO: name = "EIO"; break;
-    case EINVAL: name = "EINVAL"; break;
-    default: return std::string(std::strerror(err));
+    case ENOENT:
+      name = "ENOENT";
+      break;
+    case ENOTDIR:
+      name = "ENOTDIR";
+      break;
+    case EISDIR:
+      name = "EISDIR";
+      break;
+    case EACCES:
+      name = "EACCES";
+      break;
+    case EPERM:
+      name = "EPERM";
+      break;
+    case EROFS:
+      name = "EROFS";
+      break;
+    case ENOSPC:
+      name = "ENOSPC";
+      break;
+    case EDQUOT:
+      name = "EDQUOT";
+      break;
+    case ENXIO:
+      name = "ENXIO";
+      break;
+    case ENAMETOOLONG:
+      name = "ENAMETOOLONG";
+      break;
+    case ELOOP:
+      name = "ELOOP";
+      break;
+    case EPIPE:
+      name = "EPIPE";
+      break;
+    case EIO:
+      name = "EIO";
+      break;
+    case EINVAL:
+      name = "EINVAL";
+      break;
+    default:
+      return std::string(std::strerror(err));
   }
   return error_text(std::string("core.errno.") + name, {std::string(std::strerror(err))});
 }
 
 ErrorText read_problem_text(const BoundedRead& r, std::size_t limit, int timeout_seconds) {
   switch (r.problem) {
-    case BoundedRead::kNone: return "";
-    case BoundedRead::kCannotOpen: return error_text("core.read.cannot-open", {r.reason});
-    case BoundedRead::kIsDirectory: return error_text("core.read.directory");
-    case BoundedRead::kTooLarge: return error_text("core.read.too-large", {size_text(limit)});
-    case BoundedRead::kTimedOut: return error_text("core.read.timed-out", {std::to_string(timeout_seconds)});
-    case BoundedRead::kReadError: return error_text("core.read.cannot-read", {r.reason});
+    case BoundedRead::kNone:
+      return "";
+    case BoundedRead::kCannotOpen:
+      return error_text("core.read.cannot-open", {r.reason});
+    case BoundedRead::kIsDirectory:
+      return error_text("core.read.directory");
+    case BoundedRead::kTooLarge:
+      return error_text("core.read.too-large", {size_text(limit)});
+    case BoundedRead::kTimedOut:
+      return error_text("core.read.timed-out", {std::to_string(timeout_seconds)});
+    case BoundedRead::kReadError:
+      return error_text("core.read.cannot-read", {r.reason});
   }
   return "";
 }

@@ -13,8 +13,8 @@ constexpr std::size_t kMiB = 1024 * 1024;
 struct BoundedRead {
   enum Problem { kNone, kCannotOpen, kIsDirectory, kTooLarge, kTimedOut, kReadError };
   Problem problem = kNone;
-  std::string text;    // the whole file when problem == kNone
-  ErrorText reason;    // the system's reason (errno_text) for kCannotOpen and kReadError
+  std::string text;  // the whole file when problem == kNone
+  ErrorText reason;  // the system's reason (errno_text) for kCannotOpen and kReadError
 };
 
 // At most `limit` bytes. A regular file larger than the limit is refused from its size without

@@ -33,7 +33,7 @@ class Temporaries {
   static void remove_all();
 
  private:
-  struct sigaction old_[3] {};
+  struct sigaction old_[3]{};
   bool installed_[3] = {false, false, false};
 };
 

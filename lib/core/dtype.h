@@ -7,12 +7,17 @@ enum class DType { Float32, Float64, Int64, Int32, Bool };
 // PyTorch's name: "float32", as in torch.float32.
 inline const char* dtype_name(DType d) {
   switch (d) {
-    case DType::Float32: return "float32";
-    case DType::Float64: return "float64";
-    case DType::Int64: return "int64";
-    case DType::Int32: return "int32";
-    case DType::Bool: return "bool";
+    case DType::Float32:
+      return "float32";
+    case DType::Float64:
+      return "float64";
+    case DType::Int64:
+      return "int64";
+    case DType::Int32:
+      return "int32";
+    case DType::Bool:
+      return "bool";
   }
   return "float32";
 }
-}
+}  // namespace attn

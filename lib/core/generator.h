@@ -9,10 +9,10 @@ namespace attn {
 
 class Generator {
  public:
-  Generator();                        // as after torch.manual_seed(67280421310721), torch's default
-  void manual_seed(uint64_t seed);    // seed already as torch sees it: two's complement for negatives
-  uint32_t random();                  // one 32-bit draw
-  uint64_t random64();                // two draws, the first is the high word
+  Generator();                      // as after torch.manual_seed(67280421310721), torch's default
+  void manual_seed(uint64_t seed);  // seed already as torch sees it: two's complement for negatives
+  uint32_t random();                // one 32-bit draw
+  uint64_t random64();              // two draws, the first is the high word
   std::optional<double>& normal_cache() { return normal_cache_; }
   uint64_t draws() const { return draws_; }  // 32-bit draws since the last manual_seed (for annotations)
 

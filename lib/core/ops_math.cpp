@@ -56,8 +56,7 @@ std::vector<float> broadcast_values(const Tensor& t, const Shape& shape) {
   return out;
 }
 
-Tensor elementwise(const Tensor& a, const Tensor& b, const std::function<float(float, float)>& f,
-                   const char* grad_fn) {
+Tensor elementwise(const Tensor& a, const Tensor& b, const std::function<float(float, float)>& f, const char* grad_fn) {
   const Shape shape = broadcast_shape(a.shape(), b.shape());
   std::vector<float> va = broadcast_values(a, shape), vb = broadcast_values(b, shape);
   Eigen::Map<Eigen::ArrayXf> xa(va.data(), va.size());
@@ -84,9 +83,9 @@ void matmul_2d(const float* a, const float* b, float* c, int64_t m, int64_t k, i
 }  // namespace
 
 Tensor dot(const Tensor& a, const Tensor& b) {
-  if (a.dim() != 1 || b.dim() != 1) throw std::invalid_argument("1D tensors expected, but got " +
-                                                                std::to_string(a.dim()) + "D and " +
-                                                                std::to_string(b.dim()) + "D tensors");
+  if (a.dim() != 1 || b.dim() != 1)
+    throw std::invalid_argument("1D tensors expected, but got " + std::to_string(a.dim()) + "D and " +
+                                std::to_string(b.dim()) + "D tensors");
   if (a.numel() != b.numel())
     throw std::invalid_argument("inconsistent tensor size, expected tensor [" + std::to_string(a.numel()) +
                                 "] and src [" + std::to_string(b.numel()) + "] to have the same number of elements");
@@ -103,9 +102,9 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   const int64_t k = a.size(-1);
   const int64_t kb = b.dim() == 1 ? b.size(0) : b.size(-2);
   if (k != kb)
-    throw std::invalid_argument("mat1 and mat2 shapes cannot be multiplied (" + std::to_string(a.dim() == 1 ? 1 : a.numel() / k) +
-                                "x" + std::to_string(k) + " and " + std::to_string(kb) + "x" +
-                                std::to_string(b.dim() == 1 ? 1 : b.size(-1)) + ")");
+    throw std::invalid_argument("mat1 and mat2 shapes cannot be multiplied (" +
+                                std::to_string(a.dim() == 1 ? 1 : a.numel() / k) + "x" + std::to_string(k) + " and " +
+                                std::to_string(kb) + "x" + std::to_string(b.dim() == 1 ? 1 : b.size(-1)) + ")");
   if (a.dim() == 1 && b.dim() == 2) {  // (k) @ (k, n) -> (n)
     const std::vector<float> va = a.values(), vb = b.values();
     std::vector<float> out(b.size(1));
@@ -152,13 +151,16 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
 }
 
 Tensor mul(const Tensor& a, const Tensor& b) {
-  return elementwise(a, b, [](float x, float y) { return x * y; }, "MulBackward0");
+  return elementwise(
+      a, b, [](float x, float y) { return x * y; }, "MulBackward0");
 }
 Tensor div(const Tensor& a, const Tensor& b) {
-  return elementwise(a, b, [](float x, float y) { return x / y; }, "DivBackward0");
+  return elementwise(
+      a, b, [](float x, float y) { return x / y; }, "DivBackward0");
 }
 Tensor add(const Tensor& a, const Tensor& b) {
-  return elementwise(a, b, [](float x, float y) { return x + y; }, "AddBackward0");
+  return elementwise(
+      a, b, [](float x, float y) { return x + y; }, "AddBackward0");
 }
 Tensor div(const Tensor& a, double scalar) {
   return tracked(div(a.needs_grad() ? Tensor(a.shape(), a.values()) : a, Tensor({}, {static_cast<float>(scalar)})),
@@ -209,9 +211,7 @@ float torch_row_sum(const std::vector<float>& v) {
 
 }  // namespace
 
-Tensor sum(const Tensor& t) {
-  return tracked(Tensor({}, {torch_row_sum(t.values())}), t.needs_grad(), "SumBackward0");
-}
+Tensor sum(const Tensor& t) { return tracked(Tensor({}, {torch_row_sum(t.values())}), t.needs_grad(), "SumBackward0"); }
 
 namespace {
 
@@ -232,8 +232,10 @@ Tensor reduce_lines(const Tensor& t, int64_t dim, bool keepdim,
     }
   Shape shape = t.shape();
   if (t.dim() > 0) {
-    if (keepdim) shape[dim] = 1;
-    else shape.erase(shape.begin() + dim);
+    if (keepdim)
+      shape[dim] = 1;
+    else
+      shape.erase(shape.begin() + dim);
   }
   return Tensor(shape, std::move(out));
 }
@@ -278,8 +280,8 @@ Tensor masked_fill(const Tensor& t, const Tensor& mask, float value) {
     throw std::invalid_argument("masked_fill_ only supports boolean masks, but got mask with dtype float");
   const Shape shape = broadcast_shape(t.shape(), mask.shape());
   if (shape != t.shape())
-    throw std::invalid_argument("masked_fill: the mask " + shape_text(mask.shape()) +
-                                " must broadcast to the tensor " + shape_text(t.shape()));
+    throw std::invalid_argument("masked_fill: the mask " + shape_text(mask.shape()) + " must broadcast to the tensor " +
+                                shape_text(t.shape()));
   std::vector<float> v = t.values();
   const std::vector<float> m = broadcast_values(mask, shape);
   for (size_t k = 0; k < v.size(); ++k)

@@ -22,9 +22,8 @@ bool any_needs_grad(const std::vector<Tensor>& ts) {
 int64_t wrap_dim(int64_t dim, int64_t ndim) {
   const int64_t n = ndim == 0 ? 1 : ndim;
   if (dim < -n || dim >= n)
-    throw std::out_of_range("Dimension out of range (expected to be in range of [" +
-                            std::to_string(-n) + ", " + std::to_string(n - 1) + "], but got " +
-                            std::to_string(dim) + ")");
+    throw std::out_of_range("Dimension out of range (expected to be in range of [" + std::to_string(-n) + ", " +
+                            std::to_string(n - 1) + "], but got " + std::to_string(dim) + ")");
   return dim < 0 ? dim + n : dim;
 }
 

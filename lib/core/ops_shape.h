@@ -9,10 +9,10 @@ namespace attn {
 Tensor ones(const Shape& shape);
 Tensor zeros(const Shape& shape);
 
-Tensor select(const Tensor& t, int64_t dim, int64_t index);    // t[..., index, ...], a view
+Tensor select(const Tensor& t, int64_t dim, int64_t index);                  // t[..., index, ...], a view
 Tensor narrow(const Tensor& t, int64_t dim, int64_t start, int64_t length);  // t[:, start:start+length]
-Tensor transpose(const Tensor& t, int64_t dim0, int64_t dim1);  // a view, TransposeBackward0
-Tensor T(const Tensor& t);                                      // 2-D .T, PermuteBackward0
+Tensor transpose(const Tensor& t, int64_t dim0, int64_t dim1);               // a view, TransposeBackward0
+Tensor T(const Tensor& t);                                                   // 2-D .T, PermuteBackward0
 // .view(shape): -1 infers one size. Throws std::invalid_argument with PyTorch's explanation when
 // the strides do not allow it (e.g. after transpose without contiguous()).
 Tensor view(const Tensor& t, Shape shape);

@@ -28,24 +28,35 @@ struct Plan {
   bool direct = false;     // a device or FIFO: opened and written as it is
   std::string final_path;  // the regular file to create or replace (symlinks followed)
   bool exists = false;
-  struct stat st {};       // of the existing final_path
-  int temp = -1;           // its slot in the registry of temporaries, once created
+  struct stat st {};  // of the existing final_path
+  int temp = -1;      // its slot in the registry of temporaries, once created
 };
 
 ErrorText fix_for(int err) {
   switch (err) {
-    case ENOENT: case ENOTDIR: return error_text("core.output.fix-mkdir");
-    case EACCES: case EPERM: case EROFS: return error_text("core.output.fix-writable");
-    case ENOSPC: case EDQUOT: return error_text("core.output.fix-space");
-    case ENXIO: return error_text("core.output.fix-reader");
-    case ENAMETOOLONG: return error_text("core.output.fix-shorter");
-    default: return error_text("core.output.fix-other");
+    case ENOENT:
+    case ENOTDIR:
+      return error_text("core.output.fix-mkdir");
+    case EACCES:
+    case EPERM:
+    case EROFS:
+      return error_text("core.output.fix-writable");
+    case ENOSPC:
+    case EDQUOT:
+      return error_text("core.output.fix-space");
+    case ENXIO:
+      return error_text("core.output.fix-reader");
+    case ENAMETOOLONG:
+      return error_text("core.output.fix-shorter");
+    default:
+      return error_text("core.output.fix-other");
   }
 }
 
 // `what`: a key of lib/core/text.txt (core.output.*).
 [[noreturn]] void fail(const std::string& option, const std::string& path, const char* what, int err) {
-  throw UsageError(error_text("core.output.fail-errno", {option, echo(path, 60), error_text(what), errno_text(err), fix_for(err)}));
+  throw UsageError(
+      error_text("core.output.fail-errno", {option, echo(path, 60), error_text(what), errno_text(err), fix_for(err)}));
 }
 
 [[noreturn]] void fail(const Plan& p, const char* what, int err) { fail(p.option, p.path, what, err); }
@@ -147,10 +158,12 @@ void require_distinct(const std::vector<NamedPath>& outputs, const std::vector<N
       if (same_file(id, identity_of_descriptor(fd))) fail(out.option, out.path, error_text(standard[fd]));
     for (std::size_t i = 0; i < inputs.size(); ++i)
       if (same_file(id, input_ids[i]))
-        fail(out.option, out.path, error_text("core.output.same-as-input", {inputs[i].option + " " + echo(inputs[i].path, 60)}));
+        fail(out.option, out.path,
+             error_text("core.output.same-as-input", {inputs[i].option + " " + echo(inputs[i].path, 60)}));
     for (std::size_t i = 0; i < seen.size(); ++i)
       if (same_file(id, seen[i]))
-        fail(out.option, out.path, error_text("core.output.same-file", {outputs[i].option + " " + echo(outputs[i].path, 60)}));
+        fail(out.option, out.path,
+             error_text("core.output.same-file", {outputs[i].option + " " + echo(outputs[i].path, 60)}));
     seen.push_back(id);
   }
 }
@@ -169,8 +182,7 @@ void plan_target(Plan& p) {
   p.final_path = p.path;
   if (!follow_links(p.final_path)) fail(p, "core.output.cannot-reach", ELOOP);
   p.exists = ::lstat(p.final_path.c_str(), &p.st) == 0;
-  if (p.exists && file_access(p.final_path.c_str(), W_OK) != 0)
-    fail(p, error_text("core.output.read-only"));
+  if (p.exists && file_access(p.final_path.c_str(), W_OK) != 0) fail(p, error_text("core.output.read-only"));
 }
 
 bool write_all(int fd, const std::string& text) {
@@ -200,8 +212,9 @@ void write_temp(Plan& p, Temporaries& temporaries) {
   if (p.temp < 0) {
     const int err = errno;
     if (p.exists && (err == ENOENT || err == ENOTDIR))  // the file is there, its directory takes no new one (/proc)
-      throw UsageError(error_text("core.output.fail-errno", {p.option, echo(p.path, 60), error_text("core.output.cannot-create"),
-                                                             errno_text(err), error_text("core.output.fix-other")}));
+      throw UsageError(
+          error_text("core.output.fail-errno", {p.option, echo(p.path, 60), error_text("core.output.cannot-create"),
+                                                errno_text(err), error_text("core.output.fix-other")}));
     fail(p, "core.output.cannot-create", err);
   }
   // mkstemp creates 0600: a new file takes the umask's permissions, a replaced one keeps its own.
@@ -318,7 +331,8 @@ void OutputSet::commit() {
         ::signal(SIGPIPE, SIG_DFL);
         ::raise(SIGPIPE);
       }
-      throw UsageError(error_text(err == ENOSPC ? "core.output.stdout-space" : "core.output.stdout", {errno_text(err)}));
+      throw UsageError(
+          error_text(err == ENOSPC ? "core.output.stdout-space" : "core.output.stdout", {errno_text(err)}));
     }
   }
   // 3. The renames, with SIGINT, SIGTERM and SIGHUP held back until the last one is done: a signal
@@ -328,7 +342,8 @@ void OutputSet::commit() {
     const HoldSignals held;
     for (Plan& p : plans)
       if (!p.direct) {
-        if (std::rename(Temporaries::name(p.temp), p.final_path.c_str()) != 0) fail(p, "core.output.cannot-replace", errno);
+        if (std::rename(Temporaries::name(p.temp), p.final_path.c_str()) != 0)
+          fail(p, "core.output.cannot-replace", errno);
         Temporaries::forget(p.temp);
         directories.push_back(directory_of(p.final_path));
       }

@@ -11,7 +11,7 @@
 namespace attn {
 namespace {
 
-constexpr int kBaseIndent = 7;      // strlen("tensor(")
+constexpr int kBaseIndent = 7;  // strlen("tensor(")
 constexpr int kLineWidth = 80;
 constexpr int64_t kThreshold = 1000;
 constexpr int64_t kEdgeItems = 3;
@@ -33,9 +33,12 @@ struct Formatter {
   // The cell text before right-alignment (§5.6, §10).
   std::string text(double v) const {
     switch (mode) {
-      case Mode::Bool: return v != 0.0 ? "True" : "False";
-      case Mode::Integer: return std::to_string(static_cast<long long>(v));
-      default: break;
+      case Mode::Bool:
+        return v != 0.0 ? "True" : "False";
+      case Mode::Integer:
+        return std::to_string(static_cast<long long>(v));
+      default:
+        break;
     }
     if (std::isnan(v)) return "nan";  // never "-nan", whatever the sign bit says
     if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
@@ -180,8 +183,10 @@ void render_block(std::string& out, const View& view, const Formatter& f, size_t
   for (int64_t i : view.kept[dim]) {
     if (!first) out += sep;
     first = false;
-    if (i < 0) out += "...";
-    else render_block(out, view, f, dim + 1, offset + i * view.strides[dim], spans);
+    if (i < 0)
+      out += "...";
+    else
+      render_block(out, view, f, dim + 1, offset + i * view.strides[dim], spans);
   }
   out += "]";
 }
@@ -249,8 +254,10 @@ std::string repr(const PrintSpec& spec, std::vector<ElementSpan>* spans) {
   } else {
     const View view = make_view(spec);
     const Formatter f = formatter_for(spec, view);
-    if (spec.shape.empty()) append_cell(text, f.cell(spec.values.at(0)), 0, spans);
-    else render_block(text, view, f, 0, 0, spans);
+    if (spec.shape.empty())
+      append_cell(text, f.cell(spec.values.at(0)), 0, spans);
+    else
+      render_block(text, view, f, 0, 0, spans);
     suffixes = dtype_suffixes(spec);
   }
   if (spec.autograd) suffixes.push_back(*spec.autograd);

@@ -17,7 +17,7 @@ struct Prose {
 
   Prose() = default;
   Prose(std::string value) : literal(std::move(value)) {}  // NOLINT: values convert implicitly
-  Prose(const char* value) : literal(value) {}              // NOLINT
+  Prose(const char* value) : literal(value) {}             // NOLINT
   bool empty() const { return key.empty() && literal.empty(); }
 };
 

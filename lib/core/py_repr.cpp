@@ -122,8 +122,10 @@ bool py_printable(char32_t c) {
   size_t lo = 0, hi = sizeof kNotPrintable / sizeof kNotPrintable[0];
   while (lo < hi) {  // the first range whose end is at or after c
     const size_t mid = (lo + hi) / 2;
-    if (kNotPrintable[mid].last < c) lo = mid + 1;
-    else hi = mid;
+    if (kNotPrintable[mid].last < c)
+      lo = mid + 1;
+    else
+      hi = mid;
   }
   return !(lo < sizeof kNotPrintable / sizeof kNotPrintable[0] && kNotPrintable[lo].first <= c);
 }
@@ -150,9 +152,12 @@ std::string escape(char32_t c) {
   if (c == '\r') return "\\r";
   if (c == '\t') return "\\t";
   char buf[16];
-  if (c <= 0xFF) std::snprintf(buf, sizeof buf, "\\x%02x", static_cast<unsigned>(c));
-  else if (c <= 0xFFFF) std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(c));
-  else std::snprintf(buf, sizeof buf, "\\U%08x", static_cast<unsigned>(c));
+  if (c <= 0xFF)
+    std::snprintf(buf, sizeof buf, "\\x%02x", static_cast<unsigned>(c));
+  else if (c <= 0xFFFF)
+    std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(c));
+  else
+    std::snprintf(buf, sizeof buf, "\\U%08x", static_cast<unsigned>(c));
   return buf;
 }
 
@@ -180,9 +185,12 @@ std::string py_str(const std::string& text) {
   std::string out(1, quote);
   out.reserve(text.size() + 2);
   each_character(text, [&](char32_t c, const std::string& bytes) {
-    if (c == static_cast<char32_t>(quote) || c == '\\') out += '\\', out += static_cast<char>(c);
-    else if (c == ' ' || (!bytes.empty() && py_printable(c))) out += bytes;
-    else out += escape(c);
+    if (c == static_cast<char32_t>(quote) || c == '\\')
+      out += '\\', out += static_cast<char>(c);
+    else if (c == ' ' || (!bytes.empty() && py_printable(c)))
+      out += bytes;
+    else
+      out += escape(c);
   });
   return out + quote;
 }
@@ -191,8 +199,10 @@ std::string py_comment(const std::string& text) {
   std::string out;
   out.reserve(text.size());
   each_character(text, [&](char32_t c, const std::string& bytes) {
-    if (!bytes.empty() && (py_printable(c) || space_separator(c))) out += bytes;
-    else out += escape(c);
+    if (!bytes.empty() && (py_printable(c) || space_separator(c)))
+      out += bytes;
+    else
+      out += escape(c);
   });
   return out;
 }

@@ -77,11 +77,9 @@ void fill_normal_scalar(Generator& gen, float* out, size_t n, double mean, doubl
 
 namespace avx {
 const float kSqrtHf = float_from_bits(0x3F3504F3);
-const float kP[9] = {float_from_bits(0x3D9021BB), float_from_bits(0xBDEBD1B8),
-                     float_from_bits(0x3DEF251A), float_from_bits(0xBDFE5D4F),
-                     float_from_bits(0x3E11E9BF), float_from_bits(0xBE2AAE50),
-                     float_from_bits(0x3E4CCEAC), float_from_bits(0xBE7FFFFC),
-                     float_from_bits(0x3EAAAAAA)};
+const float kP[9] = {float_from_bits(0x3D9021BB), float_from_bits(0xBDEBD1B8), float_from_bits(0x3DEF251A),
+                     float_from_bits(0xBDFE5D4F), float_from_bits(0x3E11E9BF), float_from_bits(0xBE2AAE50),
+                     float_from_bits(0x3E4CCEAC), float_from_bits(0xBE7FFFFC), float_from_bits(0x3EAAAAAA)};
 // Cephes' constants as the AVX2 kernel holds them (bit patterns from the spec).
 const float kQ1 = float_from_bits(0xB95E8083), kQ2 = float_from_bits(0x3F318000), kFopi = float_from_bits(0x3FA2F983);
 const float kDp1 = float_from_bits(0x3F490000), kDp2 = float_from_bits(0x397DA000), kDp3 = float_from_bits(0x33222169);
@@ -246,8 +244,8 @@ std::vector<float> bernoulli_mask(Generator& gen, int64_t numel, double q, Berno
 }
 
 // §7: identity for p == 0 or empty input, input * 0 for p == 1, else input * (mask / f32(q)).
-std::vector<float> dropout_values(Generator& gen, const std::vector<float>& input, double p,
-                                  BernoulliPath path, std::vector<float>* mask_out) {
+std::vector<float> dropout_values(Generator& gen, const std::vector<float>& input, double p, BernoulliPath path,
+                                  std::vector<float>* mask_out) {
   if (!(p >= 0.0 && p <= 1.0)) throw std::invalid_argument("dropout probability must be in [0, 1]");
   if (mask_out) mask_out->clear();
   if (p == 0.0 || input.empty()) return input;

@@ -10,7 +10,7 @@ namespace attn {
 
 enum class BernoulliPath { Default, Mkl };  // §7.1 mt19937 (the book), §7.2 Intel MKL (<= 2.6)
 
-std::vector<float> rand_values(Generator& gen, int64_t numel);                       // torch.rand
+std::vector<float> rand_values(Generator& gen, int64_t numel);                         // torch.rand
 std::vector<float> uniform_values(Generator& gen, int64_t numel, double a, double b);  // uniform_(a, b), fused
 std::vector<float> randn_values(Generator& gen, int64_t numel, double mean = 0.0, double std = 1.0);
 
@@ -27,7 +27,7 @@ std::vector<float> bernoulli_mask(Generator& gen, int64_t numel, double q, Berno
 // Training-mode nn.Dropout(p) applied to row-major values: p == 0 returns the input unchanged and
 // draws nothing; p == 1 returns input * 0 and draws nothing; otherwise input * (mask / f32(1 - p)).
 // If mask_out is given it receives the 0/1 mask (empty when no mask was drawn).
-std::vector<float> dropout_values(Generator& gen, const std::vector<float>& input, double p,
-                                  BernoulliPath path, std::vector<float>* mask_out = nullptr);
+std::vector<float> dropout_values(Generator& gen, const std::vector<float>& input, double p, BernoulliPath path,
+                                  std::vector<float>* mask_out = nullptr);
 
 }  // namespace attn

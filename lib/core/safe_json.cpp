@@ -105,9 +105,12 @@ std::size_t too_deep_at(const std::string& text, int max_depth) {
   for (std::size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
     if (in_string) {
-      if (escaped) escaped = false;
-      else if (c == '\\') escaped = true;
-      else if (c == '"') in_string = false;
+      if (escaped)
+        escaped = false;
+      else if (c == '\\')
+        escaped = true;
+      else if (c == '"')
+        in_string = false;
     } else if (c == '"') {
       in_string = true;
     } else if (c == '[' || c == '{') {
@@ -119,9 +122,7 @@ std::size_t too_deep_at(const std::string& text, int max_depth) {
   return text.size();
 }
 
-bool word_char(char c) {
-  return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '+' || c == '.';
-}
+bool word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '+' || c == '.'; }
 
 // Where the word (a number or a literal: letters, digits, signs, dots) that ends at `last` starts.
 std::size_t word_start(const std::string& text, std::size_t last) {
@@ -167,8 +168,9 @@ json parse_json_safely(const std::string& text, const JsonRules& rules) {
   const bool ok = json::sax_parse(text, &builder, json::input_format_t::json, true, false);
   if (ok && !builder.too_deep() && !builder.error()) return doc;
   if (builder.too_deep())
-    throw UsageError(error_text("core.json.too-deep", {rules.source, std::to_string(rules.max_depth),
-                                                       where(text, too_deep_at(text, rules.max_depth)), rules.depth_fix}));
+    throw UsageError(
+        error_text("core.json.too-deep", {rules.source, std::to_string(rules.max_depth),
+                                          where(text, too_deep_at(text, rules.max_depth)), rules.depth_fix}));
 
   // nlohmann's position is just past the last character it read: the one that broke the JSON, or
   // the last of the token that came unexpected.
@@ -219,11 +221,11 @@ json parse_json_safely(const std::string& text, const JsonRules& rules) {
     at = last;
     const ErrorText expected = expected_text(m);
     what = expected.empty() ? error_text("core.json.unexpected-string")
-                                : error_text("core.json.unexpected-string-expected", {expected});
+                            : error_text("core.json.unexpected-string-expected", {expected});
   } else if (m.find("unexpected ") != std::string::npos) {
     const ErrorText expected = expected_text(m);
     what = expected.empty() ? error_text("core.json.unexpected", {quoted(word)})
-                                : error_text("core.json.unexpected-expected", {quoted(word), expected});
+                            : error_text("core.json.unexpected-expected", {quoted(word), expected});
     const std::size_t before = at == 0 ? std::string::npos : text.find_last_not_of(" \t\r\n", at - 1);
     if ((word == "]" || word == "}") && before != std::string::npos && text[before] == ',')
       what = error_text("core.json.trailing-comma", {what, word});

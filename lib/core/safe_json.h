@@ -10,10 +10,10 @@
 namespace attn {
 
 struct JsonRules {
-  std::string source;         // the start of every message, e.g. "--inputs x.json"
-  ErrorText fix;              // how to write a valid file, the end of a syntax error's message
-  ErrorText nonfinite_fix;    // what to write instead of NaN, Infinity or a number like 1e309
-  ErrorText depth_fix;        // how deep the file needs to nest
+  std::string source;       // the start of every message, e.g. "--inputs x.json"
+  ErrorText fix;            // how to write a valid file, the end of a syntax error's message
+  ErrorText nonfinite_fix;  // what to write instead of NaN, Infinity or a number like 1e309
+  ErrorText depth_fix;      // how deep the file needs to nest
   int max_depth = 64;
 };
 

@@ -7,17 +7,26 @@ namespace attn {
 
 std::pair<char32_t, std::size_t> decode_utf8(const std::string& s, std::size_t i) {
   const auto byte = [&](std::size_t k) { return k < s.size() ? static_cast<unsigned char>(s[k]) : 0u; };
-  const auto cont = [&](std::size_t k, unsigned lo = 0x80, unsigned hi = 0xBF) { return byte(k) >= lo && byte(k) <= hi; };
+  const auto cont = [&](std::size_t k, unsigned lo = 0x80, unsigned hi = 0xBF) {
+    return byte(k) >= lo && byte(k) <= hi;
+  };
   const unsigned c = byte(i);
   if (c < 0x80) return {c, 1};
   std::size_t n = 0;
-  if (c >= 0xC2 && c <= 0xDF) n = cont(i + 1) ? 2 : 0;
-  else if (c == 0xE0) n = cont(i + 1, 0xA0) && cont(i + 2) ? 3 : 0;
-  else if ((c >= 0xE1 && c <= 0xEC) || c == 0xEE || c == 0xEF) n = cont(i + 1) && cont(i + 2) ? 3 : 0;
-  else if (c == 0xED) n = cont(i + 1, 0x80, 0x9F) && cont(i + 2) ? 3 : 0;
-  else if (c == 0xF0) n = cont(i + 1, 0x90) && cont(i + 2) && cont(i + 3) ? 4 : 0;
-  else if (c >= 0xF1 && c <= 0xF3) n = cont(i + 1) && cont(i + 2) && cont(i + 3) ? 4 : 0;
-  else if (c == 0xF4) n = cont(i + 1, 0x80, 0x8F) && cont(i + 2) && cont(i + 3) ? 4 : 0;
+  if (c >= 0xC2 && c <= 0xDF)
+    n = cont(i + 1) ? 2 : 0;
+  else if (c == 0xE0)
+    n = cont(i + 1, 0xA0) && cont(i + 2) ? 3 : 0;
+  else if ((c >= 0xE1 && c <= 0xEC) || c == 0xEE || c == 0xEF)
+    n = cont(i + 1) && cont(i + 2) ? 3 : 0;
+  else if (c == 0xED)
+    n = cont(i + 1, 0x80, 0x9F) && cont(i + 2) ? 3 : 0;
+  else if (c == 0xF0)
+    n = cont(i + 1, 0x90) && cont(i + 2) && cont(i + 3) ? 4 : 0;
+  else if (c >= 0xF1 && c <= 0xF3)
+    n = cont(i + 1) && cont(i + 2) && cont(i + 3) ? 4 : 0;
+  else if (c == 0xF4)
+    n = cont(i + 1, 0x80, 0x8F) && cont(i + 2) && cont(i + 3) ? 4 : 0;
   if (n == 0) return {0, 0};
   char32_t v = c & (n == 2 ? 0x1F : n == 3 ? 0x0F : 0x07);
   for (std::size_t k = 1; k < n; ++k) v = (v << 6) | (byte(i + k) & 0x3F);
@@ -57,7 +66,11 @@ std::vector<std::string> shown_characters(const std::string& s, bool escape_bidi
       continue;
     }
     if (c < 0x20 || c == 0x7F) {
-      out.push_back(c == '\n' ? "\\n" : c == '\t' ? "\\t" : c == '\r' ? "\\r" : c == 0x1B ? "\\e" : hex_escape(static_cast<unsigned char>(c)));
+      out.push_back(c == '\n'   ? "\\n"
+                    : c == '\t' ? "\\t"
+                    : c == '\r' ? "\\r"
+                    : c == 0x1B ? "\\e"
+                                : hex_escape(static_cast<unsigned char>(c)));
     } else if ((c >= 0x80 && c < 0xA0) || (escape_bidi && is_bidi_control(c))) {
       out.push_back(code_point_escape(c));  // C1 controls (some terminals obey them), bidi controls
     } else {
@@ -93,7 +106,8 @@ std::string echo(const std::string& value, std::size_t max_chars) {
     while (at > 0 && (static_cast<unsigned char>(value[at]) & 0xC0) == 0x80) --at;
     return at;
   };
-  return shorten(shown_characters(value.substr(0, boundary(keep)) + value.substr(boundary(value.size() - keep))), max_chars);
+  return shorten(shown_characters(value.substr(0, boundary(keep)) + value.substr(boundary(value.size() - keep))),
+                 max_chars);
 }
 
 std::string clean_message(const std::string& message) {
@@ -105,8 +119,10 @@ std::string clean_message(const std::string& message) {
   const auto end_word = [&](std::size_t end) {
     std::vector<std::string> word(chars.begin() + static_cast<std::ptrdiff_t>(word_start),
                                   chars.begin() + static_cast<std::ptrdiff_t>(end));
-    if (word.size() > kLongestWord) out.push_back(shorten(word, kShortWord));
-    else out.insert(out.end(), word.begin(), word.end());
+    if (word.size() > kLongestWord)
+      out.push_back(shorten(word, kShortWord));
+    else
+      out.insert(out.end(), word.begin(), word.end());
   };
   // A word ends at a space, and at a character of U+0800 or above (3 or 4 UTF-8 bytes: Chinese,
   // its punctuation), which stands as its own word: Chinese puts no space between a path and "：".

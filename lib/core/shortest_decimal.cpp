@@ -18,11 +18,14 @@ ShortestDecimal parse_scientific(const char* s) {
   return d;
 }
 
-template <class T> T read_back(const ShortestDecimal& d) {
+template <class T>
+T read_back(const ShortestDecimal& d) {
   char text[48];
   std::snprintf(text, sizeof text, "%llue%d", static_cast<unsigned long long>(d.digits), d.exponent);
-  if constexpr (sizeof(T) == sizeof(float)) return std::strtof(text, nullptr);
-  else return std::strtod(text, nullptr);
+  if constexpr (sizeof(T) == sizeof(float))
+    return std::strtof(text, nullptr);
+  else
+    return std::strtod(text, nullptr);
 }
 
 ShortestDecimal without_trailing_zeros(ShortestDecimal d) {
@@ -42,7 +45,8 @@ bool lopsided(double v) {
   return (bits & 0xFFFFFFFFFFFFFull) == 0 && ((bits >> 52) & 0x7FFull) > 1;
 }
 
-template <class T> ShortestDecimal by_trial(T v) {
+template <class T>
+ShortestDecimal by_trial(T v) {
   constexpr int kMaxDigits = sizeof(T) == sizeof(float) ? 9 : 17;
   uint64_t unit = 1;  // 10^p
   for (int p = 1; p <= kMaxDigits; ++p) {

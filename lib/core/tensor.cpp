@@ -48,8 +48,8 @@ Tensor::Tensor(Shape shape, std::vector<float> values, DType dtype)
       strides_(contiguous_strides(shape_)),
       dtype_(dtype) {
   if (static_cast<int64_t>(storage_->size()) != numel_of(shape_))
-    throw std::invalid_argument("tensor: " + std::to_string(storage_->size()) +
-                                " values do not fill shape " + shape_text(shape_));
+    throw std::invalid_argument("tensor: " + std::to_string(storage_->size()) + " values do not fill shape " +
+                                shape_text(shape_));
 }
 
 int64_t Tensor::numel() const { return numel_of(shape_); }

@@ -7,8 +7,10 @@ PrintSpec print_spec(const Tensor& t) {
   spec.dtype = t.dtype();
   spec.shape = t.shape();
   for (float v : t.values()) spec.values.push_back(static_cast<double>(v));
-  if (!t.grad_fn().empty()) spec.autograd = "grad_fn=<" + t.grad_fn() + ">";
-  else if (t.requires_grad()) spec.autograd = "requires_grad=True";
+  if (!t.grad_fn().empty())
+    spec.autograd = "grad_fn=<" + t.grad_fn() + ">";
+  else if (t.requires_grad())
+    spec.autograd = "requires_grad=True";
   spec.parameter = t.is_parameter();
   return spec;
 }

@@ -10,7 +10,6 @@
 #include "fast/bench_attention.h"
 #include "fast/bench_steps.h"
 
-
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -56,29 +55,35 @@ void softmax_rows(const float* scores, float* weights, int64_t rows, int64_t T, 
 void head_scores(const AttentionShape& s, const float* q, int64_t ldq, const float* k, int64_t ldk, float* scores,
                  int threads, Workspace& ws) {
   const int64_t h = s.heads, T = s.tokens, hd = s.head_dim();
-  batched_gemm(s.batch * h, [&](int64_t bh) {  // head (bi, hi) is a (T, hd) slice with row stride ldq / ldk
-    const int64_t bi = bh / h, hi = bh % h;
-    GemmArgs g;
-    g.m = T, g.n = T, g.k = hd;
-    g.a = q + bi * T * ldq + hi * hd, g.lda = ldq;
-    g.b = k + bi * T * ldk + hi * hd, g.ldb = ldk, g.b_layout = BLayout::NxK;
-    g.c = scores + bh * T * T, g.ldc = T;
-    return g;
-  }, threads, ws.gemm());
+  batched_gemm(
+      s.batch * h,
+      [&](int64_t bh) {  // head (bi, hi) is a (T, hd) slice with row stride ldq / ldk
+        const int64_t bi = bh / h, hi = bh % h;
+        GemmArgs g;
+        g.m = T, g.n = T, g.k = hd;
+        g.a = q + bi * T * ldq + hi * hd, g.lda = ldq;
+        g.b = k + bi * T * ldk + hi * hd, g.ldb = ldk, g.b_layout = BLayout::NxK;
+        g.c = scores + bh * T * T, g.ldc = T;
+        return g;
+      },
+      threads, ws.gemm());
 }
 
 void values_merged(const AttentionShape& s, const float* weights, const float* v, int64_t ldv, float* ctx_heads,
                    float* ctx, int threads, Workspace& ws) {
   const int64_t b = s.batch, h = s.heads, T = s.tokens, d = s.d_model, hd = s.head_dim();
-  batched_gemm(b * h, [&](int64_t bh) {  // attn_weights @ values: (b, heads, T, hd)
-    const int64_t bi = bh / h, hi = bh % h;
-    GemmArgs g;
-    g.m = T, g.n = hd, g.k = T;
-    g.a = weights + bh * T * T, g.lda = T;
-    g.b = v + bi * T * ldv + hi * hd, g.ldb = ldv, g.b_layout = BLayout::KxN;
-    g.c = ctx_heads + bh * T * hd, g.ldc = hd;
-    return g;
-  }, threads, ws.gemm());
+  batched_gemm(
+      b * h,
+      [&](int64_t bh) {  // attn_weights @ values: (b, heads, T, hd)
+        const int64_t bi = bh / h, hi = bh % h;
+        GemmArgs g;
+        g.m = T, g.n = hd, g.k = T;
+        g.a = weights + bh * T * T, g.lda = T;
+        g.b = v + bi * T * ldv + hi * hd, g.ldb = ldv, g.b_layout = BLayout::KxN;
+        g.c = ctx_heads + bh * T * hd, g.ldc = hd;
+        return g;
+      },
+      threads, ws.gemm());
   parallel_ranges(threads, b * T, [&](int64_t begin, int64_t end) {  // .transpose(1, 2).contiguous(): (b, T, heads, hd)
     for (int64_t row = begin; row < end; ++row) {
       const int64_t bi = row / T, t = row % T;
@@ -118,8 +123,8 @@ void mask_future(float* scores, int64_t count, int64_t T, int threads) {
 void materialised_attention(const AttentionShape& s, const float* q, const float* k, const float* v, int64_t ld,
                             const MhaWeights& w, float* out, int threads, Workspace& ws) {
   const int64_t b = s.batch, T = s.tokens, d = s.d_model, h = s.heads, hd = s.head_dim();
-  float* scores = ws.shared(0, b * h * T * T);   // attn_scores (b, heads, T, T)
-  float* weights = ws.shared(1, b * h * T * T);  // attn_weights (b, heads, T, T)
+  float* scores = ws.shared(0, b * h * T * T);    // attn_scores (b, heads, T, T)
+  float* weights = ws.shared(1, b * h * T * T);   // attn_weights (b, heads, T, T)
   float* ctx_heads = ws.get(12, b * h * T * hd);  // attn_weights @ values: (b, heads, T, hd)
   float* ctx = ws.get(13, b * T * d);             // .transpose(1, 2).contiguous(): (b, T, heads, hd)
   ws.timed(Workspace::kAttention, [&] {
@@ -202,24 +207,30 @@ void wrapper_forward(const MhaWeights& w, const AttentionShape& s, const float* 
       linear(x, d, b * T, d, w.w_value.data() + hi * hd * d, hd, nullptr, v, hd, threads, ws.gemm());
     });
     ws.timed(Workspace::kAttention, [&] {
-      batched_gemm(b, [&](int64_t bi) {  // queries @ keys.transpose(1, 2)
-        GemmArgs g;
-        g.m = T, g.n = T, g.k = hd;
-        g.a = q + bi * T * hd, g.lda = hd;
-        g.b = k + bi * T * hd, g.ldb = hd, g.b_layout = BLayout::NxK;
-        g.c = scores + bi * T * T, g.ldc = T;
-        return g;
-      }, threads, ws.gemm());
+      batched_gemm(
+          b,
+          [&](int64_t bi) {  // queries @ keys.transpose(1, 2)
+            GemmArgs g;
+            g.m = T, g.n = T, g.k = hd;
+            g.a = q + bi * T * hd, g.lda = hd;
+            g.b = k + bi * T * hd, g.ldb = hd, g.b_layout = BLayout::NxK;
+            g.c = scores + bi * T * T, g.ldc = T;
+            return g;
+          },
+          threads, ws.gemm());
       mask_future(scores, b, T, threads);
       softmax_rows(scores, weights, b * T, T, 1.0f / std::sqrt(static_cast<float>(hd)), threads);
-      batched_gemm(b, [&](int64_t bi) {  // attn_weights @ values
-        GemmArgs g;
-        g.m = T, g.n = hd, g.k = T;
-        g.a = weights + bi * T * T, g.lda = T;
-        g.b = v + bi * T * hd, g.ldb = hd, g.b_layout = BLayout::KxN;
-        g.c = head_out[hi] + bi * T * hd, g.ldc = hd;
-        return g;
-      }, threads, ws.gemm());
+      batched_gemm(
+          b,
+          [&](int64_t bi) {  // attn_weights @ values
+            GemmArgs g;
+            g.m = T, g.n = hd, g.k = T;
+            g.a = weights + bi * T * T, g.lda = T;
+            g.b = v + bi * T * hd, g.ldb = hd, g.b_layout = BLayout::KxN;
+            g.c = head_out[hi] + bi * T * hd, g.ldc = hd;
+            return g;
+          },
+          threads, ws.gemm());
     });
   }
   float* ctx = ws.get(5, b * T * d);
@@ -234,8 +245,7 @@ void wrapper_forward(const MhaWeights& w, const AttentionShape& s, const float* 
            [&] { linear(ctx, d, b * T, d, w.w_out.data(), d, w.b_out.data(), out, d, threads, ws.gemm()); });
 }
 
-void mha_forward(const MhaWeights& w, const AttentionShape& s, const float* x, float* out, int threads,
-                 Workspace& ws) {
+void mha_forward(const MhaWeights& w, const AttentionShape& s, const float* x, float* out, int threads, Workspace& ws) {
   const int64_t n = s.rows() * s.d_model, d = s.d_model;
   float* q = ws.get(0, n);  // queries (b, T, d_out), viewed as (b, T, heads, hd)
   float* k = ws.get(1, n);

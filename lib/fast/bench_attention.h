@@ -61,15 +61,14 @@ class Workspace {
   std::vector<AlignedFloats> slots_;
   GemmScratch gemm_;
   std::shared_ptr<std::vector<AlignedFloats>> pool_;
-  std::vector<AlignedFloats> own_shared_;    // the shared slots when there is no pool
-  std::vector<std::size_t> shared_floats_;   // the most this form asked of each shared slot
+  std::vector<AlignedFloats> own_shared_;   // the shared slots when there is no pool
+  std::vector<std::size_t> shared_floats_;  // the most this form asked of each shared slot
 };
 
 // out (batch, tokens, d_model) from x; threads >= 1.
 void wrapper_forward(const MhaWeights& w, const AttentionShape& s, const float* x, float* out, int threads,
                      Workspace& ws);
-void mha_forward(const MhaWeights& w, const AttentionShape& s, const float* x, float* out, int threads,
-                 Workspace& ws);
+void mha_forward(const MhaWeights& w, const AttentionShape& s, const float* x, float* out, int threads, Workspace& ws);
 void fused_qkv_forward(const MhaWeights& w, const AttentionShape& s, const float* x, float* out, int threads,
                        Workspace& ws);
 

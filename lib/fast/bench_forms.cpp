@@ -16,11 +16,11 @@ namespace attn {
 
 namespace {
 
-constexpr int kAveragedSlot = 9;    // torch-mha-weights' (b, T, T) averaged weights
+constexpr int kAveragedSlot = 9;  // torch-mha-weights' (b, T, T) averaged weights
 
 // y (rows, n) = x (rows, k) · B (+ bias): B as nn.Linear stores it, (n, k), or untransposed, (k, n).
-void product(const float* x, int64_t rows, int64_t k, const float* weight, BLayout layout, int64_t n,
-             const float* bias, float* y, int threads, GemmScratch& scratch) {
+void product(const float* x, int64_t rows, int64_t k, const float* weight, BLayout layout, int64_t n, const float* bias,
+             float* y, int threads, GemmScratch& scratch) {
   GemmArgs g;
   g.m = rows, g.n = n, g.k = k;
   g.a = x, g.lda = k;
@@ -96,7 +96,7 @@ void torch_mha(const MhaWeights& w, const AttentionShape& s, const float* x, flo
   ws.timed(Workspace::kAttention, [&] {
     float_mask(mask, T);  // F._canonical_mask: the bool mask (True = masked) as 0 and -inf
     scaled(q, q_scaled, n, 1.0f / std::sqrt(static_cast<float>(hd)), threads);  // q * sqrt(1 / E)
-    head_scores(s, q_scaled, d, k, d, scores, threads, ws);  // baddbmm(attn_mask, q_scaled, k^T)
+    head_scores(s, q_scaled, d, k, d, scores, threads, ws);                     // baddbmm(attn_mask, q_scaled, k^T)
     add_mask(scores, mask, b * h, T, threads);
     weighted_values(s, scores, weights, v, d, ctx, threads, ws);
     if (need_weights) {  // attn_output_weights.view(b, heads, T, T).mean(dim=1)
@@ -185,8 +185,8 @@ void torch_mha_forward(const MhaWeights& w, const AttentionShape& s, const float
   torch_mha(w, s, x, out, threads, ws, false);
 }
 
-void torch_mha_weights_forward(const MhaWeights& w, const AttentionShape& s, const float* x, float* out,
-                               int threads, Workspace& ws) {
+void torch_mha_weights_forward(const MhaWeights& w, const AttentionShape& s, const float* x, float* out, int threads,
+                               Workspace& ws) {
   torch_mha(w, s, x, out, threads, ws, true);
 }
 

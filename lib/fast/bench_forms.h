@@ -22,8 +22,8 @@ void sdpa_mask_forward(const MhaWeights& w, const AttentionShape& s, const float
                        Workspace& ws);
 void torch_mha_forward(const MhaWeights& w, const AttentionShape& s, const float* x, float* out, int threads,
                        Workspace& ws);
-void torch_mha_weights_forward(const MhaWeights& w, const AttentionShape& s, const float* x, float* out,
-                               int threads, Workspace& ws);
+void torch_mha_weights_forward(const MhaWeights& w, const AttentionShape& s, const float* x, float* out, int threads,
+                               Workspace& ws);
 
 // The head-averaged attention weights torch_mha_weights_forward's last run left in `ws`
 // (batch, tokens, tokens); call it only after such a run.

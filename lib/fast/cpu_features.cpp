@@ -39,20 +39,29 @@ std::atomic<Isa>& active() {
 
 const char* isa_name(Isa isa) {
   switch (isa) {
-    case Isa::Avx512: return "AVX-512";
-    case Isa::Avx2Fma: return "AVX2+FMA";
-    case Isa::Neon: return "NEON";
-    case Isa::Portable: break;
+    case Isa::Avx512:
+      return "AVX-512";
+    case Isa::Avx2Fma:
+      return "AVX2+FMA";
+    case Isa::Neon:
+      return "NEON";
+    case Isa::Portable:
+      break;
   }
   return "portable C++";
 }
 
 bool isa_from_name(const std::string& name, Isa& isa) {
-  if (name == "avx512") isa = Isa::Avx512;
-  else if (name == "avx2") isa = Isa::Avx2Fma;
-  else if (name == "neon") isa = Isa::Neon;
-  else if (name == "portable") isa = Isa::Portable;
-  else return false;
+  if (name == "avx512")
+    isa = Isa::Avx512;
+  else if (name == "avx2")
+    isa = Isa::Avx2Fma;
+  else if (name == "neon")
+    isa = Isa::Neon;
+  else if (name == "portable")
+    isa = Isa::Portable;
+  else
+    return false;
   return true;
 }
 
@@ -89,13 +98,17 @@ std::string kernel_summary() {
 const KernelSet& kernel_set(Isa isa) {
   switch (isa) {
 #if defined(__x86_64__)
-    case Isa::Avx512: return avx512_kernels();
-    case Isa::Avx2Fma: return avx2_kernels();
+    case Isa::Avx512:
+      return avx512_kernels();
+    case Isa::Avx2Fma:
+      return avx2_kernels();
 #endif
 #if defined(__aarch64__)
-    case Isa::Neon: return neon_kernels();
+    case Isa::Neon:
+      return neon_kernels();
 #endif
-    default: return portable_kernels();
+    default:
+      return portable_kernels();
   }
 }
 

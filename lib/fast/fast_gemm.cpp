@@ -89,8 +89,10 @@ void macro_kernel(const KernelSet& k, const GemmArgs& g, int64_t ic, int64_t mc,
       const bool direct = in_place && mr == MR;
       const float* ap = direct ? g.a + (ic + s * MR) * g.lda + pc : apack + s * kc * MR;
       const int64_t rs = direct ? g.lda : 1, ks = direct ? 1 : MR;
-      if (mr == MR && nr == NR) k.micro_kernel(kc, ap, rs, ks, bp, c, g.ldc, start, bias);
-      else edge_tile(k, kc, ap, rs, ks, bp, c, g.ldc, start, bias, mr, nr);
+      if (mr == MR && nr == NR)
+        k.micro_kernel(kc, ap, rs, ks, bp, c, g.ldc, start, bias);
+      else
+        edge_tile(k, kc, ap, rs, ks, bp, c, g.ldc, start, bias, mr, nr);
     }
   }
 }
@@ -122,7 +124,8 @@ void gemm(const GemmArgs& g, GemmPack& pack) {
     for (int64_t pc = 0; pc < std::max<int64_t>(g.k, 1); pc += KC) {
       const int64_t kc = std::min(KC, g.k - pc);  // k == 0: one pass that writes bias or zeros
       for (int64_t jr = 0; jr < nc; jr += k.nr) pack_b_strip(g, k.nr, pc, kc, jc + jr, bpack + (jr / k.nr) * kc * k.nr);
-      for (int64_t ic = 0; ic < g.m; ic += MC) macro_kernel(k, g, ic, std::min(MC, g.m - ic), jc, nc, pc, kc, bpack, apack);
+      for (int64_t ic = 0; ic < g.m; ic += MC)
+        macro_kernel(k, g, ic, std::min(MC, g.m - ic), jc, nc, pc, kc, bpack, apack);
     }
   }
 }
@@ -188,9 +191,8 @@ void gemm_parallel(const GemmArgs& g, int threads, GemmScratch& scratch) {
     const int64_t nc = std::min(NC, g.n - jc);
     for (int64_t pc = 0; pc < std::max<int64_t>(g.k, 1); pc += KC) {
       const int64_t kc = std::min(KC, g.k - pc);
-      parallel_for(threads, (nc + k.nr - 1) / k.nr, [&](int64_t s, int) {
-        pack_b_strip(g, k.nr, pc, kc, jc + s * k.nr, bpack + s * kc * k.nr);
-      });
+      parallel_for(threads, (nc + k.nr - 1) / k.nr,
+                   [&](int64_t s, int) { pack_b_strip(g, k.nr, pc, kc, jc + s * k.nr, bpack + s * kc * k.nr); });
       parallel_for(threads, rb.blocks, [&](int64_t blk, int t) {
         macro_kernel(k, g, rb.first(blk), rb.rows(blk), jc, nc, pc, kc, bpack, scratch.per_thread[t].a.data());
       });

@@ -84,7 +84,7 @@ void flash_tile(const KernelSet& k, const HeadGeometry& g, int64_t i0, float* q,
     for (int64_t js = 0; js < BC / MR; ++js)  // St = K_tile @ Qt
       for (int64_t is = 0; is < BR / NR; ++is)
         fk.fn(hdp, kp + (j0 + js * MR) * hdp, 1, MR, f.qt + is * hdp * NR, f.st + js * MR * BR + is * NR, BR,
-                       Start::Zero, nullptr);
+              Start::Zero, nullptr);
     if (j0 + BC - 1 > i0)  // the diagonal tile (and keys past T): key j > query i is the future
       for (int64_t j = 0; j < BC; ++j) {
         const int64_t key = j0 + j;
@@ -93,10 +93,10 @@ void flash_tile(const KernelSet& k, const HeadGeometry& g, int64_t i0, float* q,
       }
     k.online_softmax(f.st, BR, BC, f.m, f.l, f.alpha);
     const Start start = j0 == 0 ? Start::Zero : Start::ScaledC;  // alpha = 0 at the first tile
-    for (int64_t is = 0; is < BR / MR; ++is)  // O = alpha·O + P^T @ V_tile
+    for (int64_t is = 0; is < BR / MR; ++is)                     // O = alpha·O + P^T @ V_tile
       for (int64_t cs = 0; cs < hdp / NR; ++cs)
-        fk.fn(BC, f.st + is * MR, 1, BR, vp + cs * g.Tp * NR + j0 * NR, f.o + is * MR * hdp + cs * NR, hdp,
-                       start, f.alpha + is * MR);
+        fk.fn(BC, f.st + is * MR, 1, BR, vp + cs * g.Tp * NR + j0 * NR, f.o + is * MR * hdp + cs * NR, hdp, start,
+              f.alpha + is * MR);
   }
   for (int64_t c = 0; c < rows; ++c) {  // context = O / l, over the queries
     const float inv = 1.0f / f.l[c];

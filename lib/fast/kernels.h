@@ -25,8 +25,8 @@ using FmaLoopFn = float (*)(long iterations);
 
 struct KernelSet {
   Isa isa;
-  int64_t mr, nr;          // micro-kernel tile: mr rows of A broadcast, nr columns of B in registers
-  int64_t kc, mc, nc;      // GEMM blocking: B strip (kc, nr) in L1, A block (mc, kc) in L2, B block in L3
+  int64_t mr, nr;      // micro-kernel tile: mr rows of A broadcast, nr columns of B in registers
+  int64_t kc, mc, nc;  // GEMM blocking: B strip (kc, nr) in L1, A block (mc, kc) in L2, B block in L3
   MicroKernelFn micro_kernel;
   int64_t flash_br, flash_bc;  // flash tiles: queries (a multiple of the flash kernel's mr and nr), keys (of mr)
   OnlineSoftmaxFn online_softmax;

@@ -48,8 +48,8 @@ struct Avx2 {
 constexpr int64_t MR = 6, NR = 16;
 
 // A(r, p) at a[r*rs + p*ks]: six row pointers, each stepped by ks (rows in place: rs = lda, ks = 1).
-ATTN_AVX2 void micro_kernel(int64_t kc, const float* a, int64_t rs, int64_t ks, const float* b, float* c,
-                            int64_t ldc, Start start, const float* v) {
+ATTN_AVX2 void micro_kernel(int64_t kc, const float* a, int64_t rs, int64_t ks, const float* b, float* c, int64_t ldc,
+                            Start start, const float* v) {
   __m256 acc[MR][2];
   for (int r = 0; r < MR; ++r)  // C's rows are needed at the end: start fetching them now
     _mm_prefetch(reinterpret_cast<const char*>(c + r * ldc + NR - 1), _MM_HINT_T0);
@@ -89,8 +89,8 @@ ATTN_AVX2 void micro_kernel(int64_t kc, const float* a, int64_t rs, int64_t ks, 
 // The peak loop: 12 independent 8-lane FMA chains: latency 4 x 2 FMA units = 8 in flight at least; 12 of
 // the 16 YMM registers, the rest for the constants.
 const KernelSet& avx2_kernels() {
-  return simd_kernel_set<Avx2, 1, 12>(Isa::Avx2Fma, MR, NR, {384, 120, 2304},
-                                      micro_kernel, 48, "12 independent 8-lane FMAs");
+  return simd_kernel_set<Avx2, 1, 12>(Isa::Avx2Fma, MR, NR, {384, 120, 2304}, micro_kernel, 48,
+                                      "12 independent 8-lane FMAs");
 }
 
 }  // namespace attn

@@ -97,16 +97,20 @@ ATTN_AVX512 void kernel(int64_t kc, const float* a, int64_t rs, int64_t ks, cons
   }
 }
 
-ATTN_AVX512 void gemm_kernel(int64_t kc, const float* a, int64_t rs, int64_t ks, const float* b, float* c,
-                             int64_t ldc, Start start, const float* v) {
-  if (rs == 1) kernel<kGemmMR, true>(kc, a, rs, ks, b, c, ldc, start, v);
-  else kernel<kGemmMR, false>(kc, a, rs, ks, b, c, ldc, start, v);
+ATTN_AVX512 void gemm_kernel(int64_t kc, const float* a, int64_t rs, int64_t ks, const float* b, float* c, int64_t ldc,
+                             Start start, const float* v) {
+  if (rs == 1)
+    kernel<kGemmMR, true>(kc, a, rs, ks, b, c, ldc, start, v);
+  else
+    kernel<kGemmMR, false>(kc, a, rs, ks, b, c, ldc, start, v);
 }
 
-ATTN_AVX512 void flash_kernel(int64_t kc, const float* a, int64_t rs, int64_t ks, const float* b, float* c,
-                              int64_t ldc, Start start, const float* v) {
-  if (rs == 1) kernel<kFlashMR, true>(kc, a, rs, ks, b, c, ldc, start, v);
-  else kernel<kFlashMR, false>(kc, a, rs, ks, b, c, ldc, start, v);
+ATTN_AVX512 void flash_kernel(int64_t kc, const float* a, int64_t rs, int64_t ks, const float* b, float* c, int64_t ldc,
+                              Start start, const float* v) {
+  if (rs == 1)
+    kernel<kFlashMR, true>(kc, a, rs, ks, b, c, ldc, start, v);
+  else
+    kernel<kFlashMR, false>(kc, a, rs, ks, b, c, ldc, start, v);
 }
 
 }  // namespace

@@ -29,7 +29,9 @@ struct Neon {
   static reg min(reg a, reg b) { return vminq_f32(a, b); }
   static reg fmadd(reg a, reg b, reg c) { return vfmaq_f32(c, a, b); }
   static reg round(reg v) { return vrndnq_f32(v); }
-  static reg pow2(reg n) { return vreinterpretq_f32_s32(vshlq_n_s32(vaddq_s32(vcvtnq_s32_f32(n), vdupq_n_s32(127)), 23)); }
+  static reg pow2(reg n) {
+    return vreinterpretq_f32_s32(vshlq_n_s32(vaddq_s32(vcvtnq_s32_f32(n), vdupq_n_s32(127)), 23));
+  }
   static mask at_least(reg x, reg lo) { return vcgeq_f32(x, lo); }
   static reg keep(mask m, reg v) { return vreinterpretq_f32_u32(vandq_u32(m, vreinterpretq_u32_f32(v))); }
   static float reduce_add(reg v) { return vaddvq_f32(v); }
@@ -73,8 +75,8 @@ void micro_kernel(int64_t kc, const float* a, int64_t rs, int64_t ks, const floa
 }  // namespace
 
 const KernelSet& neon_kernels() {
-  return simd_kernel_set<Neon, 1, 24>(Isa::Neon, MR, NR, {384, 120, 2304},
-                                      micro_kernel, 48, "24 independent 4-lane FMAs");
+  return simd_kernel_set<Neon, 1, 24>(Isa::Neon, MR, NR, {384, 120, 2304}, micro_kernel, 48,
+                                      "24 independent 4-lane FMAs");
 }
 
 }  // namespace attn

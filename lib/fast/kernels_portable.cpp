@@ -66,9 +66,22 @@ float fma_loop(long n) {
 }  // namespace
 
 const KernelSet& portable_kernels() {
-  static const KernelSet k{Isa::Portable, MR, NR, 384, 120, 2304, micro_kernel, 48, 48, online_softmax,
-                           softmax_row, fma_loop, 2.0 * kValues, "a multiply and an add on 96 independent floats",
-                           static_cast<int>(kValues), 1};
+  static const KernelSet k{Isa::Portable,
+                           MR,
+                           NR,
+                           384,
+                           120,
+                           2304,
+                           micro_kernel,
+                           48,
+                           48,
+                           online_softmax,
+                           softmax_row,
+                           fma_loop,
+                           2.0 * kValues,
+                           "a multiply and an add on 96 independent floats",
+                           static_cast<int>(kValues),
+                           1};
   return k;
 }
 

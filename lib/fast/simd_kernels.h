@@ -200,9 +200,25 @@ template <class V, int kSums, int kChains>
 const KernelSet& simd_kernel_set(Isa isa, int64_t mr, int64_t nr, const int64_t (&kc_mc_nc)[3],
                                  MicroKernelFn micro_kernel, int64_t flash_tile, const char* fma_loop_text,
                                  FlashKernel flash) {
-  static const KernelSet k{isa, mr, nr, kc_mc_nc[0], kc_mc_nc[1], kc_mc_nc[2], micro_kernel, flash_tile, flash_tile,
-                           simd_online_softmax<V, kSums>, simd_softmax_row<V>, simd_fma_loop<V, kChains>,
-                           2.0 * V::lanes * kChains, fma_loop_text, kChains, V::lanes, flash.mr, flash.nr, flash.fn};
+  static const KernelSet k{isa,
+                           mr,
+                           nr,
+                           kc_mc_nc[0],
+                           kc_mc_nc[1],
+                           kc_mc_nc[2],
+                           micro_kernel,
+                           flash_tile,
+                           flash_tile,
+                           simd_online_softmax<V, kSums>,
+                           simd_softmax_row<V>,
+                           simd_fma_loop<V, kChains>,
+                           2.0 * V::lanes * kChains,
+                           fma_loop_text,
+                           kChains,
+                           V::lanes,
+                           flash.mr,
+                           flash.nr,
+                           flash.fn};
   return k;
 }
 

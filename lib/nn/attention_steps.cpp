@@ -23,11 +23,16 @@ std::vector<int> creation_order(const Variant& v, int n) {
 
 Tensor scale_scores(const Tensor& scores, double book, const ScaleSizes& sizes, const Variant& v) {
   switch (v.scale) {
-    case Variant::Scale::None: return scores;
-    case Variant::Scale::Dk: return div(scores, static_cast<double>(sizes.d_k));
-    case Variant::Scale::SqrtDin: return div(scores, sqrt_d_k(sizes.d_in));
-    case Variant::Scale::SqrtWidth: return div(scores, sqrt_d_k(sizes.width));
-    default: return div(scores, book);
+    case Variant::Scale::None:
+      return scores;
+    case Variant::Scale::Dk:
+      return div(scores, static_cast<double>(sizes.d_k));
+    case Variant::Scale::SqrtDin:
+      return div(scores, sqrt_d_k(sizes.d_in));
+    case Variant::Scale::SqrtWidth:
+      return div(scores, sqrt_d_k(sizes.width));
+    default:
+      return div(scores, book);
   }
 }
 

@@ -13,14 +13,15 @@ namespace attn {
 
 // What one forward call computed (the fields a module does not have stay empty).
 struct BonusAttentionTrace : HeadsAttentionTrace {
-  Tensor queries_proj, keys_proj, values_proj;  // W_query(x), W_key(x), W_value(x): (b, T, ·); MLA: W_UK/W_UV(latent_total)
-  Tensor latent_new, latent_total;              // MLA: W_DKV(x), and the cached latents with it: (b, ·, latent_dim)
-  Tensor queries;                               // (b, H, T, hd)
-  Tensor keys_new, values_new;                  // the new tokens' keys and values in heads (groups for GQA)
-  Tensor keys_base, values_base;                // GQA: the cached groups before repeat_interleave (b, G, K, hd)
-  Tensor keys, values;                          // what the scores use: (b, H, K, hd)
-  Tensor q_positions, k_positions, diff;        // int64 positions of the queries and keys, and q - k (SWA)
-  int64_t ptr_before = 0;                       // ptr_current_pos when the call started
+  Tensor queries_proj, keys_proj,
+      values_proj;                        // W_query(x), W_key(x), W_value(x): (b, T, ·); MLA: W_UK/W_UV(latent_total)
+  Tensor latent_new, latent_total;        // MLA: W_DKV(x), and the cached latents with it: (b, ·, latent_dim)
+  Tensor queries;                         // (b, H, T, hd)
+  Tensor keys_new, values_new;            // the new tokens' keys and values in heads (groups for GQA)
+  Tensor keys_base, values_base;          // GQA: the cached groups before repeat_interleave (b, G, K, hd)
+  Tensor keys, values;                    // what the scores use: (b, H, K, hd)
+  Tensor q_positions, k_positions, diff;  // int64 positions of the queries and keys, and q - k (SWA)
+  int64_t ptr_before = 0;                 // ptr_current_pos when the call started
 };
 
 // cache_k, cache_v and ptr_current_pos, as three of the modules keep them; reset_cache() empties them.

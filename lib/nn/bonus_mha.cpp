@@ -63,7 +63,8 @@ Tensor mask_rows(const Tensor& mask, int64_t start, int64_t rows, int64_t cols) 
   };
   if (c != cols) throw mismatch(cols, c, 3);
   if (r != rows && r != 1) throw mismatch(rows, r, 2);
-  return to_bool(narrow(narrow(mask, 0, std::min(ctx, start), r), 1, 0, c));  // only the rows used, not the whole buffer
+  return to_bool(
+      narrow(narrow(mask, 0, std::min(ctx, start), r), 1, 0, c));  // only the rows used, not the whole buffer
 }
 
 // x's (b, T, d_out) projection as (b, T, num_heads, head_dim). A learner's view straight to
@@ -101,7 +102,8 @@ Tensor KVCacheMultiHeadAttention::forward(const Tensor& x, bool use_cache, Gener
                                           BonusAttentionTrace* trace) {
   const int64_t num_tokens = x.size(1);
   const bool no_transpose = variant.split_without_transpose;
-  BonusAttentionTrace t = project_new_tokens(x, mha.W_query, mha.W_key, mha.W_value, mha.num_heads, mha.head_dim, no_transpose);
+  BonusAttentionTrace t =
+      project_new_tokens(x, mha.W_query, mha.W_key, mha.W_value, mha.num_heads, mha.head_dim, no_transpose);
   t.ptr_before = ptr_current_pos;
   // The book's cache is (b, K, H, hd), transposed after; a learner without transpose keeps (b, H, K, hd),
   // grown along dim=2.
@@ -197,8 +199,8 @@ Tensor SlidingWindowAttention::forward(const Tensor& x, bool use_cache, Generato
     }
   t.diff = Tensor({num_tokens, num_keys}, std::move(diff), DType::Int64);
   ptr_current_pos = use_cache ? ptr_current_pos + num_tokens : 0;
-  return finish_forward(t, Tensor({num_tokens, num_keys}, std::move(masked), DType::Bool), dropout, gen, path,
-                        out_proj, trace, variant);
+  return finish_forward(t, Tensor({num_tokens, num_keys}, std::move(masked), DType::Bool), dropout, gen, path, out_proj,
+                        trace, variant);
 }
 
 }  // namespace attn

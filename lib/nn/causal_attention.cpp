@@ -41,14 +41,15 @@ Tensor CausalAttention::forward(const Tensor& x, Generator& gen, BernoulliPath p
   // A stale global (the reader's typo) stands in for the module's own scores.
   const Tensor scores = v.stale_scores ? *v.stale_scores : matmul(t.queries, transpose(t.keys, 1, 2));
   t.steps.bind("attn_scores", "attn_scores = queries @ keys.transpose(1, 2)", scores);
-  const MaskedWeights w = mask_softmax_dropout(
-      scores, causal_mask_bool(mask, num_tokens),
-      "attn_scores.masked_fill_(self.mask.bool()[:num_tokens, :num_tokens], -torch.inf)",
-      {t.keys.size(-1), x.size(-1), d_out}, dropout, gen, path, v, t.steps);
+  const MaskedWeights w =
+      mask_softmax_dropout(scores, causal_mask_bool(mask, num_tokens),
+                           "attn_scores.masked_fill_(self.mask.bool()[:num_tokens, :num_tokens], -torch.inf)",
+                           {t.keys.size(-1), x.size(-1), d_out}, dropout, gen, path, v, t.steps);
   t.attn_scores = w.masked;
   t.attn_weights = w.weights;
   t.dropped_weights = w.dropped;
-  t.context_vec = t.steps.bind("context_vec", "context_vec = attn_weights @ values", matmul(t.dropped_weights, t.values));
+  t.context_vec =
+      t.steps.bind("context_vec", "context_vec = attn_weights @ values", matmul(t.dropped_weights, t.values));
   Tensor out = t.context_vec;
   if (trace) *trace = std::move(t);
   return out;

@@ -27,7 +27,7 @@ CourseAttention CourseAttention::init(Generator& gen, int64_t d_model, int64_t n
   Linear* created[] = {&h.Wq, &h.Wk, &h.Wv};
   for (int i : creation_order(v, 3)) *created[i] = Linear::init(gen, d_model, h.head_size, false);
   h.mask = tril(ones({context_length, context_length}));  // register_buffer: no draws
-  h.dropout = dropout;                                     // nn.Dropout: no draws
+  h.dropout = dropout;                                    // nn.Dropout: no draws
   return h;
 }
 
@@ -41,9 +41,10 @@ Tensor CourseAttention::forward(const Tensor& x, Generator& gen, BernoulliPath p
   t.q = s.bind("q", "q = self.Wq(x)", Wq(x));  // (B, T, head_size)
   t.k = s.bind("k", "k = self.Wk(x)", Wk(x));
   t.v = s.bind("v", "v = self.Wv(x)", Wv(x));
-  t.scores = matmul(t.q, transpose(t.k, -2, -1));                  // (B, T, T)
-  t.scaled = s.bind("weights", "weights = (q @ k.transpose(-2, -1)) / math.sqrt(d_model // num_heads)", scale_scores(t.scores, math_sqrt(head_size), {head_size, x.size(-1), x.size(-1)}, v));
-  t.mask = narrow(narrow(mask, 0, 0, T), 1, 0, T);                  // (T, T)
+  t.scores = matmul(t.q, transpose(t.k, -2, -1));  // (B, T, T)
+  t.scaled = s.bind("weights", "weights = (q @ k.transpose(-2, -1)) / math.sqrt(d_model // num_heads)",
+                    scale_scores(t.scores, math_sqrt(head_size), {head_size, x.size(-1), x.size(-1)}, v));
+  t.mask = narrow(narrow(mask, 0, 0, T), 1, 0, T);  // (T, T)
   t.mask_is_zero = equals_zero(t.mask);
   const Tensor fill = fill_mask(t.mask_is_zero, v);
   const bool fills = v.mask != V::Mask::AfterSoftmax && v.mask != V::Mask::Discarded;
@@ -51,10 +52,12 @@ Tensor CourseAttention::forward(const Tensor& x, Generator& gen, BernoulliPath p
   if (fills) s.bind("weights", "weights = weights.masked_fill(self.mask[:T, :T] == 0, float('-inf'))", t.masked);
   t.softmaxed = s.bind("weights", "weights = F.softmax(weights, dim=-1)", variant_softmax(t.masked, -1, v));
   if (v.mask == V::Mask::AfterSoftmax) {
-    t.softmaxed = s.bind("weights", "weights = weights.masked_fill(self.mask[:T, :T] == 0, 0.0)", masked_fill(t.softmaxed, fill, 0.0f));
+    t.softmaxed = s.bind("weights", "weights = weights.masked_fill(self.mask[:T, :T] == 0, 0.0)",
+                         masked_fill(t.softmaxed, fill, 0.0f));
   }
-  t.dropped = s.bind("weights", "weights = self.dropout(weights)", dropout_step(t.softmaxed, dropout, true, gen, path, v, &t.dropout_keep));
-  t.output = s.bind("output", "output = weights @ v", matmul(t.dropped, t.v));                                 // (B, T, head_size)
+  t.dropped = s.bind("weights", "weights = self.dropout(weights)",
+                     dropout_step(t.softmaxed, dropout, true, gen, path, v, &t.dropout_keep));
+  t.output = s.bind("output", "output = weights @ v", matmul(t.dropped, t.v));  // (B, T, head_size)
   Tensor out = t.output;
   if (trace) *trace = std::move(t);
   return out;
@@ -62,8 +65,7 @@ Tensor CourseAttention::forward(const Tensor& x, Generator& gen, BernoulliPath p
 
 CourseMultiHeadAttention CourseMultiHeadAttention::init(Generator& gen, int64_t d_model, int64_t num_heads,
                                                         int64_t context_length, double dropout, const Variant& v) {
-  if (num_heads <= 0 || d_model % num_heads != 0)
-    throw std::invalid_argument("d_model must be divisible by num_heads");
+  if (num_heads <= 0 || d_model % num_heads != 0) throw std::invalid_argument("d_model must be divisible by num_heads");
   CourseMultiHeadAttention m;
   m.d_model = d_model;
   m.num_heads = num_heads;
@@ -86,10 +88,12 @@ Tensor CourseMultiHeadAttention::forward(const Tensor& x, Generator& gen, Bernou
   }
   for (size_t i = 0; i < outs.size(); ++i)
     t.steps.bind("head_outputs[" + std::to_string(i) + "]", "head_outputs = [head(x) for head in self.heads]", outs[i]);
-  t.head_outputs = t.steps.bind("head_outputs", "head_outputs = torch.cat(head_outputs, dim=-1)", cat(outs, -1));                // (B, T, num_heads * head_size) = (B, T, d_model)
+  t.head_outputs = t.steps.bind("head_outputs", "head_outputs = torch.cat(head_outputs, dim=-1)",
+                                cat(outs, -1));  // (B, T, num_heads * head_size) = (B, T, d_model)
   t.projected = v.no_out_proj ? t.head_outputs : projection_layer(t.head_outputs);
   if (!v.no_out_proj) t.steps.bind("out", "out = self.projection_layer(head_outputs)", t.projected);
-  t.out = t.steps.bind("out", "out = self.dropout(out)", dropout_step(t.projected, dropout, true, gen, path, v, &t.dropout_keep));
+  t.out = t.steps.bind("out", "out = self.dropout(out)",
+                       dropout_step(t.projected, dropout, true, gen, path, v, &t.dropout_keep));
   Tensor out = t.out;
   if (trace) *trace = std::move(t);
   return out;

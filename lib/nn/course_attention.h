@@ -15,23 +15,23 @@ namespace attn {
 
 // Every intermediate of one head's forward pass, in the course's variable names.
 struct CourseAttentionTrace {
-  Tensor q, k, v;         // (B, T, head_size)
-  Tensor scores;          // q @ k.transpose(-2, -1): (B, T, T)
-  Tensor scaled;          // / math.sqrt(head_size)
-  Tensor mask;            // self.mask[:T, :T]: (T, T), 1 on and below the diagonal
-  Tensor mask_is_zero;    // self.mask[:T, :T] == 0: bool (T, T), True above the diagonal
-  Tensor masked;          // masked_fill(..., float('-inf'))
-  Tensor softmaxed;       // F.softmax(weights, dim=-1)
-  Tensor dropped;         // self.dropout(weights)
-  Tensor dropout_keep;    // the 0/1 keep mask of that dropout (empty when none was drawn)
-  Tensor output;          // weights @ v: (B, T, head_size)
-  Steps steps;            // in compute order, in the course's names
+  Tensor q, k, v;       // (B, T, head_size)
+  Tensor scores;        // q @ k.transpose(-2, -1): (B, T, T)
+  Tensor scaled;        // / math.sqrt(head_size)
+  Tensor mask;          // self.mask[:T, :T]: (T, T), 1 on and below the diagonal
+  Tensor mask_is_zero;  // self.mask[:T, :T] == 0: bool (T, T), True above the diagonal
+  Tensor masked;        // masked_fill(..., float('-inf'))
+  Tensor softmaxed;     // F.softmax(weights, dim=-1)
+  Tensor dropped;       // self.dropout(weights)
+  Tensor dropout_keep;  // the 0/1 keep mask of that dropout (empty when none was drawn)
+  Tensor output;        // weights @ v: (B, T, head_size)
+  Steps steps;          // in compute order, in the course's names
 };
 
 struct CourseAttention {
-  int64_t head_size = 0;   // d_model // num_heads
-  Linear Wq, Wk, Wv;       // nn.Linear(d_model, head_size, bias=False), drawn in this order
-  Tensor mask;             // buffer: tril(ones(context_length, context_length))
+  int64_t head_size = 0;  // d_model // num_heads
+  Linear Wq, Wk, Wv;      // nn.Linear(d_model, head_size, bias=False), drawn in this order
+  Tensor mask;            // buffer: tril(ones(context_length, context_length))
   double dropout = 0.0;
 
   static CourseAttention init(Generator& gen, int64_t d_model, int64_t num_heads, int64_t context_length,

@@ -80,8 +80,9 @@ SequenceMask sequence_mask(const Tensor& X, const Tensor& valid_len, float value
     throw std::invalid_argument("sequence_mask: X must be (rows, maxlen) and valid_len (rows,)");
   const int64_t rows = X.size(0), maxlen = X.size(1);
   if (valid_len.size(0) != rows)
-    throw std::invalid_argument("The size of tensor a (" + std::to_string(rows) + ") must match the size of tensor b (" +
-                                std::to_string(valid_len.size(0)) + ") at non-singleton dimension 0");
+    throw std::invalid_argument("The size of tensor a (" + std::to_string(rows) +
+                                ") must match the size of tensor b (" + std::to_string(valid_len.size(0)) +
+                                ") at non-singleton dimension 0");
   const std::vector<float> lens = valid_len.values();
   std::vector<float> x = X.values(), keep(x.size());
   for (int64_t r = 0; r < rows; ++r)
@@ -96,7 +97,8 @@ SequenceMask sequence_mask(const Tensor& X, const Tensor& valid_len, float value
   // X[~mask] = value writes in place; on a view (reshape's alias of the scores) autograd then
   // prints AsStridedBackward0, on a tensor of its own IndexPutBackward0.
   out.X = Tensor(X.shape(), std::move(x), X.dtype());
-  if (X.needs_grad()) out.X.set_grad_fn(X.grad_fn() == "ReshapeAliasBackward0" ? "AsStridedBackward0" : "IndexPutBackward0");
+  if (X.needs_grad())
+    out.X.set_grad_fn(X.grad_fn() == "ReshapeAliasBackward0" ? "AsStridedBackward0" : "IndexPutBackward0");
   return out;
 }
 
@@ -115,7 +117,8 @@ Tensor masked_softmax(const Tensor& X, const std::optional<Tensor>& valid_lens, 
   MaskedSoftmaxTrace t;
   if (valid_lens->dim() == 1)
     t.valid_lens = v.repeat_rows ? repeat(*valid_lens, shape[1]) : repeat_interleave(*valid_lens, shape[1]);
-  else t.valid_lens = reshape(*valid_lens, {-1});
+  else
+    t.valid_lens = reshape(*valid_lens, {-1});
   t.rows = reshape(X, {-1, shape.back()});
   SequenceMask masked = sequence_mask(t.rows, t.valid_lens, static_cast<float>(-1e6));
   t.mask = masked.mask;
@@ -128,8 +131,8 @@ Tensor masked_softmax(const Tensor& X, const std::optional<Tensor>& valid_lens, 
 
 Tensor transpose_qkv(const Tensor& X, int64_t num_heads, SplitTrace* trace) {
   SplitTrace t;
-  t.reshaped = reshape(X, {X.size(0), X.size(1), num_heads, -1});  // (b, T, num_heads, head_dim)
-  t.permuted = permute(t.reshaped, {0, 2, 1, 3});                   // (b, num_heads, T, head_dim)
+  t.reshaped = reshape(X, {X.size(0), X.size(1), num_heads, -1});             // (b, T, num_heads, head_dim)
+  t.permuted = permute(t.reshaped, {0, 2, 1, 3});                             // (b, num_heads, T, head_dim)
   t.out = reshape(t.permuted, {-1, t.permuted.size(2), t.permuted.size(3)});  // (b * num_heads, T, head_dim)
   Tensor out = t.out;
   if (trace) *trace = std::move(t);
@@ -138,8 +141,8 @@ Tensor transpose_qkv(const Tensor& X, int64_t num_heads, SplitTrace* trace) {
 
 Tensor transpose_output(const Tensor& X, int64_t num_heads, SplitTrace* trace) {
   SplitTrace t;
-  t.reshaped = reshape(X, {-1, num_heads, X.size(1), X.size(2)});  // (b, num_heads, T, head_dim)
-  t.permuted = permute(t.reshaped, {0, 2, 1, 3});                   // (b, T, num_heads, head_dim)
+  t.reshaped = reshape(X, {-1, num_heads, X.size(1), X.size(2)});             // (b, num_heads, T, head_dim)
+  t.permuted = permute(t.reshaped, {0, 2, 1, 3});                             // (b, T, num_heads, head_dim)
   t.out = reshape(t.permuted, {t.permuted.size(0), t.permuted.size(1), -1});  // (b, T, num_hiddens)
   Tensor out = t.out;
   if (trace) *trace = std::move(t);
@@ -162,10 +165,15 @@ Tensor DotProductAttention::forward(const Tensor& queries, const Tensor& keys, c
   t.steps.bind("scores", "scores = torch.bmm(queries, keys.transpose(1,2)) / math.sqrt(d)", t.scores);
   t.attention_weights = masked_softmax(t.scores, valid_lens, &t.softmax, v);
   // X[~mask] = -1e6 writes through reshape's view of the scores: masked_softmax changes them in place.
-  if (valid_lens) t.steps.modify("scores", "X[~mask] = -1e6  # in masked_softmax, on a view of scores", reshape(t.softmax.masked, t.scores.shape()));
-  t.steps.bind("self.attention_weights", "self.attention_weights = masked_softmax(scores, valid_lens)", t.attention_weights);
-  t.dropped = t.steps.bind("self.dropout(self.attention_weights)", "self.dropout(self.attention_weights)", dropout_step(t.attention_weights, dropout, training, gen, path, v));
-  t.output = t.steps.bind("output", "output = torch.bmm(self.dropout(self.attention_weights), values)", bmm(t.dropped, values));
+  if (valid_lens)
+    t.steps.modify("scores", "X[~mask] = -1e6  # in masked_softmax, on a view of scores",
+                   reshape(t.softmax.masked, t.scores.shape()));
+  t.steps.bind("self.attention_weights", "self.attention_weights = masked_softmax(scores, valid_lens)",
+               t.attention_weights);
+  t.dropped = t.steps.bind("self.dropout(self.attention_weights)", "self.dropout(self.attention_weights)",
+                           dropout_step(t.attention_weights, dropout, training, gen, path, v));
+  t.output = t.steps.bind("output", "output = torch.bmm(self.dropout(self.attention_weights), values)",
+                          bmm(t.dropped, values));
   Tensor out = t.output;
   if (trace) *trace = std::move(t);
   return out;
@@ -189,18 +197,23 @@ Tensor MultiHeadAttention::forward(const Tensor& queries, const Tensor& keys, co
                                    const std::optional<Tensor>& valid_lens, Generator& gen, BernoulliPath path,
                                    MultiHeadAttentionTrace* trace, const Variant& v) const {
   MultiHeadAttentionTrace t;
-  t.queries = t.steps.bind("queries", "queries = transpose_qkv(self.W_q(queries), self.num_heads)", transpose_qkv(linear(W_q, queries), num_heads, &t.queries_split));  // (b * h, nq, head_dim)
-  t.keys = t.steps.bind("keys", "keys = transpose_qkv(self.W_k(keys), self.num_heads)", transpose_qkv(linear(W_k, keys), num_heads));                          // (b * h, nk, head_dim)
-  t.values = t.steps.bind("values", "values = transpose_qkv(self.W_v(values), self.num_heads)", transpose_qkv(linear(W_v, values), num_heads));
+  t.queries = t.steps.bind("queries", "queries = transpose_qkv(self.W_q(queries), self.num_heads)",
+                           transpose_qkv(linear(W_q, queries), num_heads, &t.queries_split));  // (b * h, nq, head_dim)
+  t.keys = t.steps.bind("keys", "keys = transpose_qkv(self.W_k(keys), self.num_heads)",
+                        transpose_qkv(linear(W_k, keys), num_heads));  // (b * h, nk, head_dim)
+  t.values = t.steps.bind("values", "values = transpose_qkv(self.W_v(values), self.num_heads)",
+                          transpose_qkv(linear(W_v, values), num_heads));
   if (valid_lens) {
     t.valid_lens = v.repeat_heads && valid_lens->dim() == 1 ? repeat(*valid_lens, num_heads)
-                                                             : repeat_interleave(*valid_lens, num_heads);
+                                                            : repeat_interleave(*valid_lens, num_heads);
     t.steps.bind("valid_lens", "valid_lens = torch.repeat_interleave(valid_lens, repeats=self.num_heads, dim=0)",
                  *t.valid_lens);
   }
-  const Tensor output = attention.forward(t.queries, t.keys, t.values, t.valid_lens, training, gen, path, &t.attention, v);
+  const Tensor output =
+      attention.forward(t.queries, t.keys, t.values, t.valid_lens, training, gen, path, &t.attention, v);
   t.steps.append(t.attention.steps);
-  t.output_concat = t.steps.bind("output_concat", "output_concat = transpose_output(output, self.num_heads)", transpose_output(output, num_heads, &t.output_split));  // (b, nq, num_hiddens)
+  t.output_concat = t.steps.bind("output_concat", "output_concat = transpose_output(output, self.num_heads)",
+                                 transpose_output(output, num_heads, &t.output_split));  // (b, nq, num_hiddens)
   t.result = linear(W_o, t.output_concat);
   Tensor out = t.result;
   if (trace) *trace = std::move(t);

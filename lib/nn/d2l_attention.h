@@ -60,7 +60,7 @@ Tensor transpose_output(const Tensor& X, int64_t num_heads, SplitTrace* trace = 
 Tensor book_split(const Tensor& X, int64_t num_heads);
 
 struct DotProductAttentionTrace {
-  Tensor scores;             // bmm(queries, keys.transpose(1, 2)) / sqrt(d): (b * h, nq, nk)
+  Tensor scores;  // bmm(queries, keys.transpose(1, 2)) / sqrt(d): (b * h, nq, nk)
   MaskedSoftmaxTrace softmax;
   Tensor attention_weights;  // self.attention_weights
   Tensor dropped;            // self.dropout(self.attention_weights) (the same tensor in eval mode)
@@ -70,20 +70,20 @@ struct DotProductAttentionTrace {
 
 struct DotProductAttention {
   double dropout = 0.0;  // nn.Dropout(dropout), active only in training mode
-  Tensor forward(const Tensor& queries, const Tensor& keys, const Tensor& values, const std::optional<Tensor>& valid_lens,
-                 bool training, Generator& gen, BernoulliPath path, DotProductAttentionTrace* trace = nullptr,
-                 const Variant& v = {}) const;
+  Tensor forward(const Tensor& queries, const Tensor& keys, const Tensor& values,
+                 const std::optional<Tensor>& valid_lens, bool training, Generator& gen, BernoulliPath path,
+                 DotProductAttentionTrace* trace = nullptr, const Variant& v = {}) const;
 };
 
 struct MultiHeadAttentionTrace {
-  Tensor queries, keys, values;  // after transpose_qkv: (b * h, T, head_dim)
-  SplitTrace queries_split;      // the steps of transpose_qkv(self.W_q(queries))
+  Tensor queries, keys, values;      // after transpose_qkv: (b * h, T, head_dim)
+  SplitTrace queries_split;          // the steps of transpose_qkv(self.W_q(queries))
   std::optional<Tensor> valid_lens;  // after repeat_interleave over the heads
   DotProductAttentionTrace attention;
-  SplitTrace output_split;       // the steps of transpose_output(output)
-  Tensor output_concat;          // (b, nq, num_hiddens)
-  Tensor result;                 // self.W_o(output_concat)
-  Steps steps;                   // in compute order, in d2l's names
+  SplitTrace output_split;  // the steps of transpose_output(output)
+  Tensor output_concat;     // (b, nq, num_hiddens)
+  Tensor result;            // self.W_o(output_concat)
+  Steps steps;              // in compute order, in d2l's names
 };
 
 struct MultiHeadAttention {
@@ -97,9 +97,9 @@ struct MultiHeadAttention {
   static MultiHeadAttention init(Generator& gen, int64_t key_size, int64_t query_size, int64_t value_size,
                                  int64_t num_hiddens, int64_t num_heads, double dropout, bool bias = false,
                                  const Variant& v = {});
-  Tensor forward(const Tensor& queries, const Tensor& keys, const Tensor& values, const std::optional<Tensor>& valid_lens,
-                 Generator& gen, BernoulliPath path, MultiHeadAttentionTrace* trace = nullptr,
-                 const Variant& v = {}) const;
+  Tensor forward(const Tensor& queries, const Tensor& keys, const Tensor& values,
+                 const std::optional<Tensor>& valid_lens, Generator& gen, BernoulliPath path,
+                 MultiHeadAttentionTrace* trace = nullptr, const Variant& v = {}) const;
   std::string repr() const;  // print(attention), as nn.Module prints it
 };
 

@@ -113,7 +113,7 @@ Tensor WrapperForm::forward(const Tensor& x, WrapperFormTrace* trace) const {
   check_fits_context(x.size(1), mask);
   const Tensor mask_bool = causal_mask_bool(mask, x.size(1));
   for (size_t h = 0; h < W_query.size(); ++h) {  // CausalAttention.forward of head h
-    const Tensor keys = W_key[h](x), queries = W_query[h](x), values = W_value[h](x);  // (b, T, head_dim)
+    const Tensor keys = W_key[h](x), queries = W_query[h](x), values = W_value[h](x);             // (b, T, head_dim)
     const Tensor scores = masked_fill(matmul(queries, transpose(keys, 1, 2)), mask_bool, -kInf);  // (b, T, T)
     const Tensor weights = softmax(div(scores, sqrt_d_k(keys.size(-1))), -1);
     t.head_outputs.push_back(matmul(weights, values));
@@ -141,7 +141,7 @@ void CombinedForm::project(const Tensor& x, CombinedTrace& t) const {
   const Tensor split = view(t.qkv, {b, n, 3, num_heads, head_dim});  // (b, T, 3, H, hd)
   Tensor parts[3];
   for (int64_t i = 0; i < 3; ++i) parts[i] = transpose(select(split, 2, i), 1, 2);  // permute(2, 0, 3, 1, 4)[i]
-  t.permuted = stack({parts[0], parts[1], parts[2]}, 0);  // (3, b, H, T, hd)
+  t.permuted = stack({parts[0], parts[1], parts[2]}, 0);                            // (3, b, H, T, hd)
   t.queries = parts[0], t.keys = parts[1], t.values = parts[2];
 }
 
@@ -202,7 +202,8 @@ Tensor EinsumForm::forward(const Tensor& x, EinsumTrace* trace) const {
   // "bnd,do->bno": a sum over d in order for every (b, n, o), as the bmm it becomes
   Tensor Q = matmul(x, W_query), K = matmul(x, W_key), V = matmul(x, W_value);
   if (bias_q) Q = add(Q, *bias_q), K = add(K, *bias_k), V = add(V, *bias_v);
-  t.Q = heads_of(Q, num_heads, head_dim), t.K = heads_of(K, num_heads, head_dim), t.V = heads_of(V, num_heads, head_dim);
+  t.Q = heads_of(Q, num_heads, head_dim), t.K = heads_of(K, num_heads, head_dim),
+  t.V = heads_of(V, num_heads, head_dim);
   const Tensor scores = div(matmul(t.Q, transpose(t.K, 2, 3)), sqrt_d_k(head_dim));  // "bhnd,bhmd->bhnm" / hd ** 0.5
   t.scores = masked_fill(scores, causal_mask_bool(mask, n), -kInf);
   t.attn_weights = softmax(t.scores, -1);
@@ -244,7 +245,7 @@ Tensor TorchMhaForm::forward(const Tensor& x, bool need_weights, TorchMhaTrace* 
   t.attn_output_weights = softmax(masked_fill(matmul(t.q_scaled, transpose(t.k, 1, 2)), mask_bool, -kInf), -1);
   const Tensor heads = view(matmul(t.attn_output_weights, t.v), {b, H, n, hd});
   t.attn_output = out_proj(merged(heads));  // out_proj: the identity, no bias
-  if (need_weights)  // attn_output_weights.view(b, H, T, S).sum(dim=1) / num_heads
+  if (need_weights)                         // attn_output_weights.view(b, H, T, S).sum(dim=1) / num_heads
     t.averaged_weights = div(sum_over_heads(view(t.attn_output_weights, {b, H, n, n})), static_cast<double>(H));
   t.out = proj(t.attn_output);
   Tensor out = t.out;

@@ -34,13 +34,13 @@ struct WrapperForm {
 // Forms 3, 5, 6 and 9 share the combined projection: qkv (b, T, 3*d_out) viewed as (b, T, 3, H, hd)
 // and permuted to (3, b, H, T, hd).
 struct CombinedTrace {
-  Tensor qkv;                      // self.qkv(x): (b, T, 3 * d_out)
-  Tensor permuted;                 // (3, b, H, T, hd), contiguous copy of the permuted view (for printing)
-  Tensor queries, keys, values;    // (b, H, T, hd)
-  Tensor attn_scores;              // masked scores (form 3) or the SDPA scores with the bias added
-  Tensor attn_weights;             // (b, H, T, T)
-  Tensor context_vec;              // merged heads: (b, T, d_out)
-  Tensor out;                      // proj(context_vec)
+  Tensor qkv;                    // self.qkv(x): (b, T, 3 * d_out)
+  Tensor permuted;               // (3, b, H, T, hd), contiguous copy of the permuted view (for printing)
+  Tensor queries, keys, values;  // (b, H, T, hd)
+  Tensor attn_scores;            // masked scores (form 3) or the SDPA scores with the bias added
+  Tensor attn_weights;           // (b, H, T, T)
+  Tensor context_vec;            // merged heads: (b, T, d_out)
+  Tensor out;                    // proj(context_vec)
 };
 struct CombinedForm {
   int64_t d_out = 0, num_heads = 0, head_dim = 0;
@@ -67,16 +67,16 @@ Tensor sdpa_math(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor
 
 // Form 4: MHAEinsum, raw (d_in, d_out) weights and einsum (a matmul in PyTorch 1.13's order).
 struct EinsumTrace {
-  Tensor Q, K, V;            // (b, H, T, hd)
-  Tensor scores;             // einsum("bhnd,bhmd->bhnm", Q, K) / head_dim ** 0.5, masked
+  Tensor Q, K, V;  // (b, H, T, hd)
+  Tensor scores;   // einsum("bhnd,bhmd->bhnm", Q, K) / head_dim ** 0.5, masked
   Tensor attn_weights;
-  Tensor context_vec;        // (b, T, d_out)
+  Tensor context_vec;  // (b, T, d_out)
   Tensor out;
 };
 struct EinsumForm {
   int64_t d_out = 0, num_heads = 0, head_dim = 0;
-  Tensor W_query, W_key, W_value;                 // (d_in, d_out) Parameters
-  std::optional<Tensor> bias_q, bias_k, bias_v;   // qkv_bias
+  Tensor W_query, W_key, W_value;                // (d_in, d_out) Parameters
+  std::optional<Tensor> bias_q, bias_k, bias_v;  // qkv_bias
   Linear out_proj;
   Tensor mask;
   static EinsumForm copied_from(const MultiHeadAttention& mha);
@@ -89,20 +89,20 @@ struct EinsumForm {
 // True) and added by baddbmm, softmax, bmm, out_proj; with need_weights the weights averaged over heads.
 // Needs d_in == d_out (query's width is embed_dim) and no qkv_bias (add_bias_kv appends a learned key).
 struct TorchMhaTrace {
-  Tensor q, k, v;            // (b * H, T, hd)
-  Tensor q_scaled;           // q / math.sqrt(hd)
-  Tensor float_mask;         // (1, T, T): 0 and -inf
+  Tensor q, k, v;              // (b * H, T, hd)
+  Tensor q_scaled;             // q / math.sqrt(hd)
+  Tensor float_mask;           // (1, T, T): 0 and -inf
   Tensor attn_output_weights;  // softmax: (b * H, T, T)
-  Tensor attn_output;        // (b, T, d_out), after out_proj, batch first again
-  Tensor averaged_weights;   // (b, T, T): need_weights=True only
-  Tensor out;                // proj(attn_output)
+  Tensor attn_output;          // (b, T, d_out), after out_proj, batch first again
+  Tensor averaged_weights;     // (b, T, T): need_weights=True only
+  Tensor out;                  // proj(attn_output)
 };
 struct TorchMhaForm {
   int64_t embed_dim = 0, num_heads = 0, head_dim = 0;
-  Tensor in_proj_weight;            // (3 * embed_dim, embed_dim)
+  Tensor in_proj_weight;  // (3 * embed_dim, embed_dim)
   std::optional<Tensor> in_proj_bias;
   Linear out_proj, proj;
-  Tensor mask;                      // bool triu
+  Tensor mask;  // bool triu
   static TorchMhaForm copied_from(const MultiHeadAttention& mha);
   Tensor forward(const Tensor& x, bool need_weights, TorchMhaTrace* trace = nullptr) const;
 };

@@ -10,20 +10,20 @@
 namespace attn {
 
 struct MultiHeadAttentionTrace {
-  Tensor keys, queries, values;                          // (b, T, d_out)
-  Tensor keys_view, queries_view, values_view;           // (b, T, num_heads, head_dim)
-  Tensor keys_heads, queries_heads, values_heads;        // (b, num_heads, T, head_dim)
-  Tensor attn_scores;                                    // (b, num_heads, T, T) before masking
-  Tensor mask_bool;                                      // (T, T)
-  Tensor masked_scores;                                  // after masked_fill_ with -inf
-  Tensor attn_weights;                                   // softmax, before dropout
-  Tensor dropped_weights;                                // after dropout
-  Tensor context_heads;                                  // attn_weights @ values: (b, num_heads, T, head_dim)
-  Tensor context_transposed;                             // (b, T, num_heads, head_dim), not contiguous
-  Tensor context_contiguous;                             // .contiguous()
-  Tensor context_merged;                                 // .view(b, T, d_out)
-  Tensor context_vec;                                    // out_proj(...)
-  Steps steps;                                           // in compute order, under the book's names
+  Tensor keys, queries, values;                    // (b, T, d_out)
+  Tensor keys_view, queries_view, values_view;     // (b, T, num_heads, head_dim)
+  Tensor keys_heads, queries_heads, values_heads;  // (b, num_heads, T, head_dim)
+  Tensor attn_scores;                              // (b, num_heads, T, T) before masking
+  Tensor mask_bool;                                // (T, T)
+  Tensor masked_scores;                            // after masked_fill_ with -inf
+  Tensor attn_weights;                             // softmax, before dropout
+  Tensor dropped_weights;                          // after dropout
+  Tensor context_heads;                            // attn_weights @ values: (b, num_heads, T, head_dim)
+  Tensor context_transposed;                       // (b, T, num_heads, head_dim), not contiguous
+  Tensor context_contiguous;                       // .contiguous()
+  Tensor context_merged;                           // .view(b, T, d_out)
+  Tensor context_vec;                              // out_proj(...)
+  Steps steps;                                     // in compute order, under the book's names
 };
 
 struct MultiHeadAttention {

@@ -41,7 +41,9 @@ Tensor attend(const Tensor& x, const Tensor& keys, const Tensor& queries, const 
   t.steps.bind("values", values_code, values);
   t.attn_scores = t.steps.bind("attn_scores", "attn_scores = queries @ keys.T", matmul(queries, T(keys)));  // omega
   const int64_t d_k = keys.size(-1);
-  t.attn_weights = t.steps.bind("attn_weights", "attn_weights = torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=-1)", variant_softmax(scale_scores(t.attn_scores, sqrt_d_k(d_k), {d_k, x.size(-1), d_k}, v), -1, v));
+  t.attn_weights =
+      t.steps.bind("attn_weights", "attn_weights = torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=-1)",
+                   variant_softmax(scale_scores(t.attn_scores, sqrt_d_k(d_k), {d_k, x.size(-1), d_k}, v), -1, v));
   t.context_vec = t.steps.bind("context_vec", "context_vec = attn_weights @ values", matmul(t.attn_weights, values));
   Tensor out = t.context_vec;
   if (trace) *trace = std::move(t);

@@ -19,7 +19,8 @@ struct SelfAttentionV1 {
   Tensor W_query, W_key, W_value;  // Parameters (d_in, d_out), drawn with torch.rand in this order
 
   static SelfAttentionV1 init(Generator& gen, int64_t d_in, int64_t d_out, const Variant& v = {});
-  Tensor forward(const Tensor& x, SelfAttentionTrace* trace = nullptr, const Variant& v = {}) const;  // (T, d_in) -> (T, d_out)
+  Tensor forward(const Tensor& x, SelfAttentionTrace* trace = nullptr,
+                 const Variant& v = {}) const;  // (T, d_in) -> (T, d_out)
 };
 
 struct SelfAttentionV2 {

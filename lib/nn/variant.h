@@ -43,14 +43,14 @@ struct Variant {
   int missing_dropout_reseeds = 0;
   // The KV cache and sliding-window mistakes of the bonus forwards (lib/nn/bonus_mha.cpp)
   // and the kv-cache lesson's cells.
-  bool window_off_by_one = false;  // swa: mask_bool = (diff < 0) | (diff > W): W + 1 keys visible
-  bool cache_keeps_oldest = false; // swa: self.cache_k = ...[:, :W] (the oldest W tokens) instead of [:, -W:]
+  bool window_off_by_one = false;   // swa: mask_bool = (diff < 0) | (diff > W): W + 1 keys visible
+  bool cache_keeps_oldest = false;  // swa: self.cache_k = ...[:, :W] (the oldest W tokens) instead of [:, -W:]
   // swa: the bonus forward before its fix for a cached multi-token prefill: the cache is trimmed to the last W
   // first and the chunk attends to those W keys only (a query more than W - 1 tokens before the chunk's end
   // sees no key at all: its row is all -inf, its softmax NaN)
   bool swa_trim_before_attend = false;
-  bool mask_from_row0 = false;     // kv-cache: self.mask.bool()[:num_tokens, :num_keys], not from ptr_current_pos
-  bool no_reset_cache = false;     // kv-cache lesson: the new prompt without mha.reset_cache() before it
+  bool mask_from_row0 = false;  // kv-cache: self.mask.bool()[:num_tokens, :num_keys], not from ptr_current_pos
+  bool no_reset_cache = false;  // kv-cache lesson: the new prompt without mha.reset_cache() before it
   // The mistakes of the lessons after the chapter (lib/nn/bonus_*.cpp; split_without_transpose
   // and scale None apply there too) and two more of the chapter's.
   bool gqa_repeat = false;          // gqa: keys_base.repeat(1, group_size, 1, 1): the groups tiled, not interleaved
@@ -59,7 +59,7 @@ struct Variant {
   // causal-mask: weights renormalised by the whole matrix's sum, not each row's: masked_simple / masked_simple.sum()
   // (1), with row_sums = masked_simple.sum() (2); with mask AfterSoftmax, attn_weights / attn_weights.sum() too
   int norm_whole_sum = 0;
-  bool cat_tokens = false;          // wrapper: torch.cat([head(x) for head in self.heads], dim=1), along the tokens
+  bool cat_tokens = false;  // wrapper: torch.cat([head(x) for head in self.heads], dim=1), along the tokens
 };
 
 // The order `n` projections are created in under `v` (0, 1, ..., n-1 for the book).

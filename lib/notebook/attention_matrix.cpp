@@ -47,7 +47,7 @@ bool float_or_bool(const Tensor& x) {
 // Not a matrix of attention, whatever it names: row sums of weights, a product that is a context.
 bool drawable_name(const NamedTensor& t) {
   for (const char* reduced : {".sum(", ".max(", ".min(", ".mean("})
-    if (contains(t.name, reduced)) return false;  // dropout(attn_weights).sum(dim=-1)
+    if (contains(t.name, reduced)) return false;                    // dropout(attn_weights).sum(dim=-1)
   return !contains(t.name, "@") || product_with_transpose(t.name);  // attn_weights @ values
 }
 
@@ -92,7 +92,8 @@ std::vector<AttentionGrid> attention_grids(const Tensor& t) {
 }
 
 std::string grid_caption(const AttentionGrid& g, Lang lang) {
-  if (g.index.size() == 2) return picture_say("map.batch_head", lang, {std::to_string(g.index[0]), std::to_string(g.index[1])});
+  if (g.index.size() == 2)
+    return picture_say("map.batch_head", lang, {std::to_string(g.index[0]), std::to_string(g.index[1])});
   std::string out;
   for (size_t i = 0; i < g.index.size(); ++i) out += (i ? ", " : "") + std::to_string(g.index[i]);
   return out.empty() ? "" : "[" + out + "]";
@@ -113,7 +114,8 @@ std::vector<CellMark> cell_marks(const NamedTensor& t, const AttentionGrid& g, c
     for (int64_t j = 0; j < g.cols; ++j) {
       const size_t k = static_cast<size_t>(i * g.cols + j);
       const float v = g.values[k];
-      if (v <= kMaskedFill) marks[k] = CellMark::Masked;  // -inf, -1e6
+      if (v <= kMaskedFill)
+        marks[k] = CellMark::Masked;  // -inf, -1e6
       else if (v == 0 && non_negative && !is_score_like(t) && undropped && dropout)
         marks[k] = undropped->values[k] == 0 ? CellMark::Masked : CellMark::Dropped;
       else if (v == 0 && non_negative && !is_score_like(t))
@@ -134,11 +136,16 @@ double HeatScale::position(float v) const {
 std::string HeatScale::describe(Lang lang) const {
   const std::string l = cell_text(lo, DType::Float32), h = cell_text(hi, DType::Float32);
   switch (kind) {
-    case Kind::Fixed01: return picture_say(mask ? "map.scale_mask" : "map.scale_fixed", lang);
-    case Kind::Auto: return picture_say("map.scale_auto", lang, {l, h});
-    case Kind::ZeroToMax: return picture_say("map.scale_dropout", lang, {h});
-    case Kind::MinMax: break;
-    case Kind::Quartiles: return picture_say("map.scale_quartiles", lang, {l, h});
+    case Kind::Fixed01:
+      return picture_say(mask ? "map.scale_mask" : "map.scale_fixed", lang);
+    case Kind::Auto:
+      return picture_say("map.scale_auto", lang, {l, h});
+    case Kind::ZeroToMax:
+      return picture_say("map.scale_dropout", lang, {h});
+    case Kind::MinMax:
+      break;
+    case Kind::Quartiles:
+      return picture_say("map.scale_quartiles", lang, {l, h});
   }
   return picture_say("map.scale_minmax", lang, {l, h});
 }
@@ -158,9 +165,12 @@ std::optional<Tensor> find_undropped(const NamedTensor& t, const std::vector<Nam
     bool fits = true;
     for (size_t k = 0; k < v.size() && fits; ++k) {
       if (v[k] == 0) continue;
-      if (w[k] == 0) fits = false;  // kept where the weights were 0: not these weights
-      else if (scale == 0) scale = static_cast<double>(v[k]) / w[k];
-      else fits = std::fabs(static_cast<double>(v[k]) / w[k] - scale) <= 1e-4 * scale;
+      if (w[k] == 0)
+        fits = false;  // kept where the weights were 0: not these weights
+      else if (scale == 0)
+        scale = static_cast<double>(v[k]) / w[k];
+      else
+        fits = std::fabs(static_cast<double>(v[k]) / w[k] - scale) <= 1e-4 * scale;
     }
     if (fits && scale > 1 + 1e-6) return c.tensor;  // kept values grow by 1/(1-p): not t itself
   }
@@ -189,7 +199,7 @@ HeatScale heat_scale(const NamedTensor& t, const Tensor* undropped) {
     s.mask = true;
     return s;  // Fixed01
   }
-  if (!any) return s;  // every cell masked or dropped (dropout 1.0): nothing to scale
+  if (!any) return s;   // every cell masked or dropped (dropout 1.0): nothing to scale
   bool filled = false;  // -inf or -1e6 in it: scores with a mask applied, never weights
   for (float v : t.tensor.values()) filled = filled || v <= kMaskedFill;
   const bool score = is_score_like(t) || filled;
@@ -213,7 +223,8 @@ std::string label_text(const std::string& token) { return py_comment(echo(token,
 std::vector<std::string> axis_labels(int64_t side, const std::vector<std::string>& tokens) {
   std::vector<std::string> labels;
   for (int64_t i = 0; i < side; ++i) {
-    labels.push_back(static_cast<int64_t>(tokens.size()) == side ? label_text(tokens[static_cast<size_t>(i)]) : std::to_string(i));
+    labels.push_back(static_cast<int64_t>(tokens.size()) == side ? label_text(tokens[static_cast<size_t>(i)])
+                                                                 : std::to_string(i));
   }
   return labels;
 }

@@ -38,7 +38,8 @@ std::string grid_caption(const AttentionGrid& g, Lang lang);
 // 0 that dropout made. A mask itself has no marks: its 0s and 1s are its values. With the same grid
 // of the weights before dropout (`undropped`), a dropout result's 0 is masked exactly where that is 0.
 enum class CellMark { None, Masked, Dropped };
-std::vector<CellMark> cell_marks(const NamedTensor& t, const AttentionGrid& g, const AttentionGrid* undropped = nullptr);
+std::vector<CellMark> cell_marks(const NamedTensor& t, const AttentionGrid& g,
+                                 const AttentionGrid* undropped = nullptr);
 
 // Where colours go, over the cells without a mark. Scores: min to max. Weights in [0, 1]: fixed 0…1
 // when they spread over half of it or more, else automatic (their own min to max, so near-uniform
@@ -48,11 +49,11 @@ struct HeatScale {
   // tokens, whose weights crowd near 0), split at `cuts`.
   enum class Kind { Fixed01, Auto, ZeroToMax, MinMax, Quartiles } kind = Kind::Fixed01;
   float lo = 0, hi = 1;
-  std::vector<float> cuts;  // Quartiles: the values at a quarter, a half and three quarters
-  bool mask = false;         // a mask (or bool): fixed 0…1, no marks
-  bool has_masked = false;   // some cell is masked
-  bool has_dropped = false;  // some cell was dropped
-  double position(float v) const;      // 0..1 for a finite v
+  std::vector<float> cuts;                // Quartiles: the values at a quarter, a half and three quarters
+  bool mask = false;                      // a mask (or bool): fixed 0…1, no marks
+  bool has_masked = false;                // some cell is masked
+  bool has_dropped = false;               // some cell was dropped
+  double position(float v) const;         // 0..1 for a finite v
   std::string describe(Lang lang) const;  // the legend's words for the scale
 };
 HeatScale heat_scale(const NamedTensor& t, const Tensor* undropped = nullptr);

@@ -44,7 +44,9 @@ std::string pad_right(const std::string& s, size_t w) { return s + std::string(w
 int ansi256(Rgb c) {
   auto level = [](int v) { return v < 48 ? 0 : v < 115 ? 1 : (v - 35) / 40; };
   auto value = [](int l) { return l == 0 ? 0 : 55 + 40 * l; };
-  auto dist = [&c](int r, int g, int b) { return (c.r - r) * (c.r - r) + (c.g - g) * (c.g - g) + (c.b - b) * (c.b - b); };
+  auto dist = [&c](int r, int g, int b) {
+    return (c.r - r) * (c.r - r) + (c.g - g) * (c.g - g) + (c.b - b) * (c.b - b);
+  };
   const int lr = level(c.r), lg = level(c.g), lb = level(c.b);
   const int grey = std::clamp(((c.r + c.g + c.b) / 3 - 8 + 5) / 10, 0, 23), gv = 8 + 10 * grey;
   const bool is_grey = c.r == c.g && c.g == c.b;
@@ -96,10 +98,12 @@ std::string legend(const std::string& title, const HeatScale& s, Palette p, Lang
   std::vector<std::string> pieces;
   const double lo = s.lo, hi = s.kind == HeatScale::Kind::Fixed01 ? 1 : s.hi;
   if (p == Palette::None) {
-    std::string key = s.kind == HeatScale::Kind::Fixed01 ? "\u2591 >" + short_number(lo) : kShades[1] + std::string(" \u2265") + short_number(lo);
+    std::string key = s.kind == HeatScale::Kind::Fixed01 ? "\u2591 >" + short_number(lo)
+                                                         : kShades[1] + std::string(" \u2265") + short_number(lo);
     for (int i = 2; i < 5; ++i)
       key += std::string(" ") + kShades[i] + " \u2265" +
-             short_number(s.kind == HeatScale::Kind::Quartiles ? s.cuts[static_cast<size_t>(i - 2)] : lo + (hi - lo) * (i - 1) / 4);
+             short_number(s.kind == HeatScale::Kind::Quartiles ? s.cuts[static_cast<size_t>(i - 2)]
+                                                               : lo + (hi - lo) * (i - 1) / 4);
     pieces.push_back(key);
     if (s.kind == HeatScale::Kind::Fixed01) pieces.push_back(picture_say("map.zero", lang));
     if (s.has_masked) pieces.push_back(std::string(kMaskedMark) + " " + picture_say("map.masked", lang));
@@ -108,12 +112,15 @@ std::string legend(const std::string& title, const HeatScale& s, Palette p, Lang
     std::string ramp = short_number(lo) + " ";
     for (int i = 0; i < 8; ++i) ramp += colored("  ", heat_color(i / 7.0), {0, 0, 0}, p);
     pieces.push_back(ramp + " " + short_number(hi));
-    if (s.has_masked) pieces.push_back(colored(" \u00b7 ", kMaskedBg, kMaskedFg, p) + " " + picture_say("map.masked", lang));
-    if (s.has_dropped) pieces.push_back(colored(" \u00d7 ", kDroppedBg, kDroppedFg, p) + " " + picture_say("map.dropped", lang));
+    if (s.has_masked)
+      pieces.push_back(colored(" \u00b7 ", kMaskedBg, kMaskedFg, p) + " " + picture_say("map.masked", lang));
+    if (s.has_dropped)
+      pieces.push_back(colored(" \u00d7 ", kDroppedBg, kDroppedFg, p) + " " + picture_say("map.dropped", lang));
   }
   out += fill_lines(pieces);
   if (detail != Detail::Full)
-    out += wrap_text(picture_say(detail == Detail::Short ? "map.values_short" : "map.values_omitted", lang), "# ", kWidth);
+    out +=
+        wrap_text(picture_say(detail == Detail::Short ? "map.values_short" : "map.values_omitted", lang), "# ", kWidth);
   return out;
 }
 
@@ -135,7 +142,9 @@ std::string short_value(float v, DType dtype) {
   return buf;
 }
 
-std::string value_text(float v, DType dtype, Detail d) { return d == Detail::Full ? cell_text(v, dtype) : short_value(v, dtype); }
+std::string value_text(float v, DType dtype, Detail d) {
+  return d == Detail::Full ? cell_text(v, dtype) : short_value(v, dtype);
+}
 
 // One cell: its value (full or short) or two columns of shading; its glyph or colour by its mark.
 std::string cell(float v, CellMark mark, const HeatScale& s, DType dtype, size_t value_w, Detail detail, Palette p) {
@@ -145,9 +154,10 @@ std::string cell(float v, CellMark mark, const HeatScale& s, DType dtype, size_t
   const bool shade = detail == Detail::Shade;
   if (p == Palette::None) {
     if (shade) return std::string(glyph) + glyph + " ";
-    return std::string(glyph) + (detail == Detail::Full ? " " : "") + pad_left(value_text(v, dtype, detail), value_w) + " ";
+    return std::string(glyph) + (detail == Detail::Full ? " " : "") + pad_left(value_text(v, dtype, detail), value_w) +
+           " ";
   }
-  const std::string text = shade ? (masked || dropped ? std::string(glyph) + glyph : "  ")
+  const std::string text = shade                     ? (masked || dropped ? std::string(glyph) + glyph : "  ")
                            : detail == Detail::Short ? pad_left(value_text(v, dtype, detail), value_w)
                                                      : " " + pad_left(cell_text(v, dtype), value_w) + " ";
   const std::string gap = detail == Detail::Full ? "" : " ";
@@ -176,13 +186,15 @@ std::string bars_text(const NamedTensor& t, const std::vector<std::string>& toke
   for (const std::string& l : labels) label_w = std::max(label_w, std::min(kMaxLabel, width(l)));
   for (float x : v) value_w = std::max(value_w, width(cell_text(x, DType::Float32)));
   for (size_t i = 0; i < v.size(); ++i) {
-    const double eighths = s.hi > 0 && std::isfinite(v[i]) ? std::max(0.0, static_cast<double>(v[i]) / s.hi) * kBarCells * 8 : 0;
+    const double eighths =
+        s.hi > 0 && std::isfinite(v[i]) ? std::max(0.0, static_cast<double>(v[i]) / s.hi) * kBarCells * 8 : 0;
     const int n = static_cast<int>(std::lround(eighths));
     std::string bar;
     for (int k = 0; k < n / 8; ++k) bar += kShades[4];
     bar += kEighths[n % 8];
-    out += trimmed(pad_right(truncate(labels[i], label_w), label_w) + " " + pad_left(cell_text(v[i], DType::Float32), value_w) +
-                   " " + bar) + "\n";
+    out += trimmed(pad_right(truncate(labels[i], label_w), label_w) + " " +
+                   pad_left(cell_text(v[i], DType::Float32), value_w) + " " + bar) +
+           "\n";
   }
   return out;
 }
@@ -230,7 +242,9 @@ std::string heatmap_text(const NamedTensor& t, const std::vector<std::string>& t
   }
   size_t value_w = detail == Detail::Full ? full_w : short_w;
   if (detail == Detail::Short) value_w = std::max<size_t>(value_w, p == Palette::None ? 1 : 2);  // the column number
-  const size_t cell_w = detail == Detail::Shade ? 3 : value_w + (detail == Detail::Full ? (p == Palette::None ? 3 : 2) : (p == Palette::None ? 2 : 1));
+  const size_t cell_w = detail == Detail::Shade ? 3
+                                                : value_w + (detail == Detail::Full ? (p == Palette::None ? 3 : 2)
+                                                                                    : (p == Palette::None ? 2 : 1));
   // Shading alone carries the values: each shade a quarter of the values shown, not a quarter of 0…1 (a row
   // of 1/12s would all be the lightest shade on 0…1, and on the values' range most of a causal grid of many
   // tokens is still its lightest quarter).
@@ -278,7 +292,8 @@ std::string output_heatmaps(const Notebook& nb, const NotebookItem& item, Palett
   if (nb.items().empty() || &item < &nb.items().front() || &item > &nb.items().back()) return "";
   std::string out;
   for (const MapSource& m : maps_after(nb, static_cast<size_t>(&item - &nb.items().front())))
-    out += heatmap_text(m.tensor, map_tokens(nb, m), palette, lang, map_title(m, lang), m.undropped ? &*m.undropped : nullptr);
+    out += heatmap_text(m.tensor, map_tokens(nb, m), palette, lang, map_title(m, lang),
+                        m.undropped ? &*m.undropped : nullptr);
   return out;
 }
 

@@ -11,11 +11,21 @@ std::string html_escape(const std::string& text) {
   for (size_t i = 0; i < text.size();) {
     const auto [c, n] = decode_utf8(text, i);
     switch (n == 0 ? U'\ufffd' : c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
       default:
         // Control characters, bytes that are not UTF-8 and the bidi embeddings, overrides and isolates
         // (which would reorder the text after them on screen) become U+FFFD.

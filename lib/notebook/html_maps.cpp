@@ -71,12 +71,15 @@ std::string grid_svg(const NamedTensor& t, const AttentionGrid& g, const Attenti
       // data-*: what the page's hover box reads (query token, key token, the value, masked/dropped/kept).
       out += "<rect class=\"" + mark + "\" x=\"" + num(x) + "\" y=\"" + num(y) + "\" width=\"" + num(cell_w) +
              "\" height=\"" + num(cell_h) + "\" fill=\"" + hex(bg) + "\" stroke=\"#ffffff\" data-q=\"" +
-             html_escape(row_labels[i]) + "\" data-k=\"" + html_escape(col_labels[j]) + "\" data-v=\"" + html_escape(text) +
-             "\" data-state=\"" + (masked ? "masked" : dropped ? "dropped" : "kept") + "\"><title>" +
-             html_escape(row_labels[i] + " \u2192 " + col_labels[j] + ": " + text) + "</title></rect>";
+             html_escape(row_labels[i]) + "\" data-k=\"" + html_escape(col_labels[j]) + "\" data-v=\"" +
+             html_escape(text) + "\" data-state=\"" +
+             (masked    ? "masked"
+              : dropped ? "dropped"
+                        : "kept") +
+             "\"><title>" + html_escape(row_labels[i] + " \u2192 " + col_labels[j] + ": " + text) + "</title></rect>";
       const std::string shown = (masked ? "\u00b7 " : dropped ? "\u00d7 " : "") + text;
-      out += "<text x=\"" + num(x + cell_w / 2) + "\" y=\"" + num(y + cell_h / 2 + 4) + "\" text-anchor=\"middle\" fill=\"" +
-             hex(ink) + "\">" + html_escape(shown) + "</text>\n";
+      out += "<text x=\"" + num(x + cell_w / 2) + "\" y=\"" + num(y + cell_h / 2 + 4) +
+             "\" text-anchor=\"middle\" fill=\"" + hex(ink) + "\">" + html_escape(shown) + "</text>\n";
     }
   }
   return out + "</svg>";
@@ -89,7 +92,8 @@ std::string bars_svg(const NamedTensor& t, const std::vector<std::string>& label
   const double w = left + value_w + full + 8, h = bar_h * v.size() + 4;
   std::string out = svg_open(w, h, label, 1, static_cast<int64_t>(v.size()));
   for (size_t i = 0; i < v.size(); ++i) {
-    const double y = bar_h * i, len = hi > 0 && std::isfinite(v[i]) ? std::max(0.0, v[i] / static_cast<double>(hi)) * full : 0;
+    const double y = bar_h * i,
+                 len = hi > 0 && std::isfinite(v[i]) ? std::max(0.0, v[i] / static_cast<double>(hi)) * full : 0;
     out += "<text class=\"label row\" x=\"" + num(left - 6) + "\" y=\"" + num(y + 14) + "\" text-anchor=\"end\">" +
            html_escape(shorten(labels[i], 12)) + "</text>";
     const std::string value = cell_text(v[i], DType::Float32);
@@ -97,8 +101,8 @@ std::string bars_svg(const NamedTensor& t, const std::vector<std::string>& label
            html_escape(value) + "</text>";
     out += "<rect class=\"bar\" x=\"" + num(left + value_w) + "\" y=\"" + num(y + 3) + "\" width=\"" + num(len) +
            "\" height=\"" + num(bar_h - 6) + "\" fill=\"" + hex(heat_color(hi > 0 ? v[i] / hi : 0)) + "\" data-k=\"" +
-           html_escape(labels[i]) + "\" data-v=\"" + html_escape(value) + "\"><title>" + html_escape(labels[i] + ": " + value) +
-           "</title></rect>\n";
+           html_escape(labels[i]) + "\" data-v=\"" + html_escape(value) + "\"><title>" +
+           html_escape(labels[i] + ": " + value) + "</title></rect>\n";
   }
   return out + "</svg>";
 }
@@ -132,7 +136,8 @@ std::string html_map_figure(const MapSource& m, const std::vector<std::string>& 
   const HeatScale scale = heat_scale(t, undropped);
   const std::vector<AttentionGrid> grids = attention_grids(t.tensor), before = undropped_grids(t.tensor, undropped);
   if (grids.empty()) return "";
-  const std::vector<std::string> rows = axis_labels(grids.front().rows, tokens), cols = axis_labels(grids.front().cols, tokens);
+  const std::vector<std::string> rows = axis_labels(grids.front().rows, tokens),
+                                 cols = axis_labels(grids.front().cols, tokens);
   std::string out = "<figure class=\"heatmap\">\n<figcaption>" + html_escape(title) + "<br>" +
                     html_escape(scale.describe(lang)) + "</figcaption>\n<div class=\"grids\">\n";
   for (size_t gi = 0; gi < grids.size(); ++gi) {
@@ -140,7 +145,9 @@ std::string html_map_figure(const MapSource& m, const std::vector<std::string>& 
     const std::string caption = grid_caption(g, lang);
     out += "<div class=\"grid\">";
     if (!caption.empty()) out += "<div class=\"grid-caption\">" + html_escape(caption) + "</div>";
-    out += grid_svg(t, g, before.empty() ? nullptr : &before[gi], scale, rows, cols, caption.empty() ? title : title + ", " + caption) + "</div>\n";
+    out += grid_svg(t, g, before.empty() ? nullptr : &before[gi], scale, rows, cols,
+                    caption.empty() ? title : title + ", " + caption) +
+           "</div>\n";
   }
   return out + "</div>\n" + legend_html(scale, lang) + "</figure>\n";
 }

@@ -66,11 +66,12 @@ std::string setting_value(const nlohmann::json& v, Lang lang) {
 }
 
 std::string settings_table(const Notebook& nb, Lang lang) {
-  std::string out = "<table class=\"settings\">\n<tr><th>" + html_escape(picture_say("html.setting", lang)) + "</th><th>" +
-                    html_escape(picture_say("html.value", lang)) + "</th></tr>\n";
+  std::string out = "<table class=\"settings\">\n<tr><th>" + html_escape(picture_say("html.setting", lang)) +
+                    "</th><th>" + html_escape(picture_say("html.value", lang)) + "</th></tr>\n";
   if (!nb.settings().empty() && nb.text_table()) {
     for (const Setting& s : nb.settings())
-      out += "<tr><th>" + html_escape(s.name) + "</th><td>" + html_escape(nb.text_table()->render(s.value, lang)) + "</td></tr>\n";
+      out += "<tr><th>" + html_escape(s.name) + "</th><td>" + html_escape(nb.text_table()->render(s.value, lang)) +
+             "</td></tr>\n";
     return out + "</table>\n";
   }
   for (const auto& [key, value] : nb.config().items())
@@ -80,7 +81,8 @@ std::string settings_table(const Notebook& nb, Lang lang) {
 
 // The sections (headings) with their cells, each a link to its anchor.
 std::string contents(const Notebook& nb, Lang lang) {
-  std::string out = "<nav class=\"toc\"><strong>" + html_escape(picture_say("html.contents", lang)) + "</strong>\n<ul>\n";
+  std::string out =
+      "<nav class=\"toc\"><strong>" + html_escape(picture_say("html.contents", lang)) + "</strong>\n<ul>\n";
   bool open = false;
   for (size_t i = 0; i < nb.items().size(); ++i) {
     const NotebookItem& item = nb.items()[i];
@@ -106,11 +108,13 @@ std::string contents(const Notebook& nb, Lang lang) {
 
 std::string html_report(const Notebook& nb, Lang lang, bool explain, const std::string& command) {
   const std::string title = "attn-tutor: " + nb.lesson();
-  std::string out = "<h1>" + html_escape(title) + "</h1>\n<p class=\"meta\">" + html_escape(picture_say("html.sections", lang)) + " " +
-         html_escape(joined(nb.sections(), ", ")) + " &middot; " +
-         (nb.uses_tokens() ? html_escape(picture_say("html.tokens", lang)) + " " + html_escape(token_labels(nb.tokens())) + " &middot; "
-                           : std::string()) +
-         "attn-tutor " ATTN_TUTOR_VERSION "</p>\n";
+  std::string out =
+      "<h1>" + html_escape(title) + "</h1>\n<p class=\"meta\">" + html_escape(picture_say("html.sections", lang)) +
+      " " + html_escape(joined(nb.sections(), ", ")) + " &middot; " +
+      (nb.uses_tokens()
+           ? html_escape(picture_say("html.tokens", lang)) + " " + html_escape(token_labels(nb.tokens())) + " &middot; "
+           : std::string()) +
+      "attn-tutor " ATTN_TUTOR_VERSION "</p>\n";
   out += contents(nb, lang);
   out += "<h2>" + html_escape(picture_say("html.settings", lang)) + "</h2>\n" + settings_table(nb, lang);
   if (!command.empty())

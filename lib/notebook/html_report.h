@@ -12,6 +12,7 @@ namespace attn {
 
 // In `lang`, with the longer explanations when `explain`. `command` is the command line that makes
 // the page (the caller knows the CLI; empty: not shown).
-std::string html_report(const Notebook& nb, Lang lang = Lang::En, bool explain = false, const std::string& command = "");
+std::string html_report(const Notebook& nb, Lang lang = Lang::En, bool explain = false,
+                        const std::string& command = "");
 
 }  // namespace attn

@@ -27,9 +27,12 @@ std::string item_text(const NotebookItem& item, Lang lang) {
     case Kind::Heading:
       if (!item.source.key.empty() && item.table) return item.table->render(item.source, lang) + "  " + prose;
       return item.text + "  " + prose;
-    case Kind::Explanation: return (zh ? "详解：" : "More: ") + prose;
-    case Kind::Confusion: return (zh ? "⚠ 常见误区：" : "⚠ Common confusion: ") + prose;
-    default: return prose;
+    case Kind::Explanation:
+      return (zh ? "详解：" : "More: ") + prose;
+    case Kind::Confusion:
+      return (zh ? "⚠ 常见误区：" : "⚠ Common confusion: ") + prose;
+    default:
+      return prose;
   }
 }
 
@@ -85,8 +88,10 @@ std::string shape_of(const std::string& name) {
   for (char c : name) {
     if (c == '"' || c == '\'') quoted = !quoted;
     if (quoted) continue;
-    if (c == '(' || c == '[') ++depth;
-    else if (c == ')' || c == ']') --depth;
+    if (c == '(' || c == '[')
+      ++depth;
+    else if (c == ')' || c == ']')
+      --depth;
     else if (depth == 0 && !(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.'))
       return "(" + name + ").shape";
   }

@@ -23,13 +23,13 @@ struct NamedTensor {
 // in-place change of the object the name holds (`x.masked_fill_(...)`).
 struct Binding {
   std::string name;
-  int cell = 0;          // the cell that shows it (else the cell that computes it)
-  std::string code;      // the line that gives the value
+  int cell = 0;      // the cell that shows it (else the cell that computes it)
+  std::string code;  // the line that gives the value
   Tensor tensor;
   bool in_place = false;
-  bool traced = false;   // from a forward's steps, not yet claimed by a show() or record()
-  int head = -1;         // the head whose forward gives it (Step::head)
-  int forward_cell = -1; // a traced step a later show() or record() claimed: the cell whose forward computed it
+  bool traced = false;    // from a forward's steps, not yet claimed by a show() or record()
+  int head = -1;          // the head whose forward gives it (Step::head)
+  int forward_cell = -1;  // a traced step a later show() or record() claimed: the cell whose forward computed it
 };
 
 struct NotebookItem {
@@ -37,9 +37,9 @@ struct NotebookItem {
   Kind kind;
   std::string text;  // Code, Output, Shape: as printed; Heading: the section number
   int cell = 0;
-  int tensor = -1;   // Output of show(): index into tensors()
-  Prose prose = {};  // Heading (its title), Note, Explanation, Confusion: rendered in the reader's language
-  Prose source = {}; // Heading beside the book: where it comes from ("d2l.ai §11.5"), shown instead of `text`
+  int tensor = -1;    // Output of show(): index into tensors()
+  Prose prose = {};   // Heading (its title), Note, Explanation, Confusion: rendered in the reader's language
+  Prose source = {};  // Heading beside the book: where it comes from ("d2l.ai §11.5"), shown instead of `text`
   const TextTable* table = nullptr;
 };
 
@@ -75,7 +75,7 @@ class Notebook {
   void show(const std::string& name, const Tensor& t, bool again = false);
   // print("label", t): PyTorch joins with one space; only the first line shifts.
   void show(const std::string& label, const std::string& name, const Tensor& t);
-  void print(const std::string& text);  // any other line the code prints
+  void print(const std::string& text);                                        // any other line the code prints
   void record(const std::string& name, const Tensor& t, bool again = false);  // JSON only
   // The steps of a forward the cell runs, in compute order. A later show() or record() of one of
   // these values places it in its own cell.

@@ -55,7 +55,8 @@ std::vector<MapSource> inside_maps(const Notebook& nb, int cell) {
     if ((!here && !claimed) || !inside_weights(b)) return;
     for (const auto& f : found)
       if (f.first.head == b.head && same_values(f.first.tensor.tensor, b.tensor)) return;
-    found.push_back({{{b.name, cell, b.code, b.tensor}, true, b.head}, claimed || shown_with_picture(nb, b.tensor, cell)});
+    found.push_back(
+        {{{b.name, cell, b.code, b.tensor}, true, b.head}, claimed || shown_with_picture(nb, b.tensor, cell)});
   };
   for (const Binding& b : nb.timeline()) consider(b);
   for (const Binding& b : nb.inside_values()) consider(b);

@@ -13,8 +13,8 @@ namespace attn {
 
 struct MapSource {
   NamedTensor tensor;
-  bool inside = false;  // computed inside a module's forward
-  int head = -1;        // ... of this head of a list of heads
+  bool inside = false;                             // computed inside a module's forward
+  int head = -1;                                   // ... of this head of a list of heads
   std::optional<Tensor> undropped = std::nullopt;  // a dropout result's weights before dropout (masked vs dropped 0s)
   bool positions = false;  // its cell's inputs are not the tokens (Notebook::positions_not_tokens): numbered axes
 };

@@ -40,8 +40,10 @@ std::string without_comment(const std::string& line) {
   for (size_t i = 0; i < line.size(); ++i) {
     const char c = line[i];
     if (quote) {
-      if (c == '\\') ++i;  // an escaped character, the quote too
-      else if (c == quote) quote = 0;
+      if (c == '\\')
+        ++i;  // an escaped character, the quote too
+      else if (c == quote)
+        quote = 0;
     } else if (c == '\'' || c == '"') {
       quote = c;
     } else if (c == '#') {

@@ -11,12 +11,12 @@
 namespace attn {
 
 struct TextOptions {
-  bool color = false;                // ANSI styles for headings, code, shapes, notes
-  bool heatmap = false;              // draw attention matrices (lib/attention_matrix.h's rule)
-  Palette palette = Palette::None;   // the heatmaps' colours
-  Lang lang = Lang::En;              // the language of titles and notes
-  bool explain = false;              // show the longer explanation of each cell
-  std::string from;                  // start at this section heading ("3.5.2") or cell ("7"); empty: the start
+  bool color = false;               // ANSI styles for headings, code, shapes, notes
+  bool heatmap = false;             // draw attention matrices (lib/attention_matrix.h's rule)
+  Palette palette = Palette::None;  // the heatmaps' colours
+  Lang lang = Lang::En;             // the language of titles and notes
+  bool explain = false;             // show the longer explanation of each cell
+  std::string from;                 // start at this section heading ("3.5.2") or cell ("7"); empty: the start
 };
 
 // Throws std::invalid_argument when options.from names no section or cell of the notebook.

@@ -82,10 +82,11 @@ TextTable::TextTable(const std::string& origin, const std::string& source, const
       ok = ok && case_name.find_first_of("[] ") == std::string::npos;
     }
     if (!ok)
-      throw std::logic_error(origin + ":" + std::to_string(number) + ": expected [key], 'en = ', 'zh = ' or 'en[case] = '");
+      throw std::logic_error(origin + ":" + std::to_string(number) +
+                             ": expected [key], 'en = ', 'zh = ' or 'en[case] = '");
     Entry& entry = entries_[key];
-    std::string& target = case_name.empty() ? (en ? entry.en : entry.zh)
-                                            : (en ? entry.cases[case_name].en : entry.cases[case_name].zh);
+    std::string& target =
+        case_name.empty() ? (en ? entry.en : entry.zh) : (en ? entry.cases[case_name].en : entry.cases[case_name].zh);
     target = unescape(line.substr(eq + 3));
     if (!entry.cases.empty() && (!entry.en.empty() || !entry.zh.empty()))
       throw std::logic_error(origin + ":" + std::to_string(number) + ": [" + key + "] has cases and a plain en/zh");

@@ -27,7 +27,6 @@ namespace attn {
 
 enum class Lang { En, Zh };
 
-
 // A keyed sentence: text("dropout.kept", {kept, total}).
 Prose text(std::string key, std::vector<Prose> args = {});
 // One case of a keyed sentence with cases: text_case("dropout_mask.confusion", "mkl").

@@ -32,7 +32,8 @@ std::string markdown_text(const std::string& text) {
     }
     if (c == '`') code = !code;
     const bool inside_word = i > 0 && i + 1 < text.size() && word_char(text[i - 1]) && word_char(text[i + 1]);
-    const bool special = c == '\\' || c == '*' || c == '<' || c == '>' || c == '&' || c == '[' || c == ']' || (c == '_' && !inside_word);
+    const bool special =
+        c == '\\' || c == '*' || c == '<' || c == '>' || c == '&' || c == '[' || c == ']' || (c == '_' && !inside_word);
     if (!code && special) out += '\\';
     out += c;
   }
@@ -74,7 +75,9 @@ std::string export_header(const Notebook& nb, Lang lang) {
   std::string out = wrap_text(py_comment(picture_say("export.mkl_comment", lang)), "# ", 100);
   out += kHeader;
   out += "import sys\n";
-  out += "if not torch.backends.mkl.is_available() or tuple(int(p) for p in torch.__version__.split(\".\")[:2]) >= (2, 7):\n";
+  out +=
+      "if not torch.backends.mkl.is_available() or tuple(int(p) for p in torch.__version__.split(\".\")[:2]) >= (2, "
+      "7):\n";
   out += "    print(" + py_str(picture_say("export.mkl_warning", lang)) + ", file=sys.stderr)\n";
   return out;
 }
@@ -112,7 +115,8 @@ std::string export_ipynb(const Notebook& nb, Lang lang, bool explain) {
       last["source"] = source_lines(joined + "\n\n" + text);
       return;
     }
-    cells.push_back({{"cell_type", "markdown"}, {"metadata", nlohmann::json::object()}, {"source", source_lines(text)}});
+    cells.push_back(
+        {{"cell_type", "markdown"}, {"metadata", nlohmann::json::object()}, {"source", source_lines(text)}});
   };
   cells.push_back({{"cell_type", "code"},
                    {"execution_count", nullptr},

@@ -35,8 +35,19 @@ bool is_wide(char32_t c) {
 // Punctuation that must not start a line: ，。；：、！？）」』》 and their full-width kin.
 bool no_break_before(char32_t c) {
   switch (c) {
-    case 0xFF0C: case 0x3002: case 0xFF1B: case 0xFF1A: case 0x3001: case 0xFF01: case 0xFF1F:
-    case 0xFF09: case 0x300D: case 0x300F: case 0x300B: case 0x201D: case 0x2019:
+    case 0xFF0C:
+    case 0x3002:
+    case 0xFF1B:
+    case 0xFF1A:
+    case 0x3001:
+    case 0xFF01:
+    case 0xFF1F:
+    case 0xFF09:
+    case 0x300D:
+    case 0x300F:
+    case 0x300B:
+    case 0x201D:
+    case 0x2019:
       return true;
     default:
       return false;
@@ -44,7 +55,9 @@ bool no_break_before(char32_t c) {
 }
 
 // Opening brackets: a line may break right before one.
-bool opens(char32_t c) { return c == 0xFF08 || c == 0x300C || c == 0x300E || c == 0x300A || c == 0x201C || c == 0x2018; }
+bool opens(char32_t c) {
+  return c == 0xFF08 || c == 0x300C || c == 0x300E || c == 0x300A || c == 0x201C || c == 0x2018;
+}
 
 // Punctuation a line may break right after (besides a space): the CJK commas, stops and closing brackets.
 bool break_after(char32_t c) { return no_break_before(c) && c != 0x201D && c != 0x2019; }

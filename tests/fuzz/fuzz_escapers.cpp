@@ -52,7 +52,8 @@ void require_reads_back(const uint8_t* data, size_t size, Text text, Read read) 
   require(back == v && std::signbit(back) == std::signbit(v));
   if constexpr (sizeof(T) == sizeof(float)) {
     if (v == 0) return;
-    const attn::ShortestDecimal a = attn::shortest_decimal(std::fabs(v)), b = attn::shortest_decimal_by_trial(std::fabs(v));
+    const attn::ShortestDecimal a = attn::shortest_decimal(std::fabs(v)),
+                                b = attn::shortest_decimal_by_trial(std::fabs(v));
     require(a.digits == b.digits && a.exponent == b.exponent);
   }
 }

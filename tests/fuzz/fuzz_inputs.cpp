@@ -14,7 +14,7 @@ namespace {
 void require_clean(const std::string& message) {
   for (const char c : message)
     if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F) std::abort();  // raw control character
-  if (message.size() > 2000) std::abort();  // a message echoing the file whole
+  if (message.size() > 2000) std::abort();                                // a message echoing the file whole
 }
 
 }  // namespace
