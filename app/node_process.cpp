@@ -9,39 +9,42 @@
 
 // process.umask() reads the mask by setting it and setting it back: node's own documentation deprecates
 // the call without an argument for that race, which a single-threaded CLI does not have.
+// clang-format off
 EM_JS(int, attn_node_umask, (), {
-  if (typeof process == = 'undefined' || typeof process.umask != = 'function') return 0o022;
+  if (typeof process === 'undefined' || typeof process.umask !== 'function') return 0o022;
   const mask = process.umask(0o022);
   process.umask(mask);
   return mask;
 });
+// clang-format on
 
 // The last `count` arguments of /proc/self/cmdline, each ended by a 0 byte, kept for the copy below;
 // returns their length, or -1 when there are none or they are not the arguments node decoded.
+// clang-format off
 EM_JS(int, attn_node_argument_bytes_size, (int count), {
   try {
-    if (typeof process == = 'undefined' || process.platform != = 'linux') return -1;
+    if (typeof process === 'undefined' || process.platform !== 'linux') return -1;
     const raw = require('fs').readFileSync('/proc/self/cmdline');
     const parts = [];
     for (let start = 0, i = 0; i < raw.length; ++i)
-      if (raw[i] == = 0) {
-        parts.push(raw.subarray(start, i + 1));
-        start = i + 1;
-      }
-    if (process.argv.length - 2 != = count || parts.length < count) return -1;
+      if (raw[i] === 0) { parts.push(raw.subarray(start, i + 1)); start = i + 1; }
+    if (process.argv.length - 2 !== count || parts.length < count) return -1;
     const mine = parts.slice(parts.length - count);
     for (let i = 0; i < count; ++i)
-      if (mine[i].subarray(0, mine[i].length - 1).toString('utf8') != = process.argv[2 + i]) return -1;
+      if (mine[i].subarray(0, mine[i].length - 1).toString('utf8') !== process.argv[2 + i]) return -1;
     Module.attnArgumentBytes = Buffer.concat(mine);
     return Module.attnArgumentBytes.length;
   } catch (e) {
     return -1;
   }
 });
+// clang-format on
+// clang-format off
 EM_JS(void, attn_node_argument_bytes_copy, (char* to), {
   HEAPU8.set(Module.attnArgumentBytes, to);
   delete Module.attnArgumentBytes;
 });
+// clang-format on
 #endif
 
 namespace attn {

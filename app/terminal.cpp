@@ -15,38 +15,46 @@
 #include <emscripten.h>
 
 // node's answers; in a browser no stream is a terminal.
+// clang-format off
 EM_JS(int, attn_node_isatty, (int fd), {
-  if (typeof process == = 'undefined' || typeof require == = 'undefined') return 0;
+  if (typeof process === 'undefined' || typeof require === 'undefined') return 0;
   return require('tty').isatty(fd) ? 1 : 0;
 });
+// clang-format on
 // The terminal's size on stdout: columns (`rows` 0) or rows; 0 when stdout is no terminal.
+// clang-format off
 EM_JS(int, attn_node_stdout_size, (int rows), {
-  if (typeof process == = 'undefined' || !process.stdout || !process.stdout.isTTY) return 0;
+  if (typeof process === 'undefined' || !process.stdout || !process.stdout.isTTY) return 0;
   return (rows ? process.stdout.rows : process.stdout.columns) | 0;
 });
+// clang-format on
+// clang-format off
 EM_JS(int, attn_node_raw_mode, (int on), {
   try {
     if (!process.stdin.isTTY) return 0;
-    process.stdin.setRawMode(on != = 0);
+    process.stdin.setRawMode(on !== 0);
     return 1;
   } catch (e) {
     return 0;
   }
 });
+// clang-format on
 // A blocking read of one byte: node made stdin non-blocking, so EAGAIN waits 20 ms and tries again.
+// clang-format off
 EM_JS(int, attn_node_read_byte, (), {
   const fs = require('fs');
   const buffer = Buffer.alloc(1);
   const pause = new Int32Array(new SharedArrayBuffer(4));
   for (;;) {
     try {
-      return fs.readSync(0, buffer, 0, 1, null) == = 1 ? buffer[0] : -1;
+      return fs.readSync(0, buffer, 0, 1, null) === 1 ? buffer[0] : -1;
     } catch (e) {
-      if (e.code != = 'EAGAIN') return -1;
+      if (e.code !== 'EAGAIN') return -1;
       Atomics.wait(pause, 0, 0, 20);
     }
   }
 });
+// clang-format on
 #endif
 
 namespace attn {

@@ -15,12 +15,14 @@
 
 // A real sleep under node (Atomics.wait blocks the thread without spinning); in a browser's main thread,
 // which may not block, it returns at once (the page's files are in memory and never wait).
+// clang-format off
 EM_JS(void, attn_sleep_ms, (int ms), {
   try {
     Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
   } catch (e) {
   }
 });
+// clang-format on
 #endif
 
 namespace attn {

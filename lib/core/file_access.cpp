@@ -11,16 +11,17 @@
 
 // 0 when allowed; otherwise 1 + the index of node's error code in kNodeErrors (an unknown code counts
 // as EACCES, the first); -1 without node.
+// clang-format off
 EM_JS(int, attn_node_access, (const char* path, int mode), {
-  if (typeof process == = 'undefined' || typeof require == = 'undefined') return -1;
+  if (typeof process === 'undefined' || typeof require === 'undefined') return -1;
   try {
     require('fs').accessSync(UTF8ToString(path), mode);
     return 0;
   } catch (e) {
-    return 1 +
-           Math.max(0, [ 'EACCES', 'ENOENT', 'ENOTDIR', 'EROFS', 'ELOOP', 'ENAMETOOLONG', 'EPERM' ].indexOf(e.code));
+    return 1 + Math.max(0, ['EACCES', 'ENOENT', 'ENOTDIR', 'EROFS', 'ELOOP', 'ENAMETOOLONG', 'EPERM'].indexOf(e.code));
   }
 });
+// clang-format on
 constexpr int kNodeErrors[] = {EACCES, ENOENT, ENOTDIR, EROFS, ELOOP, ENAMETOOLONG, EPERM};
 #endif
 

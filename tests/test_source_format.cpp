@@ -1,0 +1,63 @@
+// The sources as .clang-format leaves them: the JavaScript inside EM_JS and EM_ASM is not C++, and
+// clang-format would break it (`===` becomes `== =`), so each such block stands between
+// `// clang-format off` and `// clang-format on`.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+std::vector<std::string> lines_of_file(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  std::vector<std::string> out;
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+// Where the rule is broken in `lines`: "LINE: why" for each EM_JS/EM_ASM block outside a clang-format
+// off region and for each JavaScript comparison split apart.
+std::vector<std::string> format_problems(const std::vector<std::string>& lines) {
+  std::vector<std::string> problems;
+  bool off = false;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const std::string& l = lines[i];
+    if (l.rfind("// clang-format off", 0) == 0) off = true;
+    if (l.rfind("// clang-format on", 0) == 0) off = false;
+    if ((l.rfind("EM_JS(", 0) == 0 || l.rfind("EM_ASM", 0) == 0) && !off)
+      problems.push_back(std::to_string(i + 1) + ": JavaScript block outside // clang-format off");
+    if (l.find("== =") != std::string::npos || l.find("!= =") != std::string::npos)
+      problems.push_back(std::to_string(i + 1) + ": a === or !== split apart");
+  }
+  return problems;
+}
+
+}  // namespace
+
+TEST_CASE("format: the rule finds an unguarded EM_JS block and a split ===") {
+  CHECK(format_problems({"EM_JS(int, f, (), {", "  return a === b;", "});"}).size() == 1);
+  CHECK(
+      format_problems({"// clang-format off", "EM_JS(int, f, (), {", "  return a == = b;", "});", "// clang-format on"})
+          .size() == 1);
+  CHECK(
+      format_problems({"// clang-format off", "EM_JS(int, f, (), {", "  return a === b;", "});", "// clang-format on"})
+          .empty());
+}
+
+TEST_CASE("format: every EM_JS and EM_ASM block is kept from clang-format") {
+  int blocks = 0;
+  for (const char* dir : {"app", "lib", "lessons", "features"})
+    for (const auto& entry : std::filesystem::recursive_directory_iterator(std::string(ATTN_SOURCE_DIR) + "/" + dir)) {
+      const std::string ext = entry.path().extension().string();
+      if (ext != ".cpp" && ext != ".h") continue;
+      const std::vector<std::string> lines = lines_of_file(entry.path());
+      for (const std::string& l : lines) blocks += l.rfind("EM_JS(", 0) == 0 || l.rfind("EM_ASM", 0) == 0;
+      const std::string where = entry.path().string();
+      CAPTURE(where);
+      CHECK(format_problems(lines).empty());
+    }
+  CHECK(blocks >= 8);  // node's file access, terminal, process and bounded reads
+}
