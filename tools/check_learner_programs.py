@@ -7,7 +7,7 @@ verdict with tests/learners/expected.json (a maintainer tool: it needs real PyTo
 
 The three ways, each in a fresh temporary folder:
   export  run the program as it is (its `# --- export ---` block writes export.json with
-          tools/export_pytorch.py), then `attn-tutor check export.json`;
+          python/export_pytorch.py), then `attn-tutor check export.json`;
   py      the program without its export block, `attn-tutor check NAME.py --python PYTHON`;
   ipynb   the same code as a Jupyter notebook (nbformat 4, a code cell per blank-line-separated
           top-level block), `attn-tutor check NAME.ipynb --python PYTHON`.
@@ -222,7 +222,7 @@ def main():
         names = [n for n in names if any(n == o or n.startswith(o) for o in args.only)]
         if not names:
             die(f"--only {', '.join(args.only)}: no such program in tests/learners/expected.json")
-    env = dict(os.environ, ATTN_TUTOR_TOOLS=os.path.join(ROOT, "tools"), NO_COLOR="1")
+    env = dict(os.environ, ATTN_TUTOR_PYTHON=os.path.join(ROOT, "python"), NO_COLOR="1")
 
     rows, failures, reports = [], 0, []
     for name in names:

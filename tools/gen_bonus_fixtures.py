@@ -11,7 +11,7 @@ the lesson's default. Writes one JSON fixture that tests/test_bonus_fixtures.cpp
 bool masks and int64 positions exactly.
 
 Also writes (--exports DIR) one correct learner export per lesson for `attn-tutor check`
-(tests/fixtures/mistakes/correct-<lesson>.json, with tools/export_pytorch.py), and prints (--reference)
+(tests/fixtures/mistakes/correct-<lesson>.json, with python/export_pytorch.py), and prints (--reference)
 the entries of tests/fixtures/book_reference.txt that `attn-tutor verify` checks for these lessons: the
 text real PyTorch prints for them at the lessons' defaults.
 
@@ -38,6 +38,7 @@ import torch
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import torch_book as tb  # noqa: E402
 import torch_bonus as tbn  # noqa: E402
+import common  # noqa: E402,F401  (python/ on the path: the learners' exporter)
 from export_pytorch import export  # noqa: E402
 
 LESSONS = ["kv-cache", "gqa", "mla", "swa"]

@@ -40,6 +40,7 @@ import torch.nn as nn
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import torch_book as tb  # noqa: E402
+import common  # noqa: E402,F401  (python/ on the path: the learners' exporter)
 from export_pytorch import export  # noqa: E402
 
 

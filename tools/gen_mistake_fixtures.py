@@ -3,7 +3,7 @@
 and the correct programs written another way (way-<name>.json, tools/learner_mistakes.py), which must match.
 
 Each mistake runs the book's code with that one mistake, the way a learner writes it, and exports what
-the learner would print with tools/export_pytorch.py into tests/fixtures/mistakes/<mistake>.json;
+the learner would print with python/export_pytorch.py into tests/fixtures/mistakes/<mistake>.json;
 tests/test_check.cpp asserts that `attn-tutor check` names the mistake. The correct-<lesson>.json
 exports run the lesson's code as the book (or the seed document) writes it and must pass with exit 0.
 Book sizes throughout (six 3-d tokens, d_out 2, two heads).
@@ -30,6 +30,7 @@ import learner_mistakes  # noqa: E402
 import learner_mistakes_cache  # noqa: E402  (after the chapter: the KV cache, sliding windows, settings)
 import learner_mistakes_bonus  # noqa: E402  (after the chapter: grouped-query, latent, split heads; two of the chapter)
 import torch_book as tb  # noqa: E402
+import common  # noqa: E402,F401  (python/ on the path: the learners' exporter)
 from export_pytorch import export  # noqa: E402
 from torch_book import CausalAttention, MultiHeadAttention, MultiHeadAttentionWrapper, SelfAttention_v2  # noqa: E402
 

@@ -3,7 +3,7 @@
     /usr/bin/python3 tools/gen_trace_fixtures.py
 
 Runs each program of tests/fixtures/traces/programs/ and three of tests/learners/ (FROM_LEARNERS) (a .py, and the notebook made from it: one code cell per
-"# %%" block) under check's tracer (features/check/tracer.py, the one the binary embeds) with this Python, and
+"# %%" block) under check's tracer (python/tracer.py, the one the binary embeds) with this Python, and
 writes its "attn-tutor-trace/1" document (docs/trace-json.md) to tests/fixtures/traces/NAME.json (the notebook's
 NAME-ipynb.json). CI has no torch: the tests check these documents with `attn-tutor check TRACE.json`.
 Needs torch.
@@ -17,7 +17,7 @@ import tempfile
 import torch  # noqa: F401 -- the traces need real torch
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-TRACER = os.path.join(ROOT, "features", "check", "tracer.py")
+TRACER = os.path.join(ROOT, "python", "tracer.py")
 PROGRAMS = os.path.join(ROOT, "tests", "fixtures", "traces", "programs")
 OUT = os.path.join(ROOT, "tests", "fixtures", "traces")
 

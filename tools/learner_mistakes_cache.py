@@ -3,7 +3,7 @@
 sliding-window mistakes, and the exports that forget a lesson's own setting, for `attn-tutor
 check` (tests/fixtures/mistakes/<id>.json). Real PyTorch 1.13. The modules are the bonus classes of
 tools/torch_bonus.py (rasbt/LLMs-from-scratch ch04/03-06) with one line changed where a mistake says so,
-run as the lessons run them, and exported with tools/export_pytorch.py as a learner would: the tensors
+run as the lessons run them, and exported with python/export_pytorch.py as a learner would: the tensors
 in the order the program computed them (a list of (name, tensor) pairs where a name repeats).
 
 Also a correct mha program (way-context-vec-last) that exports the book's printed context_vec, the
@@ -22,6 +22,7 @@ import torch
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import torch_book as tb  # noqa: E402
 import torch_bonus as tbn  # noqa: E402
+import common  # noqa: E402,F401  (python/ on the path: the learners' exporter)
 from export_pytorch import export  # noqa: E402
 
 

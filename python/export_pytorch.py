@@ -1,6 +1,6 @@
 """Export your own PyTorch tensors for `attn-tutor check` (schema "attn-tutor/1", README "JSON export").
 
-    import sys; sys.path.insert(0, "path/to/attn-tutor/tools")
+    import sys; sys.path.insert(0, "path/to/attn-tutor/python")
     from export_pytorch import export
     export({"attn_weights": attn_weights, "context_vecs": context_vecs}, "dropout", "mine.json")
 
@@ -168,7 +168,7 @@ def document(tensors, lesson, seed=None, inputs=None, tokens=None, cells=None, *
         where = "" if cell is None else '"cell": %d, ' % cell
         parts.append('{"name": %s, %s"shape": %s, "dtype": "%s", "data": %s}'
                      % (json.dumps(str(name)), where, json.dumps(list(t.shape)), dtype, _data_text(t.tolist(), dtype)))
-    return ('{"schema": "%s", "exporter": "tools/export_pytorch.py", "torch": %s, "lesson": %s,\n'
+    return ('{"schema": "%s", "exporter": "python/export_pytorch.py", "torch": %s, "lesson": %s,\n'
             ' "config": %s,\n "tokens": %s,\n "tensors": [\n  %s\n ]}\n'
             % (SCHEMA, json.dumps(torch.__version__), json.dumps(lesson), cfg_text, json.dumps(tokens),
                ",\n  ".join(parts)))
