@@ -38,7 +38,7 @@ import torch
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import torch_book as tb  # noqa: E402
 import torch_bonus as tbn  # noqa: E402
-import common  # noqa: E402,F401  (python/ on the path: the learners' exporter)
+import common  # noqa: E402  (python/ on the path: the learners' exporter; the option table)
 from export_pytorch import export  # noqa: E402
 
 LESSONS = ["kv-cache", "gqa", "mla", "swa"]
@@ -100,16 +100,10 @@ def make_case(rng, lesson):
 
 
 def case_argv(case):
-    c, argv = case["c"], []
-    if c.get("seed") is not None:
-        argv.append("--seed=%d" % c["seed"])
-    for key, flag in (("d_out", "--d-out"), ("num_heads", "--num-heads"), ("context_length", "--context-length"),
-                      ("num_kv_groups", "--num-kv-groups"), ("latent_dim", "--latent-dim"), ("window", "--window")):
-        if c.get(key) is not None:
-            argv += [flag, str(c[key])]
-    if c.get("qkv_bias"):
-        argv.append("--qkv-bias")
-    return argv
+    c = case["c"]
+    return common.case_argv(case["lesson"], [(k, c.get(k)) for k in (
+        "seed", "d_out", "num_heads", "context_length", "num_kv_groups", "latent_dim", "window", "qkv_bias")],
+        joined=("seed",))
 
 
 def fixed_cases():

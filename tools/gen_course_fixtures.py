@@ -47,6 +47,7 @@ import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gen_chapter_fixtures as chapter  # noqa: E402  (the chapter's random cases)
+import common  # noqa: E402  (the binary's option table: case_argv)
 import torch_book as tb  # noqa: E402
 import torch_course as tc  # noqa: E402  (the course's classes)
 import torch_mkl as mkl  # noqa: E402
@@ -194,27 +195,16 @@ def make_case(rng, preset, bernoulli="default"):
 
 
 def case_argv(case):
-    argv = []
-    if case["preset"] == "post" or case.get("preset_flag"):
-        argv += ["--preset", case["preset"]]
-    if case["seed"] is not None:
-        argv.append("--seed=%d" % case["seed"])
-    if case["tokens"] is not None:
-        argv += ["--tokens", " ".join(case["tokens"])]
-    if case["d_model"] is not None:
-        argv += ["--d-model", str(case["d_model"])]
-    elif case["d_model_flag"]:
-        argv += ["--d-model", str(len(case["rows"][0]))]
-    if case["num_heads"] is not None:
-        argv += ["--num-heads", str(case["num_heads"])]
-    if case["dropout"] is not None:
-        argv += ["--dropout", repr(float(case["dropout"]))]
-    if case["context_length"] is not None:
-        argv += ["--context-length", str(case["context_length"])]
     rate = 0.1 if case["dropout"] is None else case["dropout"]
-    if case["bernoulli"] != "default" and 0 < rate < 1:  # a rate of 0 or 1 draws no mask: attn-tutor refuses it
-        argv += ["--bernoulli", case["bernoulli"]]
-    return argv
+    d_model = case["d_model"] if case["d_model"] is not None else \
+        len(case["rows"][0]) if case["d_model_flag"] else None
+    return common.case_argv("course-mha", [
+        ("preset", case["preset"] if case["preset"] == "post" or case.get("preset_flag") else None),
+        ("seed", case["seed"]), ("tokens", case["tokens"]), ("d_model", d_model), ("num_heads", case["num_heads"]),
+        ("dropout", case["dropout"]), ("context_length", case["context_length"]),
+        # a rate of 0 or 1 draws no mask: attn-tutor refuses --bernoulli then
+        ("bernoulli", case["bernoulli"] if case["bernoulli"] != "default" and 0 < rate < 1 else None)],
+        joined=("seed",))
 
 
 def fixed_cases():

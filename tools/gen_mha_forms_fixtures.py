@@ -40,7 +40,7 @@ import torch.nn as nn
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import torch_book as tb  # noqa: E402
-import common  # noqa: E402,F401  (python/ on the path: the learners' exporter)
+import common  # noqa: E402  (python/ on the path: the learners' exporter; the option table)
 from export_pytorch import export  # noqa: E402
 
 
@@ -191,10 +191,8 @@ def make_case(rng, i):
 
 
 def case_argv(case):
-    c, argv = case["c"], ["--d-out", str(len(case["rows"][0])), "--num-heads", str(case["c"]["num_heads"])]
-    if c["seed"] is not None:
-        argv.append("--seed=%d" % c["seed"])
-    return argv
+    return common.case_argv("mha-forms", [("d_out", len(case["rows"][0])), ("num_heads", case["c"]["num_heads"]),
+                                          ("seed", case["c"]["seed"])], joined=("seed",))
 
 
 REFERENCE = ["full", "attn_weights", "out_wrapper", "out_ch03", "out_combined", "out_einsum", "out_torch", "out_noweights"]

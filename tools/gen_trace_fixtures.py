@@ -8,6 +8,7 @@ writes its "attn-tutor-trace/1" document (docs/trace-json.md) to tests/fixtures/
 NAME-ipynb.json). CI has no torch: the tests check these documents with `attn-tutor check TRACE.json`.
 Needs torch.
 """
+import argparse
 import json
 import os
 import subprocess
@@ -57,7 +58,7 @@ def trace(program, out):
     with open(out, "w", encoding="utf-8") as f:
         json.dump(doc, f, separators=(",", ":"))
         f.write("\n")
-    print("wrote", os.path.relpath(out, ROOT), len(doc["events"]), "events")
+    print("wrote", out, len(doc["events"]), "events")
 
 
 # Programs of the learner corpus (tests/learners/), traced as they are without their export block, under
@@ -68,6 +69,11 @@ FROM_LEARNERS = {"kv-mask-row0": "m25_kv_mask_row0", "swa-cache-oldest": "m24_sw
 
 def main():
     from check_learner_programs import strip_export  # noqa: E402 -- a sibling tool
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--out", default=OUT, help="the traces' folder (default tests/fixtures/traces); the "
+                    "notebooks made from the programs go to its programs/")
+    out = ap.parse_args().out
+    os.makedirs(os.path.join(out, "programs"), exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
         for stem, learner in sorted(FROM_LEARNERS.items()):
             with open(os.path.join(ROOT, "tests", "learners", learner + ".py"), encoding="utf-8") as f:
@@ -75,17 +81,17 @@ def main():
             py = os.path.join(tmp, stem + ".py")
             with open(py, "w", encoding="utf-8") as f:
                 f.write(code)
-            trace(py, os.path.join(OUT, stem + ".json"))
+            trace(py, os.path.join(out, stem + ".json"))
     for name in sorted(os.listdir(PROGRAMS)):
         if not name.endswith(".py"):
             continue
         stem = name[:-3]
         py = os.path.join(PROGRAMS, name)
-        trace(py, os.path.join(OUT, stem + ".json"))
+        trace(py, os.path.join(out, stem + ".json"))
         if stem.startswith(("causal", "trainable")):
-            nb = os.path.join(PROGRAMS, stem + ".ipynb")
+            nb = os.path.join(out, "programs", stem + ".ipynb")
             notebook_of(py, nb)
-            trace(nb, os.path.join(OUT, stem + "-ipynb.json"))
+            trace(nb, os.path.join(out, stem + "-ipynb.json"))
 
 
 if __name__ == "__main__":
