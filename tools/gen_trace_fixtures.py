@@ -2,7 +2,8 @@
 
     /usr/bin/python3 tools/gen_trace_fixtures.py
 
-Runs each program of tests/fixtures/traces/programs/ and three of tests/learners/ (FROM_LEARNERS) (a .py, and the notebook made from it: one code cell per
+Runs each program of tests/fixtures/traces/programs/ (given whole: a NAME.diff there is applied to its base by
+tools/program_diffs.py) and three of tests/learners/ (FROM_LEARNERS) (a .py, and the notebook made from it: one code cell per
 "# %%" block) under check's tracer (python/tracer.py, the one the binary embeds) with this Python, and
 writes its "attn-tutor-trace/1" document (docs/trace-json.md) to tests/fixtures/traces/NAME.json (the notebook's
 NAME-ipynb.json). CI has no torch: the tests check these documents with `attn-tutor check TRACE.json`.
@@ -16,6 +17,8 @@ import sys
 import tempfile
 
 import torch  # noqa: F401 -- the traces need real torch
+
+import program_diffs
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TRACER = os.path.join(ROOT, "python", "tracer.py")
@@ -76,22 +79,18 @@ def main():
     os.makedirs(os.path.join(out, "programs"), exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
         for stem, learner in sorted(FROM_LEARNERS.items()):
-            with open(os.path.join(ROOT, "tests", "learners", learner + ".py"), encoding="utf-8") as f:
-                code = strip_export(f.read(), learner)
+            code = strip_export(program_diffs.program_text(os.path.join(ROOT, "tests", "learners"), learner), learner)
             py = os.path.join(tmp, stem + ".py")
             with open(py, "w", encoding="utf-8") as f:
                 f.write(code)
             trace(py, os.path.join(out, stem + ".json"))
-    for name in sorted(os.listdir(PROGRAMS)):
-        if not name.endswith(".py"):
-            continue
-        stem = name[:-3]
-        py = os.path.join(PROGRAMS, name)
-        trace(py, os.path.join(out, stem + ".json"))
-        if stem.startswith(("causal", "trainable")):
-            nb = os.path.join(out, "programs", stem + ".ipynb")
-            notebook_of(py, nb)
-            trace(nb, os.path.join(out, stem + "-ipynb.json"))
+        for stem in program_diffs.program_names(PROGRAMS):  # whole, or a diff against another (applied)
+            py = program_diffs.write_program(PROGRAMS, stem, tmp)
+            trace(py, os.path.join(out, stem + ".json"))
+            if stem.startswith(("causal", "trainable")):
+                nb = os.path.join(out, "programs", stem + ".ipynb")
+                notebook_of(py, nb)
+                trace(nb, os.path.join(out, stem + "-ipynb.json"))
 
 
 if __name__ == "__main__":
