@@ -67,7 +67,10 @@ def apply(diff_name, diff_text, base_text):
     return "".join(out + base[at:])
 
 
-def base_of(diff_text):
+def base_of(diff_name, diff_text):
+    """The program the diff changes (its --- line)."""
+    if not diff_text.startswith("--- ") or "\n+++ " not in diff_text:
+        raise DiffError("%s: not a unified diff (it starts with --- BASE and +++ NAME lines)" % diff_name)
     return diff_text.split("\n", 1)[0][4:].strip()
 
 
@@ -80,7 +83,7 @@ def program_text(folder, name):
     diff_path = os.path.join(folder, name + ".diff")
     with open(diff_path, encoding="utf-8") as f:
         diff_text = f.read()
-    base = base_of(diff_text)
+    base = base_of(diff_path, diff_text)
     if not base.endswith(".py") or os.sep in base or not os.path.exists(os.path.join(folder, base)):
         raise DiffError("%s: its base %r is not a whole program of %s" % (diff_path, base, folder))
     with open(os.path.join(folder, base), encoding="utf-8") as f:
@@ -109,10 +112,12 @@ def main():
     try:
         if args.out:
             dest, folder = args.out
+            texts = {name: program_text(folder, name) for name in program_names(folder)}  # all apply, or none written
             os.makedirs(dest, exist_ok=True)
-            for name in program_names(folder):
-                write_program(folder, name, dest)
-            print("wrote %d programs of %s into %s" % (len(program_names(folder)), folder, dest))
+            for name, text in texts.items():
+                with open(os.path.join(dest, name + ".py"), "w", encoding="utf-8") as f:
+                    f.write(text)
+            print("wrote %d programs of %s into %s" % (len(texts), folder, dest))
         elif args.store:
             folder, base, program = args.store
             base = os.path.basename(base)
