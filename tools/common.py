@@ -58,3 +58,24 @@ def case_argv(lesson, settings, joined=(), exe=None):
             " ".join(value) if isinstance(value, (list, tuple)) else str(value)
         argv += [flag + "=" + text] if key in joined else [flag, text]
     return argv
+
+
+def export_all(jobs, folder):
+    """Each job (name, make): make() gives (lesson, tensors, config), exported as folder/NAME.json with the
+    learners' exporter, as a learner would write it."""
+    from export_pytorch import export
+    os.makedirs(folder, exist_ok=True)
+    for name, make in jobs:
+        lesson, tensors, config = make()
+        path = os.path.join(folder, name + ".json")
+        export(tensors, lesson, path, **config)
+        print("wrote %s (%s, %d tensors)" % (path, lesson, len(tensors)), file=sys.stderr)
+
+
+def add_generator_args(ap, cases, out, exports, rng_seed, cases_help="random cases"):
+    """The options of a generator that also writes correct exports and verify's entries."""
+    ap.add_argument("--cases", type=int, default=cases, help=cases_help + " (default %(default)s)")
+    ap.add_argument("--out", default=out)
+    ap.add_argument("--exports", help="also write %s for check into this folder" % exports)
+    ap.add_argument("--reference", action="store_true", help="print verify's entries instead")
+    ap.add_argument("--rng-seed", type=int, default=rng_seed, help="seed of Python's random (default %(default)s)")

@@ -175,11 +175,8 @@ def write_exports(folder):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--cases", type=int, default=40, help="random cases per lesson (default %(default)s)")
-    ap.add_argument("--out", default="tests/fixtures/bonus_pytorch.json")
-    ap.add_argument("--exports", help="also write correct-<lesson>.json for check into this folder")
-    ap.add_argument("--reference", action="store_true", help="print verify's entries instead")
-    ap.add_argument("--rng-seed", type=int, default=20250915, help="seed of Python's random (default %(default)s)")
+    common.add_generator_args(ap, 40, "tests/fixtures/bonus_pytorch.json", "correct-<lesson>.json", 20250915,
+                              cases_help="random cases per lesson")
     args = ap.parse_args()
     torch.set_num_threads(1)
     if args.reference:

@@ -241,11 +241,7 @@ def check_bonus(notebook):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--cases", type=int, default=30, help="random cases (default %(default)s)")
-    ap.add_argument("--out", default="tests/fixtures/mha_forms_pytorch.json")
-    ap.add_argument("--exports", help="also write correct-mha-forms.json for check into this folder")
-    ap.add_argument("--reference", action="store_true", help="print verify's entries instead")
-    ap.add_argument("--rng-seed", type=int, default=20261126, help="seed of Python's random (default %(default)s)")
+    common.add_generator_args(ap, 30, "tests/fixtures/mha_forms_pytorch.json", "correct-mha-forms.json", 20261126)
     ap.add_argument("--bonus", help="check the listings against this mha-implementations.ipynb instead")
     args = ap.parse_args()
     torch.set_num_threads(1)

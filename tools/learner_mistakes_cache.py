@@ -22,8 +22,7 @@ import torch
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import torch_book as tb  # noqa: E402
 import torch_bonus as tbn  # noqa: E402
-import common  # noqa: E402,F401  (python/ on the path: the learners' exporter)
-from export_pytorch import export  # noqa: E402
+import common  # noqa: E402  (export_all: the learners' exporter)
 
 
 def book_x():
@@ -39,28 +38,15 @@ class KVMultiHeadAttention(tbn.MultiHeadAttention):
         super().__init__(*args, **kw)
         self.mistake = mistake
 
-    def forward(self, x, use_cache=False):
-        seen = self.seen = {}
-        keys_new, values_new, queries = self.split_new(x)
-        if use_cache:
-            keys, values = self.append_kv(keys_new, values_new, 1)
-        else:
-            keys, values = keys_new, values_new
-        keys, queries, values = keys.transpose(1, 2), queries.transpose(1, 2), values.transpose(1, 2)
-        n_q, n_k = queries.shape[-2], keys.shape[-2]
-        if use_cache:
-            if self.mistake == "kv-mask-row0":
-                mask_bool = self.mask.bool()[:n_q, :n_k]  # the mistake: rows from 0, not from ptr_current_pos
-            elif self.mistake == "positions":  # no mistake: the mask from the positions, no buffer to run out
-                start = self.ptr_current_pos
-                mask_bool = torch.arange(n_k)[None, :] > torch.arange(start, start + n_q)[:, None]
-            else:
-                mask_bool = self.mask.bool()[self.ptr_current_pos:self.ptr_current_pos + n_q, :n_k]
-            self.ptr_current_pos += n_q
-        else:
-            mask_bool = self.mask.bool()[:n_q, :n_k]
-        seen.update(queries=queries, keys=keys, values=values)
-        return tbn.attend(self, queries, keys, values, mask_bool, seen)
+    def step_mask(self, use_cache, n_q, n_k):
+        if not use_cache or self.mistake is None:
+            return super().step_mask(use_cache, n_q, n_k)
+        start = self.ptr_current_pos
+        self.ptr_current_pos += n_q
+        if self.mistake == "kv-mask-row0":
+            return self.mask.bool()[:n_q, :n_k]  # the mistake: rows from 0, not from ptr_current_pos
+        assert self.mistake == "positions"  # no mistake: the mask from the positions, no buffer to run out
+        return torch.arange(n_k)[None, :] > torch.arange(start, start + n_q)[:, None]
 
 
 class SWA(tbn.MultiHeadAttentionWithSWA):
@@ -241,7 +227,7 @@ def way_context_vec_last():
     mha, context_vecs = lm.mha_run()
     b, n, _ = context_vecs.shape
     w = mha.seen["attn_weights"]
-    values = mha.W_value(lm.book_batch()).view(b, n, 2, 1).transpose(1, 2)
+    values = mha.W_value(tb.book_batch()).view(b, n, 2, 1).transpose(1, 2)
     context_vec = (w @ values).transpose(1, 2).contiguous().view(b, n, 2)
     return "mha", [("attn_weights", w), ("context_vec", context_vec)], {}
 
@@ -266,12 +252,7 @@ def main():
                                                   "fixtures", "mistakes"))
     args = ap.parse_args()
     torch.set_grad_enabled(False)
-    os.makedirs(args.out, exist_ok=True)
-    for name, make in jobs():
-        lesson, tensors, config = make()
-        path = os.path.join(args.out, name + ".json")
-        export(tensors, lesson, path, **config)
-        print("wrote %s (%s, %d tensors)" % (path, lesson, len(tensors)), file=sys.stderr)
+    common.export_all(jobs(), args.out)
 
 
 if __name__ == "__main__":

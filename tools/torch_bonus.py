@@ -99,14 +99,17 @@ class MultiHeadAttention(CachedAttention):
         else:
             keys, values = keys_new, values_new
         keys, queries, values = keys.transpose(1, 2), queries.transpose(1, 2), values.transpose(1, 2)
-        n_q, n_k = queries.shape[-2], keys.shape[-2]
-        if use_cache:
-            mask_bool = self.mask.bool()[self.ptr_current_pos:self.ptr_current_pos + n_q, :n_k]
-            self.ptr_current_pos += n_q
-        else:
-            mask_bool = self.mask.bool()[:n_q, :n_k]
+        mask_bool = self.step_mask(use_cache, queries.shape[-2], keys.shape[-2])
         seen.update(queries=queries, keys=keys, values=values)
         return attend(self, queries, keys, values, mask_bool, seen)
+
+    def step_mask(self, use_cache, n_q, n_k):
+        """The buffer's rows for these queries: from ptr_current_pos with the cache (which then moves on)."""
+        if not use_cache:
+            return self.mask.bool()[:n_q, :n_k]
+        mask_bool = self.mask.bool()[self.ptr_current_pos:self.ptr_current_pos + n_q, :n_k]
+        self.ptr_current_pos += n_q
+        return mask_bool
 
 
 class GroupedQueryAttention(CachedAttention):
@@ -155,15 +158,18 @@ class MultiHeadLatentAttention(CachedAttention):
         self.W_UV = nn.Linear(self.latent_dim, d_out, bias=qkv_bias)
         self.out_proj = nn.Linear(d_out, d_out)
 
+    def cached_latent(self, latent_new, use_cache):
+        """The latent of every token so far: with the cache, cache_c_kv with the new tokens' appended."""
+        if not use_cache:
+            return latent_new
+        self.cache_c_kv = latent_new if self.cache_c_kv is None else torch.cat([self.cache_c_kv, latent_new], dim=1)
+        return self.cache_c_kv
+
     def forward(self, x, use_cache=False):
         seen = self.seen = {}
         queries_all = self.W_query(x)
         latent_new = self.W_DKV(x)
-        if use_cache:
-            latent_total = latent_new if self.cache_c_kv is None else torch.cat([self.cache_c_kv, latent_new], dim=1)
-            self.cache_c_kv = latent_total
-        else:
-            latent_total = latent_new
+        latent_total = self.cached_latent(latent_new, use_cache)
         keys_all, values_all = self.W_UK(latent_total), self.W_UV(latent_total)
         queries = heads(queries_all, self.num_heads, self.head_dim).contiguous()
         keys = heads(keys_all, self.num_heads, self.head_dim).contiguous()
