@@ -180,27 +180,12 @@ class LearnerSWA(tbn.MultiHeadAttentionWithSWA):
         keys_new, values_new, queries = self.W_key(x).view(shape), self.W_value(x).view(shape), self.W_query(x).view(shape)
         q_start = k_start = 0
         if use_cache:
-            old = 0 if self.cache_k is None else self.cache_k.shape[2]
-            all_k = keys_new if self.cache_k is None else torch.cat([self.cache_k, keys_new], dim=2)
-            all_v = values_new if self.cache_v is None else torch.cat([self.cache_v, values_new], dim=2)
-            keys, values = all_k, all_v
-            if self.sliding_window_size is not None:
-                keep = min(all_k.shape[2], self.sliding_window_size + n - 1)
-                keys, values = all_k[:, :, -keep:], all_v[:, :, -keep:]
-                keep_cache = min(all_k.shape[2], self.sliding_window_size)
-                self.cache_k, self.cache_v = all_k[:, :, -keep_cache:], all_v[:, :, -keep_cache:]
-            else:
-                self.cache_k, self.cache_v = all_k, all_v
-            k_start = self.ptr_current_pos - old + (all_k.shape[2] - keys.shape[2])
+            keys, values, k_start = self.cached_window(keys_new, values_new, 2, self.sliding_window_size)
             q_start = self.ptr_current_pos
         else:
             keys, values = keys_new, values_new
-        n_q, n_k = queries.shape[-2], keys.shape[-2]
-        w = n_k + 1 if self.sliding_window_size is None else self.sliding_window_size
-        diff = torch.arange(q_start, q_start + n_q).unsqueeze(-1) - torch.arange(k_start, k_start + n_k).unsqueeze(0)
-        mask_bool = (diff < 0) | (diff >= w)
-        self.ptr_current_pos = self.ptr_current_pos + n_q if use_cache else 0
-        seen.update(queries=queries, keys=keys, values=values, diff=diff)
+        mask_bool = self.window_mask(use_cache, q_start, k_start, queries.shape[-2], keys.shape[-2], seen)
+        seen.update(queries=queries, keys=keys, values=values)
         return tbn.attend(self, queries, keys, values, mask_bool, seen)
 
 

@@ -59,42 +59,23 @@ class SWA(tbn.MultiHeadAttentionWithSWA):
         self.mistake = mistake
 
     def forward(self, x, use_cache=False):
-        n = x.shape[1]
         seen = self.seen = {}
         keys_new, values_new, queries = self.split_new(x)
         q_start = k_start = 0
-        W = self.sliding_window_size
+        off_by_one = self.mistake in ("swa-window-off-by-one", "swa-window-off-by-one-cache")  # diff > W
         if use_cache:
-            old = 0 if self.cache_k is None else self.cache_k.shape[1]
-            all_k = keys_new if self.cache_k is None else torch.cat([self.cache_k, keys_new], dim=1)
-            all_v = values_new if self.cache_v is None else torch.cat([self.cache_v, values_new], dim=1)
-            keys, values = all_k, all_v
-            if W is not None:
-                if self.mistake == "swa-window-off-by-one-cache":
-                    W = W + 1  # the mistake, in the cache too: [-(W + 1):]
-                keep = min(all_k.shape[1], W + n - 1)
-                keys, values = all_k[:, -keep:], all_v[:, -keep:]
-                keep_cache = min(all_k.shape[1], W)
-                if self.mistake == "swa-cache-oldest":
-                    self.cache_k, self.cache_v = all_k[:, :keep_cache], all_v[:, :keep_cache]  # the mistake
-                else:
-                    self.cache_k, self.cache_v = all_k[:, -keep_cache:], all_v[:, -keep_cache:]
-            else:
-                self.cache_k, self.cache_v = all_k, all_v
-            k_start = self.ptr_current_pos - old + (all_k.shape[1] - keys.shape[1])
+            W = self.sliding_window_size
+            if W is not None and self.mistake == "swa-window-off-by-one-cache":
+                W = W + 1  # the mistake, in the cache too: [-(W + 1):]
+            keys, values, k_start = self.cached_window(keys_new, values_new, 1, W,
+                                                       oldest=self.mistake == "swa-cache-oldest")  # the mistake
             q_start = self.ptr_current_pos
         else:
             keys, values = keys_new, values_new
         keys, queries, values = keys.transpose(1, 2), queries.transpose(1, 2), values.transpose(1, 2)
-        n_q, n_k = queries.shape[-2], keys.shape[-2]
-        w = n_k + 1 if W is None else self.sliding_window_size
-        diff = torch.arange(q_start, q_start + n_q).unsqueeze(-1) - torch.arange(k_start, k_start + n_k).unsqueeze(0)
-        if self.mistake in ("swa-window-off-by-one", "swa-window-off-by-one-cache"):
-            mask_bool = (diff < 0) | (diff > w)  # the mistake
-        else:
-            mask_bool = (diff < 0) | (diff >= w)
-        self.ptr_current_pos = self.ptr_current_pos + n_q if use_cache else 0
-        seen.update(queries=queries, keys=keys, values=values, diff=diff)
+        mask_bool = self.window_mask(use_cache, q_start, k_start, queries.shape[-2], keys.shape[-2], seen,
+                                     wider=1 if off_by_one else 0)
+        seen.update(queries=queries, keys=keys, values=values)
         return tbn.attend(self, queries, keys, values, mask_bool, seen)
 
 
