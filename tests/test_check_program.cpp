@@ -1,5 +1,5 @@
 // `attn-tutor check FILE.py / FILE.ipynb`: the runner (features/check/process_run.h) with fake interpreters,
-// the tracer (features/check/tracer.py) on a fake torch (tests/fixtures/trace/fake_torch), and `check` on
+// the tracer (python/tracer.py) on a fake torch (tests/fixtures/trace/fake_torch), and `check` on
 // traces real torch made (tests/fixtures/traces, tools/gen_trace_fixtures.py). No test needs torch.
 #include <dirent.h>
 #include <signal.h>

@@ -27,18 +27,16 @@ Exit status 0 when every case passes.
 """
 import argparse
 import json
-import math
 import os
 import random
 import sys
-import types
 import tempfile
 from collections import defaultdict
 
-import numpy as np
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cli_compare  # noqa: E402
 import gen_chapter_fixtures as gen  # noqa: E402
 import torch_book as tb  # noqa: E402
 import torch_mkl as mkl  # noqa: E402
@@ -49,82 +47,18 @@ MASK_NAMES = {"causal-mask": set(), "dropout": {"dropout(example)", "dropout(att
               "mha": {"attn_weights"}}
 
 def Stats():
-    """The run's counters (mask_tensors: dropout-bearing tensors whose zero pattern was compared;
-    mask_entries: dropped (zero) entries compared; dropout_cases: cases that drew a dropout mask (0 < p <
-    1); zero_sign: name -> zeros whose sign differs (-0.0 vs 0.0; info only))."""
-    return types.SimpleNamespace(
-        cases=0, failed=0, values=0, max_all=0.0, max_all_where="", max_accept=0.0,
-        max_accept_where="", mask_tensors=0, mask_identical=0, mask_entries=0, dropout_cases=0,
-        zero_sign=defaultdict(int), zero_sign_cases=set())
+    """The run's counters (cli_compare.Stats; dropout_cases: cases that drew a dropout mask, 0 < p < 1)."""
+    return cli_compare.Stats(cases=0, failed=0, dropout_cases=0)
 
 
 def compare(case, doc, tol, st, label):
-    problems = []
-    expected = gen.run_book(case)
     p = case["dropout"]
     draws_mask = (case["lesson"] == "dropout" and (0.5 if p is None else p) not in (0.0, 1.0)) or \
         (case["lesson"] in ("wrapper", "mha") and p is not None and 0.0 < p < 1.0)
-    mask_names = MASK_NAMES[case["lesson"]]
-    for j, where, t in tb.paired([n for n, _ in expected], doc, problems):
-        name, want = expected[j]
-        if t is None:
-            continue
-        if isinstance(want, int):
-            wshape, wdtype, wvals = [], "int64", [want]
-        else:
-            wshape, wdtype, wvals = list(want.shape), tb.DTYPES[want.dtype], tb.flatten(want.tolist())
-        if t["shape"] != wshape or t["dtype"] != wdtype:
-            problems.append("%s: shape/dtype %s %s vs torch %s %s" % (where, t["shape"], t["dtype"], wshape, wdtype))
-            continue
-        cvals = [tb.cli_value(v) for v in tb.flatten(t["data"])]
-        if len(cvals) != len(wvals):
-            problems.append("%s: %d values vs torch %d" % (where, len(cvals), len(wvals)))
-            continue
-        accept = name in gen.ACCEPT_NAMES
-        exact = name in gen.EXACT
-        zero_pattern = name in gen.ZERO_PATTERN
-        bad = 0
-        for i, (c, w) in enumerate(zip(cvals, wvals)):
-            st.values += 1
-            if wdtype != "float32":
-                if c != w:
-                    bad += 1
-                continue
-            if isinstance(c, str) or c is None:
-                bad += 1
-                continue
-            w = float(np.float32(w))
-            c = float(np.float32(c))
-            if math.isinf(w) or math.isinf(c) or math.isnan(w) or math.isnan(c):
-                if not (c == w or (math.isnan(c) and math.isnan(w))):
-                    bad += 1
-                continue
-            if c == 0.0 and w == 0.0 and math.copysign(1, c) != math.copysign(1, w):
-                st.zero_sign[name] += 1
-                st.zero_sign_cases.add(label)
-            d = abs(c - w)
-            if d > st.max_all:
-                st.max_all, st.max_all_where = d, "%s %s[%d]" % (label, where, i)
-            if accept and d > st.max_accept:
-                st.max_accept, st.max_accept_where = d, "%s %s[%d]" % (label, where, i)
-            if d > tol or (exact and c != w):
-                bad += 1
-        if zero_pattern:
-            zc, zw = tb.zero_pattern(cvals), tb.zero_pattern(wvals)
-            if draws_mask and name in mask_names:
-                st.mask_tensors += 1
-                st.mask_entries += sum(zw)
-                if zc == zw:
-                    st.mask_identical += 1
-            if zc != zw:
-                problems.append("%s: zero pattern (dropout mask) differs at %d entries"
-                                % (where, sum(a != b for a, b in zip(zc, zw))))
-        if bad:
-            problems.append("%s: %d of %d values differ (tol %g%s)" % (where, bad, len(wvals), tol,
-                                                                   ", exact" if exact else ""))
-    if draws_mask:
-        st.dropout_cases += 1
-    return problems
+    st.dropout_cases += draws_mask
+    expected = [(name, value, None) for name, value in gen.run_book(case)]
+    return cli_compare.compare(expected, doc, tol, st, label, exact=gen.EXACT, zero_pattern=gen.ZERO_PATTERN,
+                               masks=MASK_NAMES[case["lesson"]] if draws_mask else (), accept=gen.ACCEPT_NAMES)
 
 
 def run_cli(exe, case, tmp):
@@ -219,15 +153,15 @@ def main():
     for key in sorted(stats):
         s = stats[key]
         print("%-22s %5d %6d %8d %12.3g %12.3g  %d/%d tensors (%d dropped entries) in %d cases that drew masks"
-              % (key, s.cases, s.failed, s.values, s.max_accept, s.max_all, s.mask_identical, s.mask_tensors,
+              % (key, s.cases, s.failed, s.values, s.max_accept, s.max_diff, s.mask_identical, s.mask_tensors,
                  s.mask_entries, s.dropout_cases))
         if args.verbose:
-            print("    max at: %s | %s" % (s.max_accept_where, s.max_all_where))
+            print("    max at: %s | %s" % (s.max_accept_where, s.max_where))
     for key in sorted(stats):
         s = stats[key]
         if s.zero_sign:
             print("sign of zero differs (info; prints -0.0000 vs 0.0000) in %s: %d cases, %s"
-                  % (key, len(s.zero_sign_cases), dict(s.zero_sign)))
+                  % (key, len(s.zero_sign_cases), dict(s.zero_sign_names)))
     print("wrapper head cell executed literally (info): %d dropout cases, %d differ from the heads inside "
           "mha(batch), max %.3g" % (literal["cases"], literal["differ"], literal["max"]))
     print("MKL shift (wrapper, >= 2 heads, 0 < p < 1, where it changes the numbers): %d cases; the CLI matches the model with 1 draw per "

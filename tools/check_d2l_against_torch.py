@@ -21,14 +21,13 @@ import json
 import os
 import random
 import sys
-import types
 import tempfile
 from collections import defaultdict
 
-import numpy as np
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cli_compare  # noqa: E402
 import gen_d2l_fixtures as gen  # noqa: E402
 import torch_book as tb  # noqa: E402
 
@@ -37,58 +36,9 @@ def run_cli(exe, case, tmp, json_out):
     return tb.run_cli(exe, "d2l-mha", case["argv"], tb.write_inputs(tmp, case["inputs_file"]), json_out)
 
 
-def Stats():
-    """The run's counters."""
-    return types.SimpleNamespace(
-        values=0, floats=0, bit_identical=0, zero_sign=0, max_diff=0.0, max_where="", reprs=0,
-        mask_cases=0)
-
-
 def compare(case, doc, text, tol, st, label):
-    problems = []
-    expected = gen.run_case(case)
-    for j, where, t in tb.paired([n for n, _, _, _ in expected], doc, problems):
-        name, want, shown, want_repr = expected[j]
-        if shown:
-            st.reprs += 1
-            if want_repr not in text:
-                problems.append("%s: torch prints\n%s\nwhich is not in the CLI's text output" % (where, want_repr))
-        if t is None:
-            continue
-        wshape, wdtype, wvals = list(want.shape), tb.DTYPES[want.dtype], tb.flatten(want.tolist())
-        if t["shape"] != wshape or t["dtype"] != wdtype:
-            problems.append("%s: shape/dtype %s %s vs torch %s %s" % (where, t["shape"], t["dtype"], wshape, wdtype))
-            continue
-        cvals = tb.flatten(t["data"])
-        if len(cvals) != len(wvals):
-            problems.append("%s: %d values vs torch %d" % (where, len(cvals), len(wvals)))
-            continue
-        bad = 0
-        for i, (c, w) in enumerate(zip(cvals, wvals)):
-            st.values += 1
-            if wdtype != "float32":
-                bad += c != w
-                continue
-            if isinstance(c, str):
-                c = tb.NONFINITE[c]
-            c32, w32 = np.float32(c), np.float32(w)
-            st.floats += 1
-            if c32.tobytes() == w32.tobytes():
-                st.bit_identical += 1
-            elif c32 == 0 and w32 == 0:
-                st.zero_sign += 1
-            d = abs(float(c32) - float(w32))
-            if not d <= tol:
-                bad += 1
-            if d > st.max_diff:
-                st.max_diff, st.max_where = d, "%s %s[%d]" % (label, where, i)
-        if name in gen.ZERO_PATTERN and wdtype == "float32":
-            zc, zw = tb.zero_pattern(cvals), tb.zero_pattern(wvals)
-            if zc != zw:
-                problems.append("%s: zero pattern differs at %d entries" % (where, sum(a != b for a, b in zip(zc, zw))))
-        if bad:
-            problems.append("%s: %d of %d values differ (tol %g)" % (where, bad, len(wvals), tol))
-    return problems
+    expected = [(name, want, want_repr if shown else None) for name, want, shown, want_repr in gen.run_case(case)]
+    return cli_compare.compare(expected, doc, tol, st, label, zero_pattern=gen.ZERO_PATTERN, text=text)
 
 
 def main():
@@ -101,7 +51,7 @@ def main():
     cases = gen.fixed_cases()
     while len(cases) < args.cases:
         cases.append(gen.make_case(rng, small=False))
-    st = Stats()
+    st = cli_compare.Stats(mask_cases=0)
     kinds = defaultdict(int)
     failures = []
     with tempfile.TemporaryDirectory() as tmp:

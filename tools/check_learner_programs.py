@@ -5,9 +5,10 @@ verdict with tests/learners/expected.json (a maintainer tool: it needs real PyTo
     /usr/bin/python3 tools/check_learner_programs.py [--attn-tutor build/attn-tutor] [--only NAME]
                                                      [--ways export,py,ipynb] [--python PYTHON] [-v]
 
-The three ways, each in a fresh temporary folder:
+The three ways, each in a fresh temporary folder that gets the program whole (a mistake stored as a diff
+against a correct program, NAME.diff, applied by tools/program_diffs.py):
   export  run the program as it is (its `# --- export ---` block writes export.json with
-          tools/export_pytorch.py), then `attn-tutor check export.json`;
+          python/export_pytorch.py), then `attn-tutor check export.json`;
   py      the program without its export block, `attn-tutor check NAME.py --python PYTHON`;
   ipynb   the same code as a Jupyter notebook (nbformat 4, a code cell per blank-line-separated
           top-level block), `attn-tutor check NAME.ipynb --python PYTHON`.
@@ -28,6 +29,8 @@ import shutil
 import subprocess
 import sys
 import tempfile
+
+import program_diffs
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CORPUS = os.path.join(ROOT, "tests", "learners")
@@ -222,14 +225,15 @@ def main():
         names = [n for n in names if any(n == o or n.startswith(o) for o in args.only)]
         if not names:
             die(f"--only {', '.join(args.only)}: no such program in tests/learners/expected.json")
-    env = dict(os.environ, ATTN_TUTOR_TOOLS=os.path.join(ROOT, "tools"), NO_COLOR="1")
+    env = dict(os.environ, ATTN_TUTOR_PYTHON=os.path.join(ROOT, "python"), NO_COLOR="1")
 
     rows, failures, reports = [], 0, []
     for name in names:
         entry = manifest[name]
-        src_path = os.path.join(CORPUS, name + ".py")
-        with open(src_path, encoding="utf-8") as f:
-            source = f.read()
+        try:  # a program stored as a diff against a correct one is given whole (tools/program_diffs.py)
+            source = program_diffs.program_text(CORPUS, name)
+        except (OSError, program_diffs.DiffError) as e:
+            die(f"{name}: {e}")
         code = strip_export(source, name)
         verdicts = {}
         for way in ways:
@@ -238,7 +242,8 @@ def main():
                 continue
             tmp = tempfile.mkdtemp(prefix=f"learner-{name}-{way}-")
             if way == "export":
-                shutil.copy(src_path, os.path.join(tmp, name + ".py"))
+                with open(os.path.join(tmp, name + ".py"), "w", encoding="utf-8") as f:
+                    f.write(source)
                 prc, pout, perr = run([args.python, name + ".py"], tmp, env)
                 if prc != 0 or not os.path.exists(os.path.join(tmp, "export.json")):
                     last = (perr.strip().split("\n") or [""])[-1]

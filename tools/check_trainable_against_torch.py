@@ -18,21 +18,15 @@ import json
 import os
 import random
 import shlex
-import struct
 import sys
 import tempfile
-from collections import defaultdict
 
-import numpy as np
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cli_compare  # noqa: E402
 import gen_trainable_fixtures as gen  # noqa: E402
 import torch_book as tb  # noqa: E402
-
-
-def f32_bits(x):
-    return struct.unpack("<I", struct.pack("<f", float(np.float32(x))))[0]
 
 
 def parse_json_int(text):
@@ -40,64 +34,10 @@ def parse_json_int(text):
     return -0.0 if text == "-0" else int(text)
 
 
-def shape_of(v):
-    return [len(v)] + shape_of(v[0]) if isinstance(v, list) and v else ([0] if isinstance(v, list) else [])
-
-
-class Stats:
-    def __init__(self):
-        self.max_abs = 0.0
-        self.max_where = None
-        self.per_name = defaultdict(float)
-        self.values = 0
-        self.bit_equal = 0
-        self.exact_values = 0
-
-
-def compare_case(case, cli_doc, tol, stats):
+def compare_case(case, cli_doc, tol, stats, label):
     """Problems found (a list of strings); updates stats."""
-    problems = []
-    expected = gen.expected_of(case)
-    for j, where, c in tb.paired([name for name, _ in expected], cli_doc, problems):
-        name, t = expected[j]
-        if c is None:
-            continue
-        if isinstance(t, int):
-            exp_vals, exp_shape, exp_dtype = [t], [], "int64"
-        else:
-            t = t.detach()
-            exp_vals, exp_shape, exp_dtype = tb.flatten(t.tolist()), list(t.shape), "float32"
-        if c.get("shape") != exp_shape:
-            problems.append("%s: shape %s, torch %s" % (where, c.get("shape"), exp_shape))
-            continue
-        if c.get("dtype") != exp_dtype:
-            problems.append("%s: dtype %s, torch %s" % (where, c.get("dtype"), exp_dtype))
-        cli_vals = tb.flatten(c["data"])
-        if shape_of(c["data"]) != exp_shape or len(cli_vals) != len(exp_vals):
-            problems.append("%s: data has shape %s, expected %s" % (where, shape_of(c["data"]), exp_shape))
-            continue
-        exact = name in gen.EXACT
-        for i, (a, b) in enumerate(zip(cli_vals, exp_vals)):
-            if not isinstance(a, (int, float)) or isinstance(a, bool):
-                problems.append("%s[%d]: not a number: %r" % (where, i, a))
-                continue
-            fa = float(np.float32(a)) if exp_dtype == "float32" else float(a)
-            diff = abs(fa - float(b))
-            same_bits = f32_bits(a) == f32_bits(b) if exp_dtype == "float32" else a == b
-            stats.values += 1
-            stats.bit_equal += same_bits
-            if exact:
-                stats.exact_values += 1
-                if not same_bits:
-                    problems.append("%s[%d]: %r is not bit-exact torch %r" % (where, i, a, b))
-            if not (diff <= tol):
-                problems.append("%s[%d]: %r vs torch %r (diff %.3g)" % (where, i, a, b, diff))
-            if diff > stats.per_name[name]:
-                stats.per_name[name] = diff
-            if diff > stats.max_abs:
-                stats.max_abs = diff
-                stats.max_where = (where, i, a, b)
-    return problems
+    expected = [(name, t, None) for name, t in gen.expected_of(case)]
+    return cli_compare.compare(expected, cli_doc, tol, stats, label, exact=gen.EXACT)
 
 
 def main():
@@ -109,7 +49,7 @@ def main():
 
     torch.set_num_threads(1)
     rng = random.Random(args.rng_seed)
-    stats = Stats()
+    stats = cli_compare.Stats()
     failures = 0
     tmp = tempfile.mkdtemp(prefix="attn-check-")
     for i in range(args.cases):
@@ -122,7 +62,7 @@ def main():
         else:
             try:
                 doc = json.loads(r.stdout, parse_int=parse_json_int)
-                problems = compare_case(case, doc, args.tol, stats)
+                problems = compare_case(case, doc, args.tol, stats, "case %d" % i)
             except ValueError as e:
                 problems.append("invalid JSON: %s" % e)
         shape = (len(case["rows"]), len(case["rows"][0]))
@@ -141,8 +81,8 @@ def main():
 
     print("torch %s, %d cases, %d failed" % (torch.__version__, args.cases, failures))
     print("values compared: %d, bit-identical to torch: %d; weights/exact values: %d"
-          % (stats.values, stats.bit_equal, stats.exact_values))
-    print("max abs diff: %.3g at %s" % (stats.max_abs, stats.max_where))
+          % (stats.values, stats.bit_identical, stats.exact_values))
+    print("max abs diff: %.3g at %s" % (stats.max_diff, stats.max_where))
     for name, d in sorted(stats.per_name.items(), key=lambda kv: -kv[1]):
         print("  %-22s max abs diff %.3g" % (name, d))
     return 1 if failures else 0

@@ -11,7 +11,7 @@ the lesson's default. Writes one JSON fixture that tests/test_bonus_fixtures.cpp
 bool masks and int64 positions exactly.
 
 Also writes (--exports DIR) one correct learner export per lesson for `attn-tutor check`
-(tests/fixtures/mistakes/correct-<lesson>.json, with tools/export_pytorch.py), and prints (--reference)
+(tests/fixtures/mistakes/correct-<lesson>.json, with python/export_pytorch.py), and prints (--reference)
 the entries of tests/fixtures/book_reference.txt that `attn-tutor verify` checks for these lessons: the
 text real PyTorch prints for them at the lessons' defaults.
 
@@ -38,6 +38,7 @@ import torch
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import torch_book as tb  # noqa: E402
 import torch_bonus as tbn  # noqa: E402
+import common  # noqa: E402  (python/ on the path: the learners' exporter; the option table)
 from export_pytorch import export  # noqa: E402
 
 LESSONS = ["kv-cache", "gqa", "mla", "swa"]
@@ -99,16 +100,10 @@ def make_case(rng, lesson):
 
 
 def case_argv(case):
-    c, argv = case["c"], []
-    if c.get("seed") is not None:
-        argv.append("--seed=%d" % c["seed"])
-    for key, flag in (("d_out", "--d-out"), ("num_heads", "--num-heads"), ("context_length", "--context-length"),
-                      ("num_kv_groups", "--num-kv-groups"), ("latent_dim", "--latent-dim"), ("window", "--window")):
-        if c.get(key) is not None:
-            argv += [flag, str(c[key])]
-    if c.get("qkv_bias"):
-        argv.append("--qkv-bias")
-    return argv
+    c = case["c"]
+    return common.case_argv(case["lesson"], [(k, c.get(k)) for k in (
+        "seed", "d_out", "num_heads", "context_length", "num_kv_groups", "latent_dim", "window", "qkv_bias")],
+        joined=("seed",))
 
 
 def fixed_cases():
@@ -180,11 +175,8 @@ def write_exports(folder):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--cases", type=int, default=40, help="random cases per lesson (default %(default)s)")
-    ap.add_argument("--out", default="tests/fixtures/bonus_pytorch.json")
-    ap.add_argument("--exports", help="also write correct-<lesson>.json for check into this folder")
-    ap.add_argument("--reference", action="store_true", help="print verify's entries instead")
-    ap.add_argument("--rng-seed", type=int, default=20250915, help="seed of Python's random (default %(default)s)")
+    common.add_generator_args(ap, 40, "tests/fixtures/bonus_pytorch.json", "correct-<lesson>.json", 20250915,
+                              cases_help="random cases per lesson")
     args = ap.parse_args()
     torch.set_num_threads(1)
     if args.reference:

@@ -45,6 +45,7 @@ import torch
 import torch.nn as nn
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import common  # noqa: E402  (the binary's option table: case_argv)
 import torch_book as tb  # noqa: E402
 import torch_mkl as mkl  # noqa: E402
 from torch_book import (CausalAttention, MultiHeadAttention, MultiHeadAttentionWrapper,  # noqa: E402
@@ -315,29 +316,17 @@ def make_case(rng, lesson, small_bias=False, bernoulli="default"):
 
 def case_argv(case):
     """The CLI options of a case, besides --json - and --inputs FILE."""
-    argv = []
-    if case["seed"] is not None:
-        argv.append("--seed=%d" % case["seed"])  # '=' so that a negative seed is not read as an option
-    if case.get("d_out_flag", True):
-        argv += ["--d-out", str(case["d_out"])]
-    if case["num_heads"] is not None and case.get("num_heads_flag", True):
-        argv += ["--num-heads", str(case["num_heads"])]
-    if case["qkv_bias"]:
-        argv.append("--qkv-bias")
-    if case["dropout"] is not None:
-        argv += ["--dropout", repr(float(case["dropout"]))]
     # attn-tutor refuses an option with no effect: causal-mask's mask is the scores' size (no
     # --context-length), and a dropout rate of 0 or 1 draws no mask (no --bernoulli).
-    if case["context_length"] is not None and case["lesson"] != "causal-mask":
-        argv += ["--context-length", str(case["context_length"])]
-    if case["no_reseed"]:
-        argv.append("--no-reseed")
     rate = case["dropout"] if case["dropout"] is not None else {"dropout": 0.5}.get(case["lesson"], 0.0)
-    if case["bernoulli"] != "default" and 0 < rate < 1:
-        argv += ["--bernoulli", case["bernoulli"]]
-    if case.get("gpt2"):
-        argv.append("--gpt2")
-    return argv
+    return common.case_argv(case["lesson"], [
+        ("seed", case["seed"]), ("d_out", case["d_out"] if case.get("d_out_flag", True) else None),
+        ("num_heads", case["num_heads"] if case.get("num_heads_flag", True) else None),
+        ("qkv_bias", case["qkv_bias"]), ("dropout", case["dropout"]),
+        ("context_length", case["context_length"] if case["lesson"] != "causal-mask" else None),
+        ("no_reseed", case["no_reseed"]),
+        ("bernoulli", case["bernoulli"] if case["bernoulli"] != "default" and 0 < rate < 1 else None),
+        ("gpt2", case.get("gpt2"))], joined=("seed",))
 
 
 def fixed_cases(rng):

@@ -35,18 +35,18 @@ rebinds weights and out). -inf is the string "-inf".
 """
 import argparse
 import json
-import math
 import os
 import random
 import sys
 import tempfile
 from collections import defaultdict
 
-import numpy as np
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gen_chapter_fixtures as chapter  # noqa: E402  (the chapter's random cases)
+import cli_compare  # noqa: E402
+import common  # noqa: E402  (the binary's option table: case_argv)
 import torch_book as tb  # noqa: E402
 import torch_course as tc  # noqa: E402  (the course's classes)
 import torch_mkl as mkl  # noqa: E402
@@ -194,27 +194,16 @@ def make_case(rng, preset, bernoulli="default"):
 
 
 def case_argv(case):
-    argv = []
-    if case["preset"] == "post" or case.get("preset_flag"):
-        argv += ["--preset", case["preset"]]
-    if case["seed"] is not None:
-        argv.append("--seed=%d" % case["seed"])
-    if case["tokens"] is not None:
-        argv += ["--tokens", " ".join(case["tokens"])]
-    if case["d_model"] is not None:
-        argv += ["--d-model", str(case["d_model"])]
-    elif case["d_model_flag"]:
-        argv += ["--d-model", str(len(case["rows"][0]))]
-    if case["num_heads"] is not None:
-        argv += ["--num-heads", str(case["num_heads"])]
-    if case["dropout"] is not None:
-        argv += ["--dropout", repr(float(case["dropout"]))]
-    if case["context_length"] is not None:
-        argv += ["--context-length", str(case["context_length"])]
     rate = 0.1 if case["dropout"] is None else case["dropout"]
-    if case["bernoulli"] != "default" and 0 < rate < 1:  # a rate of 0 or 1 draws no mask: attn-tutor refuses it
-        argv += ["--bernoulli", case["bernoulli"]]
-    return argv
+    d_model = case["d_model"] if case["d_model"] is not None else \
+        len(case["rows"][0]) if case["d_model_flag"] else None
+    return common.case_argv("course-mha", [
+        ("preset", case["preset"] if case["preset"] == "post" or case.get("preset_flag") else None),
+        ("seed", case["seed"]), ("tokens", case["tokens"]), ("d_model", d_model), ("num_heads", case["num_heads"]),
+        ("dropout", case["dropout"]), ("context_length", case["context_length"]),
+        # a rate of 0 or 1 draws no mask: attn-tutor refuses --bernoulli then
+        ("bernoulli", case["bernoulli"] if case["bernoulli"] != "default" and 0 < rate < 1 else None)],
+        joined=("seed",))
 
 
 def fixed_cases():
@@ -294,54 +283,16 @@ def run_cli(exe, case, tmp, json_out):
     return tb.run_cli(exe, "course-mha", case["argv"], inputs, json_out, options=("--color", "never"))
 
 
-class Stats:
-    def __init__(self):
-        self.cases = self.failed = self.values = self.masks = self.dropped = self.heads = self.reprs = 0
-        self.max_diff = 0.0
-        self.where = ""
-        self.zero_sign = 0
+def Stats():
+    return cli_compare.Stats(cases=0, failed=0, heads=0)
 
 
 def compare(case, doc, text, tol, st, label):
-    problems = []
     prints = []
-    expected = run_book(case, with_grad=True, prints=prints)
-    for j, where, t in tb.paired([n for n, _, _, _ in expected], doc, problems):
-        name, want, shown, want_repr = expected[j]
-        if t is None:
-            continue
-        if t["shape"] != list(want.shape) or t["dtype"] != tb.DTYPES[want.dtype]:
-            problems.append("%s: %s %s vs torch %s %s" % (where, t["shape"], t["dtype"], list(want.shape), want.dtype))
-            continue
-        cv, wv = tb.flatten(t["data"]), tb.flatten(want.tolist())
-        exact = name in EXACT or name == "self.projection_layer.weight"
-        bad = 0
-        for i, (c, w) in enumerate(zip(cv, wv)):
-            st.values += 1
-            if want.dtype == torch.bool:
-                bad += c != w
-                continue
-            c = tb.cli_value(c)
-            if isinstance(c, str) or not (math.isfinite(w) and math.isfinite(c)):  # -inf exactly, nan never
-                bad += c != w
-                continue
-            c, w = float(np.float32(c)), float(np.float32(w))
-            d = abs(c - w)
-            if c == 0.0 and w == 0.0 and math.copysign(1, c) != math.copysign(1, w):
-                st.zero_sign += 1
-            if d > st.max_diff:
-                st.max_diff, st.where = d, "%s %s[%d]" % (label, where, i)
-            if d > tol or (exact and c != w) or (name in ZERO_PATTERN and (c == 0.0) != (w == 0.0)):
-                bad += 1
-        if name in ZERO_PATTERN and want.dtype == torch.float32:
-            st.masks += 1
-            st.dropped += sum(1 for w in wv if w == 0.0)
-        if bad:
-            problems.append("%s: %d of %d values differ" % (where, bad, len(wv)))
-        if shown:
-            st.reprs += 1
-            if want_repr not in text:
-                problems.append("%s: torch's repr is not in the CLI text:\n%s" % (where, want_repr))
+    expected = [(name, want, want_repr if shown else None)
+                for name, want, shown, want_repr in run_book(case, with_grad=True, prints=prints)]
+    problems = cli_compare.compare(expected, doc, tol, st, label, exact=EXACT + ["self.projection_layer.weight"],
+                                   zero_pattern=ZERO_PATTERN, masks=ZERO_PATTERN, text=text)
     cli_lines = [line for line in text.splitlines() if line[:1].isdigit() and (" True " in line or " False " in line)]
     if cli_lines != prints:
         problems.append("comparison lines differ: cli %s vs torch %s" % (cli_lines, prints))
@@ -378,8 +329,8 @@ def check(args):
     for key in sorted(stats):
         s = stats[key]
         print("%-14s %5d %6d %9d %11.3g %8d %7d  %d (%d)" % (key, s.cases, s.failed, s.values, s.max_diff, s.reprs,
-                                                              s.heads, s.masks, s.dropped))
-        print("    max at %s; zeros of another sign than torch's (info): %d" % (s.where, s.zero_sign))
+                                                              s.heads, s.mask_tensors, s.mask_entries))
+        print("    max at %s; zeros of another sign than torch's (info): %d" % (s.max_where, s.zero_sign))
     for i, cmd, problems in failures[:20]:
         print("\nFAIL case %d: %s" % (i, " ".join(cmd)))
         for p in problems[:8]:

@@ -2,7 +2,7 @@
 """Expected values of `attn-tutor d2l-mha` for random options, by real PyTorch (1.13).
 
 Runs d2l's code as the lesson replays it (sequence_mask, masked_softmax, DotProductAttention,
-transpose_qkv, transpose_output and MultiHeadAttention, written out below as d2l defines them) with
+transpose_qkv, transpose_output and MultiHeadAttention, as d2l defines them: tools/torch_d2l.py) with
 torch for random cases: --seed (none = the lesson's 123, negatives, 0, up to 2^64-1), --num-hiddens
 and --num-heads (num_hiddens a multiple of the heads), --valid-lens (one per sequence as "3,2" or
 "[3, 2]", one per query as "[[..],[..]]", lengths 0 .. number of keys), --dropout (none = d2l.ai §11.5's
@@ -37,7 +37,9 @@ import torch
 from torch import nn
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import common  # noqa: E402  (the binary's option table: case_argv)
 import torch_book as tb  # noqa: E402
+from torch_d2l import MultiHeadAttention, masked_softmax, transpose_output, transpose_qkv  # noqa: E402
 
 DEFAULT_SEED = 123
 NUM_HIDDENS, NUM_HEADS, DROPOUT = 100, 5, 0.5
@@ -51,77 +53,6 @@ ZERO_PATTERN = ["self.dropout(self.attention_weights)", "self.attention_weights"
 WORDS = ["Your", "journey", "starts", "with", "one", "step", "the", "cat", "sat", "on", "a", "mat",
          "attention", "is", "all", "we", "need", "hello", "world"]
 SEED_SPECIALS = [0, 1, -1, 123, 789, 2**31 - 1, 2**32 - 1, 2**32, 2**63 - 1, 2**63, 2**64 - 1, -(2**63), -123]
-
-
-# ---- d2l's code (PyTorch edition), as the lesson shows it ---------------------------------------
-
-def sequence_mask(X, valid_len, value=0):
-    maxlen = X.size(1)
-    mask = torch.arange((maxlen), dtype=torch.float32,
-                        device=X.device)[None, :] < valid_len[:, None]
-    X[~mask] = value
-    return X
-
-
-def masked_softmax(X, valid_lens):
-    # X: 3-D tensor, valid_lens: 1-D or 2-D tensor
-    if valid_lens is None:
-        return nn.functional.softmax(X, dim=-1)
-    else:
-        shape = X.shape
-        if valid_lens.dim() == 1:
-            valid_lens = torch.repeat_interleave(valid_lens, shape[1])
-        else:
-            valid_lens = valid_lens.reshape(-1)
-        X = sequence_mask(X.reshape(-1, shape[-1]), valid_lens, value=-1e6)
-        return nn.functional.softmax(X.reshape(shape), dim=-1)
-
-
-class DotProductAttention(nn.Module):
-    def __init__(self, dropout, **kwargs):
-        super(DotProductAttention, self).__init__(**kwargs)
-        self.dropout = nn.Dropout(dropout)
-
-    def forward(self, queries, keys, values, valid_lens=None):
-        d = queries.shape[-1]
-        scores = torch.bmm(queries, keys.transpose(1, 2)) / math.sqrt(d)
-        self.attention_weights = masked_softmax(scores, valid_lens)
-        return torch.bmm(self.dropout(self.attention_weights), values)
-
-
-def transpose_qkv(X, num_heads):
-    X = X.reshape(X.shape[0], X.shape[1], num_heads, -1)
-    X = X.permute(0, 2, 1, 3)
-    return X.reshape(-1, X.shape[2], X.shape[3])
-
-
-def transpose_output(X, num_heads):
-    X = X.reshape(-1, num_heads, X.shape[1], X.shape[2])
-    X = X.permute(0, 2, 1, 3)
-    return X.reshape(X.shape[0], X.shape[1], -1)
-
-
-class MultiHeadAttention(nn.Module):
-    def __init__(self, key_size, query_size, value_size, num_hiddens,
-                 num_heads, dropout, bias=False, **kwargs):
-        super(MultiHeadAttention, self).__init__(**kwargs)
-        self.num_heads = num_heads
-        self.attention = DotProductAttention(dropout)
-        self.W_q = nn.Linear(query_size, num_hiddens, bias=bias)
-        self.W_k = nn.Linear(key_size, num_hiddens, bias=bias)
-        self.W_v = nn.Linear(value_size, num_hiddens, bias=bias)
-        self.W_o = nn.Linear(num_hiddens, num_hiddens, bias=bias)
-
-    def forward(self, queries, keys, values, valid_lens):
-        queries = transpose_qkv(self.W_q(queries), self.num_heads)
-        keys = transpose_qkv(self.W_k(keys), self.num_heads)
-        values = transpose_qkv(self.W_v(values), self.num_heads)
-        if valid_lens is not None:
-            valid_lens = torch.repeat_interleave(
-                valid_lens, repeats=self.num_heads, dim=0)
-        output = self.attention(queries, keys, values, valid_lens)
-        output_concat = transpose_output(output, self.num_heads)
-        return self.W_o(output_concat)
 
 
 # ---- the lesson, cell by cell ---------------------------------------------------------------------
@@ -366,22 +297,11 @@ def make_case(rng, small=True):
 
 def case_argv(case):
     """CLI options besides --json - (and --inputs FILE, added by the runner when inputs_file is set)."""
-    argv = []
-    if case["seed"] is not None:
-        argv.append("--seed=%d" % case["seed"])
-    if case["num_hiddens"] is not None:
-        argv += ["--num-hiddens", str(case["num_hiddens"])]
-    if case["num_heads"] is not None:
-        argv += ["--num-heads", str(case["num_heads"])]
-    if case["valid_lens"] is not None:
-        argv.append("--valid-lens=" + case["valid_lens"])
-    if case["dropout"] is not None:
-        argv += ["--dropout", repr(float(case["dropout"]))]
-    if case["qkv_bias"]:
-        argv.append("--qkv-bias")
-    if case["tokens"] is not None:
-        argv += ["--tokens", " ".join(case["tokens"]), "--d-in", str(case["d_in"])]
-    return argv
+    return common.case_argv("d2l-mha", [
+        ("seed", case["seed"]), ("num_hiddens", case["num_hiddens"]), ("num_heads", case["num_heads"]),
+        ("valid_lens", case["valid_lens"]), ("dropout", case["dropout"]), ("qkv_bias", case["qkv_bias"]),
+        ("tokens", case["tokens"]), ("d_in", case["d_in"] if case["tokens"] is not None else None)],
+        joined=("seed", "valid_lens"))
 
 
 def fixed_cases():

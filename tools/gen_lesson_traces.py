@@ -28,17 +28,19 @@ BOOK_MASK = "mask = torch.triu(torch.ones(context_length, context_length), diago
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--attn-tutor", default=os.path.join(ROOT, "build", "attn-tutor"))
+    ap.add_argument("--out", default=OUT, help="the traces' folder (default tests/fixtures/traces/lessons)")
     args = ap.parse_args()
-    os.makedirs(OUT, exist_ok=True)
+    out = args.out
+    os.makedirs(out, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
         for lesson in LESSONS + ["all"]:
             name = "chapter" if lesson == "all" else lesson
             py = os.path.join(tmp, name + ".py")
             subprocess.run([args.attn_tutor, lesson, "--py", py], check=True, stdout=subprocess.DEVNULL)
-            trace(py, os.path.join(OUT, name + ".json"))
+            trace(py, os.path.join(out, name + ".json"))
         nb = os.path.join(tmp, "chapter.ipynb")
         subprocess.run([args.attn_tutor, "all", "--ipynb", nb, "--lang", "en"], check=True, stdout=subprocess.DEVNULL)
-        trace(nb, os.path.join(OUT, "chapter-ipynb.json"))
+        trace(nb, os.path.join(out, "chapter-ipynb.json"))
         # The chapter with one mistake: 3.5.1's mask (its first line of that code) without diagonal=1.
         with open(os.path.join(tmp, "chapter.py"), encoding="utf-8") as f:
             src = f.read()
@@ -47,7 +49,7 @@ def main():
         wrong = os.path.join(tmp, "chapter-triu.py")
         with open(wrong, "w", encoding="utf-8") as f:
             f.write(src.replace(BOOK_MASK, BOOK_MASK.replace(", diagonal=1)", ")"), 1))
-        trace(wrong, os.path.join(OUT, "chapter-triu.json"))
+        trace(wrong, os.path.join(out, "chapter-triu.json"))
         # The wrapper's heads concatenated in reverse (its forward's one line).
         heads = "torch.cat([head(x) for head in self.heads], dim=-1)"
         if src.count(heads) != 1:
@@ -55,10 +57,10 @@ def main():
         reversed_heads = os.path.join(tmp, "chapter-heads-reversed.py")
         with open(reversed_heads, "w", encoding="utf-8") as f:
             f.write(src.replace(heads, heads.replace("in self.heads", "in reversed(self.heads)")))
-        trace(reversed_heads, os.path.join(OUT, "chapter-heads-reversed.json"))
+        trace(reversed_heads, os.path.join(out, "chapter-heads-reversed.json"))
         # A learner's chapter that writes CausalAttention once (3.5.3) and uses it again in 3.6.1's wrapper,
         # without the scaling: in the class and in 3.5.3's step-by-step cell alike.
-        trace(write_chapter_noscale(src, tmp), os.path.join(OUT, "chapter-noscale.json"))
+        trace(write_chapter_noscale(src, tmp), os.path.join(out, "chapter-noscale.json"))
 
 
 def write_chapter_noscale(src, tmp):

@@ -40,6 +40,7 @@ import torch.nn as nn
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import torch_book as tb  # noqa: E402
+import common  # noqa: E402  (python/ on the path: the learners' exporter; the option table)
 from export_pytorch import export  # noqa: E402
 
 
@@ -190,10 +191,8 @@ def make_case(rng, i):
 
 
 def case_argv(case):
-    c, argv = case["c"], ["--d-out", str(len(case["rows"][0])), "--num-heads", str(case["c"]["num_heads"])]
-    if c["seed"] is not None:
-        argv.append("--seed=%d" % c["seed"])
-    return argv
+    return common.case_argv("mha-forms", [("d_out", len(case["rows"][0])), ("num_heads", case["c"]["num_heads"]),
+                                          ("seed", case["c"]["seed"])], joined=("seed",))
 
 
 REFERENCE = ["full", "attn_weights", "out_wrapper", "out_ch03", "out_combined", "out_einsum", "out_torch", "out_noweights"]
@@ -242,11 +241,7 @@ def check_bonus(notebook):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--cases", type=int, default=30, help="random cases (default %(default)s)")
-    ap.add_argument("--out", default="tests/fixtures/mha_forms_pytorch.json")
-    ap.add_argument("--exports", help="also write correct-mha-forms.json for check into this folder")
-    ap.add_argument("--reference", action="store_true", help="print verify's entries instead")
-    ap.add_argument("--rng-seed", type=int, default=20261126, help="seed of Python's random (default %(default)s)")
+    common.add_generator_args(ap, 30, "tests/fixtures/mha_forms_pytorch.json", "correct-mha-forms.json", 20261126)
     ap.add_argument("--bonus", help="check the listings against this mha-implementations.ipynb instead")
     args = ap.parse_args()
     torch.set_num_threads(1)

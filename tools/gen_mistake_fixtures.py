@@ -3,7 +3,7 @@
 and the correct programs written another way (way-<name>.json, tools/learner_mistakes.py), which must match.
 
 Each mistake runs the book's code with that one mistake, the way a learner writes it, and exports what
-the learner would print with tools/export_pytorch.py into tests/fixtures/mistakes/<mistake>.json;
+the learner would print with python/export_pytorch.py into tests/fixtures/mistakes/<mistake>.json;
 tests/test_check.cpp asserts that `attn-tutor check` names the mistake. The correct-<lesson>.json
 exports run the lesson's code as the book (or the seed document) writes it and must pass with exit 0.
 Book sizes throughout (six 3-d tokens, d_out 2, two heads).
@@ -30,7 +30,7 @@ import learner_mistakes  # noqa: E402
 import learner_mistakes_cache  # noqa: E402  (after the chapter: the KV cache, sliding windows, settings)
 import learner_mistakes_bonus  # noqa: E402  (after the chapter: grouped-query, latent, split heads; two of the chapter)
 import torch_book as tb  # noqa: E402
-from export_pytorch import export  # noqa: E402
+import common  # noqa: E402  (export_all: the learners' exporter)
 from torch_book import CausalAttention, MultiHeadAttention, MultiHeadAttentionWrapper, SelfAttention_v2  # noqa: E402
 
 torch.set_grad_enabled(False)
@@ -38,11 +38,6 @@ torch.set_grad_enabled(False)
 
 def book_inputs():
     return torch.tensor(tb.BOOK_ROWS)
-
-
-def book_batch():
-    inputs = book_inputs()
-    return torch.stack((inputs, inputs), dim=0)
 
 
 def causal_setup(inputs=None, d_out=2):
@@ -63,7 +58,7 @@ def softmax_dim():
     class MyCausalAttention(CausalAttention):
         softmax_dim = 1  # the mistake
 
-    batch = book_batch()
+    batch = tb.book_batch()
     torch.manual_seed(123)
     ca = MyCausalAttention(3, 2, batch.shape[1], 0.0)
     ca.trace = s = {}
@@ -140,7 +135,7 @@ def head_order():
         def forward(self, x):
             return torch.cat([head(x) for head in reversed(self.heads)], dim=-1)  # the mistake
 
-    batch = book_batch()
+    batch = tb.book_batch()
     torch.manual_seed(123)
     mha = MyWrapper(3, 2, batch.shape[1], 0.0, num_heads=2)
     return "wrapper", {"batch": batch, "context_vecs": mha(batch)}, {}
@@ -161,7 +156,7 @@ def view_no_transpose():
             context_vec = (attn_weights @ values).transpose(1, 2)
             return self.out_proj(context_vec.contiguous().view(b, num_tokens, self.d_out))
 
-    batch = book_batch()
+    batch = tb.book_batch()
     torch.manual_seed(123)
     mha = MyMultiHeadAttention(3, 2, batch.shape[1], 0.0, num_heads=2)
     context_vecs = mha(batch)
@@ -170,7 +165,7 @@ def view_no_transpose():
 
 def missing_reseed():
     """§3.5.3's CausalAttention cell, then the wrapper built without torch.manual_seed."""
-    batch = book_batch()
+    batch = tb.book_batch()
     torch.manual_seed(123)
     ca = CausalAttention(3, 2, batch.shape[1], 0.0)
     ca(batch)
@@ -330,7 +325,7 @@ def correct_dropout():
 
 
 def correct_wrapper():
-    batch = book_batch()
+    batch = tb.book_batch()
     torch.manual_seed(123)
     mha = MultiHeadAttentionWrapper(3, 2, batch.shape[1], 0.0, num_heads=2)
     return "wrapper", {"batch": batch, "context_vecs": mha(batch)}, {}
@@ -338,7 +333,7 @@ def correct_wrapper():
 
 def correct_mha():
     """Another seed, four output features, bias and dropout."""
-    batch = book_batch()
+    batch = tb.book_batch()
     torch.manual_seed(-5)
     mha = MultiHeadAttention(3, 4, batch.shape[1], 0.3, num_heads=2, qkv_bias=True)
     mha.trace = {}
@@ -387,15 +382,10 @@ def main():
                                                   "fixtures", "mistakes"))
     args = ap.parse_args()
     mkl.self_check_mkl()
-    os.makedirs(args.out, exist_ok=True)
     jobs = [(name, make) for name, make in MISTAKES.items()] + \
         [("correct-" + name, make) for name, make in CORRECT.items()] + \
         [("way-" + name, make) for name, make in learner_mistakes.WAYS.items()] + learner_mistakes_cache.jobs()
-    for name, make in jobs:
-        lesson, tensors, config = make()
-        path = os.path.join(args.out, name + ".json")
-        export(tensors, lesson, path, **config)
-        print("wrote %s (%s, %d tensors)" % (path, lesson, len(tensors)), file=sys.stderr)
+    common.export_all(jobs, args.out)
 
 
 if __name__ == "__main__":

@@ -2,12 +2,14 @@
 
     /usr/bin/python3 tools/gen_trace_fixtures.py
 
-Runs each program of tests/fixtures/traces/programs/ and three of tests/learners/ (FROM_LEARNERS) (a .py, and the notebook made from it: one code cell per
-"# %%" block) under check's tracer (features/check/tracer.py, the one the binary embeds) with this Python, and
+Runs each program of tests/fixtures/traces/programs/ (given whole: a NAME.diff there is applied to its base by
+tools/program_diffs.py) and three of tests/learners/ (FROM_LEARNERS) (a .py, and the notebook made from it: one code cell per
+"# %%" block) under check's tracer (python/tracer.py, the one the binary embeds) with this Python, and
 writes its "attn-tutor-trace/1" document (docs/trace-json.md) to tests/fixtures/traces/NAME.json (the notebook's
 NAME-ipynb.json). CI has no torch: the tests check these documents with `attn-tutor check TRACE.json`.
 Needs torch.
 """
+import argparse
 import json
 import os
 import subprocess
@@ -16,8 +18,10 @@ import tempfile
 
 import torch  # noqa: F401 -- the traces need real torch
 
+import program_diffs
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-TRACER = os.path.join(ROOT, "features", "check", "tracer.py")
+TRACER = os.path.join(ROOT, "python", "tracer.py")
 PROGRAMS = os.path.join(ROOT, "tests", "fixtures", "traces", "programs")
 OUT = os.path.join(ROOT, "tests", "fixtures", "traces")
 
@@ -57,7 +61,7 @@ def trace(program, out):
     with open(out, "w", encoding="utf-8") as f:
         json.dump(doc, f, separators=(",", ":"))
         f.write("\n")
-    print("wrote", os.path.relpath(out, ROOT), len(doc["events"]), "events")
+    print("wrote", out, len(doc["events"]), "events")
 
 
 # Programs of the learner corpus (tests/learners/), traced as they are without their export block, under
@@ -68,24 +72,25 @@ FROM_LEARNERS = {"kv-mask-row0": "m25_kv_mask_row0", "swa-cache-oldest": "m24_sw
 
 def main():
     from check_learner_programs import strip_export  # noqa: E402 -- a sibling tool
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--out", default=OUT, help="the traces' folder (default tests/fixtures/traces); the "
+                    "notebooks made from the programs go to its programs/")
+    out = ap.parse_args().out
+    os.makedirs(os.path.join(out, "programs"), exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
         for stem, learner in sorted(FROM_LEARNERS.items()):
-            with open(os.path.join(ROOT, "tests", "learners", learner + ".py"), encoding="utf-8") as f:
-                code = strip_export(f.read(), learner)
+            code = strip_export(program_diffs.program_text(os.path.join(ROOT, "tests", "learners"), learner), learner)
             py = os.path.join(tmp, stem + ".py")
             with open(py, "w", encoding="utf-8") as f:
                 f.write(code)
-            trace(py, os.path.join(OUT, stem + ".json"))
-    for name in sorted(os.listdir(PROGRAMS)):
-        if not name.endswith(".py"):
-            continue
-        stem = name[:-3]
-        py = os.path.join(PROGRAMS, name)
-        trace(py, os.path.join(OUT, stem + ".json"))
-        if stem.startswith(("causal", "trainable")):
-            nb = os.path.join(PROGRAMS, stem + ".ipynb")
-            notebook_of(py, nb)
-            trace(nb, os.path.join(OUT, stem + "-ipynb.json"))
+            trace(py, os.path.join(out, stem + ".json"))
+        for stem in program_diffs.program_names(PROGRAMS):  # whole, or a diff against another (applied)
+            py = program_diffs.write_program(PROGRAMS, stem, tmp)
+            trace(py, os.path.join(out, stem + ".json"))
+            if stem.startswith(("causal", "trainable")):
+                nb = os.path.join(out, "programs", stem + ".ipynb")
+                notebook_of(py, nb)
+                trace(nb, os.path.join(out, stem + "-ipynb.json"))
 
 
 if __name__ == "__main__":

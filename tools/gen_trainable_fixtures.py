@@ -34,6 +34,7 @@ import numpy as np
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import common  # noqa: E402  (the binary's option table: case_argv)
 import torch_book as tb  # noqa: E402
 from torch_book import SelfAttention_v1, SelfAttention_v2  # noqa: E402
 
@@ -155,15 +156,9 @@ def make_case(rng, small_bias=False):
 
 def case_argv(case):
     """The CLI options of a case, besides --json - and --inputs FILE."""
-    argv = []
-    if case["seed"] is not None:
-        argv += ["--seed", str(case["seed"])]
-    argv += ["--d-out", str(case["d_out"])]
-    if case["qkv_bias"]:
-        argv.append("--qkv-bias")
-    if case["init"] != "rand":
-        argv += ["--init", case["init"]]
-    return argv
+    return common.case_argv("trainable", [("seed", case["seed"]), ("d_out", case["d_out"]),
+                                          ("qkv_bias", case["qkv_bias"]),
+                                          ("init", case["init"] if case["init"] != "rand" else None)])
 
 
 def expected_of(case):

@@ -10,14 +10,9 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-import gen_d2l_fixtures as d2l
+import torch_d2l as d2l
 import torch_book as tb
 from torch_book import CausalAttention, MultiHeadAttention, MultiHeadAttentionWrapper, SelfAttention_v2
-
-
-def book_batch():
-    inputs = torch.tensor(tb.BOOK_ROWS)
-    return torch.stack((inputs, inputs), dim=0)
 
 
 def causal_setup():
@@ -79,7 +74,7 @@ def mha_run(step=None, d_out=2, dropout=0.0, key_first=False, eval_mode=False):
     mha = MHA(3, d_out, 6, dropout, num_heads=2, step=step, key_first=key_first)
     if eval_mode:
         mha.eval()
-    return mha, mha(book_batch())
+    return mha, mha(tb.book_batch())
 
 
 def linear_order():
@@ -138,7 +133,7 @@ def wrong_scale():
             return self.attn_weights @ values
     torch.manual_seed(123)
     ca = Mine(3, 2, 6, 0.0)
-    context_vecs = ca(book_batch())
+    context_vecs = ca(tb.book_batch())
     return "dropout", {"attn_weights": ca.attn_weights, "context_vecs": context_vecs}, {}
 
 
@@ -150,7 +145,7 @@ def tril_mask():
     torch.manual_seed(123)
     ca = Mine(3, 2, 6, 0.0)
     ca.trace = {}
-    context_vecs = ca(book_batch())
+    context_vecs = ca(tb.book_batch())
     return "dropout", {"attn_weights": ca.trace["attn_weights"], "context_vecs": context_vecs}, {}
 
 
@@ -269,7 +264,7 @@ def way_tril_eq0():
             return self.dropout(torch.softmax(attn_scores / math.sqrt(keys.shape[-1]), dim=-1)) @ values
     torch.manual_seed(123)
     ca = Mine(3, 2, 6, 0.0)
-    context_vecs = ca(book_batch())
+    context_vecs = ca(tb.book_batch())
     return "dropout", {"attn_scores": ca.attn_scores, "context_vecs": context_vecs}, {}
 
 

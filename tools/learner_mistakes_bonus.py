@@ -123,11 +123,7 @@ class LearnerMLA(tbn.MultiHeadLatentAttention):
         b, n, _ = x.shape
         queries_all = self.W_query(x)
         latent_new = self.W_DKV(x)
-        if use_cache:
-            latent_total = latent_new if self.cache_c_kv is None else torch.cat([self.cache_c_kv, latent_new], dim=1)
-            self.cache_c_kv = latent_total
-        else:
-            latent_total = latent_new
+        latent_total = self.cached_latent(latent_new, use_cache)
         keys_all = self.W_UK(latent_total)
         values_all = self.W_UK(latent_total) if self.mistake == "uk" else self.W_UV(latent_total)  # the mistake
         k = latent_total.shape[1]
@@ -165,12 +161,7 @@ class LearnerKVCache(tbn.MultiHeadAttention):
         shape = (b, self.num_heads, n, self.head_dim)
         keys_new, values_new, queries = self.W_key(x).view(shape), self.W_value(x).view(shape), self.W_query(x).view(shape)
         keys, values = self.append_kv(keys_new, values_new, 2) if use_cache else (keys_new, values_new)
-        n_q, n_k = queries.shape[-2], keys.shape[-2]
-        if use_cache:
-            mask_bool = self.mask.bool()[self.ptr_current_pos:self.ptr_current_pos + n_q, :n_k]
-            self.ptr_current_pos += n_q
-        else:
-            mask_bool = self.mask.bool()[:n_q, :n_k]
+        mask_bool = self.step_mask(use_cache, queries.shape[-2], keys.shape[-2])
         seen.update(queries=queries, keys=keys, values=values)
         return tbn.attend(self, queries, keys, values, mask_bool, seen)
 
@@ -189,27 +180,12 @@ class LearnerSWA(tbn.MultiHeadAttentionWithSWA):
         keys_new, values_new, queries = self.W_key(x).view(shape), self.W_value(x).view(shape), self.W_query(x).view(shape)
         q_start = k_start = 0
         if use_cache:
-            old = 0 if self.cache_k is None else self.cache_k.shape[2]
-            all_k = keys_new if self.cache_k is None else torch.cat([self.cache_k, keys_new], dim=2)
-            all_v = values_new if self.cache_v is None else torch.cat([self.cache_v, values_new], dim=2)
-            keys, values = all_k, all_v
-            if self.sliding_window_size is not None:
-                keep = min(all_k.shape[2], self.sliding_window_size + n - 1)
-                keys, values = all_k[:, :, -keep:], all_v[:, :, -keep:]
-                keep_cache = min(all_k.shape[2], self.sliding_window_size)
-                self.cache_k, self.cache_v = all_k[:, :, -keep_cache:], all_v[:, :, -keep_cache:]
-            else:
-                self.cache_k, self.cache_v = all_k, all_v
-            k_start = self.ptr_current_pos - old + (all_k.shape[2] - keys.shape[2])
+            keys, values, k_start = self.cached_window(keys_new, values_new, 2, self.sliding_window_size)
             q_start = self.ptr_current_pos
         else:
             keys, values = keys_new, values_new
-        n_q, n_k = queries.shape[-2], keys.shape[-2]
-        w = n_k + 1 if self.sliding_window_size is None else self.sliding_window_size
-        diff = torch.arange(q_start, q_start + n_q).unsqueeze(-1) - torch.arange(k_start, k_start + n_k).unsqueeze(0)
-        mask_bool = (diff < 0) | (diff >= w)
-        self.ptr_current_pos = self.ptr_current_pos + n_q if use_cache else 0
-        seen.update(queries=queries, keys=keys, values=values, diff=diff)
+        mask_bool = self.window_mask(use_cache, q_start, k_start, queries.shape[-2], keys.shape[-2], seen)
+        seen.update(queries=queries, keys=keys, values=values)
         return tbn.attend(self, queries, keys, values, mask_bool, seen)
 
 
@@ -218,11 +194,6 @@ def swa_view():
 
 
 # ---- two more of the chapter's ------------------------------------------------------------------------
-
-def book_batch():
-    inputs = torch.tensor(tb.BOOK_ROWS)
-    return torch.stack((inputs, inputs), dim=0)
-
 
 def simple_mask_setup():
     """§3.5.1: SelfAttention_v2 (seed 789), its weights, the simple mask and the masked weights."""
@@ -270,7 +241,7 @@ def wrapper_cat_tokens():
         def forward(self, x):
             return torch.cat([head(x) for head in self.heads], dim=1)  # the mistake: along the tokens
 
-    batch = book_batch()
+    batch = tb.book_batch()
     torch.manual_seed(123)
     mha = MyWrapper(3, 2, batch.shape[1], 0.0, num_heads=2)
     return "wrapper", {"batch": batch, "context_vecs": mha(batch)}, {}
@@ -293,7 +264,7 @@ class MergeNoTranspose(MultiHeadAttention):
 
 def view_no_transpose_merge():
     """The merge without transpose at d_out 4: the weights and the output exported."""
-    batch = book_batch()
+    batch = tb.book_batch()
     torch.manual_seed(123)
     mha = MergeNoTranspose(3, 4, batch.shape[1], 0.0, num_heads=2)
     context_vecs = mha(batch)
@@ -303,7 +274,7 @@ def view_no_transpose_merge():
 def view_no_transpose_merged_value():
     """The same merge, the learner exporting the merged heads (context_vec, before out_proj) and then the output:
     the book's own two names, at the book's sizes (d_out 2)."""
-    batch = book_batch()
+    batch = tb.book_batch()
     torch.manual_seed(123)
     mha = MergeNoTranspose(3, 2, batch.shape[1], 0.0, num_heads=2)
     context_vecs = mha(batch)

@@ -3,7 +3,7 @@
 sliding-window mistakes, and the exports that forget a lesson's own setting, for `attn-tutor
 check` (tests/fixtures/mistakes/<id>.json). Real PyTorch 1.13. The modules are the bonus classes of
 tools/torch_bonus.py (rasbt/LLMs-from-scratch ch04/03-06) with one line changed where a mistake says so,
-run as the lessons run them, and exported with tools/export_pytorch.py as a learner would: the tensors
+run as the lessons run them, and exported with python/export_pytorch.py as a learner would: the tensors
 in the order the program computed them (a list of (name, tensor) pairs where a name repeats).
 
 Also a correct mha program (way-context-vec-last) that exports the book's printed context_vec, the
@@ -22,7 +22,7 @@ import torch
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import torch_book as tb  # noqa: E402
 import torch_bonus as tbn  # noqa: E402
-from export_pytorch import export  # noqa: E402
+import common  # noqa: E402  (export_all: the learners' exporter)
 
 
 def book_x():
@@ -38,28 +38,15 @@ class KVMultiHeadAttention(tbn.MultiHeadAttention):
         super().__init__(*args, **kw)
         self.mistake = mistake
 
-    def forward(self, x, use_cache=False):
-        seen = self.seen = {}
-        keys_new, values_new, queries = self.split_new(x)
-        if use_cache:
-            keys, values = self.append_kv(keys_new, values_new, 1)
-        else:
-            keys, values = keys_new, values_new
-        keys, queries, values = keys.transpose(1, 2), queries.transpose(1, 2), values.transpose(1, 2)
-        n_q, n_k = queries.shape[-2], keys.shape[-2]
-        if use_cache:
-            if self.mistake == "kv-mask-row0":
-                mask_bool = self.mask.bool()[:n_q, :n_k]  # the mistake: rows from 0, not from ptr_current_pos
-            elif self.mistake == "positions":  # no mistake: the mask from the positions, no buffer to run out
-                start = self.ptr_current_pos
-                mask_bool = torch.arange(n_k)[None, :] > torch.arange(start, start + n_q)[:, None]
-            else:
-                mask_bool = self.mask.bool()[self.ptr_current_pos:self.ptr_current_pos + n_q, :n_k]
-            self.ptr_current_pos += n_q
-        else:
-            mask_bool = self.mask.bool()[:n_q, :n_k]
-        seen.update(queries=queries, keys=keys, values=values)
-        return tbn.attend(self, queries, keys, values, mask_bool, seen)
+    def step_mask(self, use_cache, n_q, n_k):
+        if not use_cache or self.mistake is None:
+            return super().step_mask(use_cache, n_q, n_k)
+        start = self.ptr_current_pos
+        self.ptr_current_pos += n_q
+        if self.mistake == "kv-mask-row0":
+            return self.mask.bool()[:n_q, :n_k]  # the mistake: rows from 0, not from ptr_current_pos
+        assert self.mistake == "positions"  # no mistake: the mask from the positions, no buffer to run out
+        return torch.arange(n_k)[None, :] > torch.arange(start, start + n_q)[:, None]
 
 
 class SWA(tbn.MultiHeadAttentionWithSWA):
@@ -72,42 +59,23 @@ class SWA(tbn.MultiHeadAttentionWithSWA):
         self.mistake = mistake
 
     def forward(self, x, use_cache=False):
-        n = x.shape[1]
         seen = self.seen = {}
         keys_new, values_new, queries = self.split_new(x)
         q_start = k_start = 0
-        W = self.sliding_window_size
+        off_by_one = self.mistake in ("swa-window-off-by-one", "swa-window-off-by-one-cache")  # diff > W
         if use_cache:
-            old = 0 if self.cache_k is None else self.cache_k.shape[1]
-            all_k = keys_new if self.cache_k is None else torch.cat([self.cache_k, keys_new], dim=1)
-            all_v = values_new if self.cache_v is None else torch.cat([self.cache_v, values_new], dim=1)
-            keys, values = all_k, all_v
-            if W is not None:
-                if self.mistake == "swa-window-off-by-one-cache":
-                    W = W + 1  # the mistake, in the cache too: [-(W + 1):]
-                keep = min(all_k.shape[1], W + n - 1)
-                keys, values = all_k[:, -keep:], all_v[:, -keep:]
-                keep_cache = min(all_k.shape[1], W)
-                if self.mistake == "swa-cache-oldest":
-                    self.cache_k, self.cache_v = all_k[:, :keep_cache], all_v[:, :keep_cache]  # the mistake
-                else:
-                    self.cache_k, self.cache_v = all_k[:, -keep_cache:], all_v[:, -keep_cache:]
-            else:
-                self.cache_k, self.cache_v = all_k, all_v
-            k_start = self.ptr_current_pos - old + (all_k.shape[1] - keys.shape[1])
+            W = self.sliding_window_size
+            if W is not None and self.mistake == "swa-window-off-by-one-cache":
+                W = W + 1  # the mistake, in the cache too: [-(W + 1):]
+            keys, values, k_start = self.cached_window(keys_new, values_new, 1, W,
+                                                       oldest=self.mistake == "swa-cache-oldest")  # the mistake
             q_start = self.ptr_current_pos
         else:
             keys, values = keys_new, values_new
         keys, queries, values = keys.transpose(1, 2), queries.transpose(1, 2), values.transpose(1, 2)
-        n_q, n_k = queries.shape[-2], keys.shape[-2]
-        w = n_k + 1 if W is None else self.sliding_window_size
-        diff = torch.arange(q_start, q_start + n_q).unsqueeze(-1) - torch.arange(k_start, k_start + n_k).unsqueeze(0)
-        if self.mistake in ("swa-window-off-by-one", "swa-window-off-by-one-cache"):
-            mask_bool = (diff < 0) | (diff > w)  # the mistake
-        else:
-            mask_bool = (diff < 0) | (diff >= w)
-        self.ptr_current_pos = self.ptr_current_pos + n_q if use_cache else 0
-        seen.update(queries=queries, keys=keys, values=values, diff=diff)
+        mask_bool = self.window_mask(use_cache, q_start, k_start, queries.shape[-2], keys.shape[-2], seen,
+                                     wider=1 if off_by_one else 0)
+        seen.update(queries=queries, keys=keys, values=values)
         return tbn.attend(self, queries, keys, values, mask_bool, seen)
 
 
@@ -240,7 +208,7 @@ def way_context_vec_last():
     mha, context_vecs = lm.mha_run()
     b, n, _ = context_vecs.shape
     w = mha.seen["attn_weights"]
-    values = mha.W_value(lm.book_batch()).view(b, n, 2, 1).transpose(1, 2)
+    values = mha.W_value(tb.book_batch()).view(b, n, 2, 1).transpose(1, 2)
     context_vec = (w @ values).transpose(1, 2).contiguous().view(b, n, 2)
     return "mha", [("attn_weights", w), ("context_vec", context_vec)], {}
 
@@ -265,12 +233,7 @@ def main():
                                                   "fixtures", "mistakes"))
     args = ap.parse_args()
     torch.set_grad_enabled(False)
-    os.makedirs(args.out, exist_ok=True)
-    for name, make in jobs():
-        lesson, tensors, config = make()
-        path = os.path.join(args.out, name + ".json")
-        export(tensors, lesson, path, **config)
-        print("wrote %s (%s, %d tensors)" % (path, lesson, len(tensors)), file=sys.stderr)
+    common.export_all(jobs(), args.out)
 
 
 if __name__ == "__main__":

@@ -99,14 +99,17 @@ class MultiHeadAttention(CachedAttention):
         else:
             keys, values = keys_new, values_new
         keys, queries, values = keys.transpose(1, 2), queries.transpose(1, 2), values.transpose(1, 2)
-        n_q, n_k = queries.shape[-2], keys.shape[-2]
-        if use_cache:
-            mask_bool = self.mask.bool()[self.ptr_current_pos:self.ptr_current_pos + n_q, :n_k]
-            self.ptr_current_pos += n_q
-        else:
-            mask_bool = self.mask.bool()[:n_q, :n_k]
+        mask_bool = self.step_mask(use_cache, queries.shape[-2], keys.shape[-2])
         seen.update(queries=queries, keys=keys, values=values)
         return attend(self, queries, keys, values, mask_bool, seen)
+
+    def step_mask(self, use_cache, n_q, n_k):
+        """The buffer's rows for these queries: from ptr_current_pos with the cache (which then moves on)."""
+        if not use_cache:
+            return self.mask.bool()[:n_q, :n_k]
+        mask_bool = self.mask.bool()[self.ptr_current_pos:self.ptr_current_pos + n_q, :n_k]
+        self.ptr_current_pos += n_q
+        return mask_bool
 
 
 class GroupedQueryAttention(CachedAttention):
@@ -155,15 +158,18 @@ class MultiHeadLatentAttention(CachedAttention):
         self.W_UV = nn.Linear(self.latent_dim, d_out, bias=qkv_bias)
         self.out_proj = nn.Linear(d_out, d_out)
 
+    def cached_latent(self, latent_new, use_cache):
+        """The latent of every token so far: with the cache, cache_c_kv with the new tokens' appended."""
+        if not use_cache:
+            return latent_new
+        self.cache_c_kv = latent_new if self.cache_c_kv is None else torch.cat([self.cache_c_kv, latent_new], dim=1)
+        return self.cache_c_kv
+
     def forward(self, x, use_cache=False):
         seen = self.seen = {}
         queries_all = self.W_query(x)
         latent_new = self.W_DKV(x)
-        if use_cache:
-            latent_total = latent_new if self.cache_c_kv is None else torch.cat([self.cache_c_kv, latent_new], dim=1)
-            self.cache_c_kv = latent_total
-        else:
-            latent_total = latent_new
+        latent_total = self.cached_latent(latent_new, use_cache)
         keys_all, values_all = self.W_UK(latent_total), self.W_UV(latent_total)
         queries = heads(queries_all, self.num_heads, self.head_dim).contiguous()
         keys = heads(keys_all, self.num_heads, self.head_dim).contiguous()
@@ -184,36 +190,46 @@ class MultiHeadAttentionWithSWA(CachedAttention):
         self.before_fix = False  # the forward before the bonus's fix: the chunk attends to the trimmed cache only
 
     def forward(self, x, use_cache=False):
-        n = x.shape[1]
         seen = self.seen = {}
         keys_new, values_new, queries = self.split_new(x)
         q_start = k_start = 0
         if use_cache:
-            old = 0 if self.cache_k is None else self.cache_k.shape[1]
-            all_k = keys_new if self.cache_k is None else torch.cat([self.cache_k, keys_new], dim=1)
-            all_v = values_new if self.cache_v is None else torch.cat([self.cache_v, values_new], dim=1)
-            keys, values = all_k, all_v
-            if self.sliding_window_size is not None:
-                keep = min(all_k.shape[1], self.sliding_window_size + n - 1)  # W - 1 older ones and the new chunk
-                if self.before_fix:  # trimmed to the last W first, and the chunk attended to those only
-                    keep = min(all_k.shape[1], self.sliding_window_size)
-                keys, values = all_k[:, -keep:], all_v[:, -keep:]
-                keep_cache = min(all_k.shape[1], self.sliding_window_size)
-                self.cache_k, self.cache_v = all_k[:, -keep_cache:], all_v[:, -keep_cache:]
-            else:
-                self.cache_k, self.cache_v = all_k, all_v
-            k_start = self.ptr_current_pos - old + (all_k.shape[1] - keys.shape[1])
+            keys, values, k_start = self.cached_window(keys_new, values_new, 1, self.sliding_window_size)
             q_start = self.ptr_current_pos
         else:
             keys, values = keys_new, values_new
         keys, queries, values = keys.transpose(1, 2), queries.transpose(1, 2), values.transpose(1, 2)
-        n_q, n_k = queries.shape[-2], keys.shape[-2]
+        mask_bool = self.window_mask(use_cache, q_start, k_start, queries.shape[-2], keys.shape[-2], seen)
+        seen.update(queries=queries, keys=keys, values=values)
+        return attend(self, queries, keys, values, mask_bool, seen)
+
+    def cached_window(self, keys_new, values_new, dim, window, oldest=False):
+        """With the cache: the keys and values the new chunk attends to (the W - 1 before it and the chunk;
+        before the bonus's fix, the last W only), the cache kept to the last W (oldest: the first W, a
+        learner's mistake), and the position of the first key."""
+        old = 0 if self.cache_k is None else self.cache_k.shape[dim]
+        all_k = keys_new if self.cache_k is None else torch.cat([self.cache_k, keys_new], dim=dim)
+        all_v = values_new if self.cache_v is None else torch.cat([self.cache_v, values_new], dim=dim)
+        total, keys, values = all_k.shape[dim], all_k, all_v
+        if window is not None:
+            keep = min(total, window + keys_new.shape[dim] - 1)  # W - 1 older ones and the new chunk
+            if self.before_fix:  # trimmed to the last W first, and the chunk attended to those only
+                keep = min(total, window)
+            keys, values = all_k.narrow(dim, total - keep, keep), all_v.narrow(dim, total - keep, keep)
+            keep_cache = min(total, window)
+            first = 0 if oldest else total - keep_cache
+            self.cache_k, self.cache_v = all_k.narrow(dim, first, keep_cache), all_v.narrow(dim, first, keep_cache)
+        else:
+            self.cache_k, self.cache_v = all_k, all_v
+        return keys, values, self.ptr_current_pos - old + (total - keys.shape[dim])
+
+    def window_mask(self, use_cache, q_start, k_start, n_q, n_k, seen, wider=0):
+        """True where a key lies after its query or W (+ wider, a learner's mistake) or more before it."""
         w = n_k + 1 if self.sliding_window_size is None else self.sliding_window_size
         diff = torch.arange(q_start, q_start + n_q).unsqueeze(-1) - torch.arange(k_start, k_start + n_k).unsqueeze(0)
-        mask_bool = (diff < 0) | (diff >= w)
         self.ptr_current_pos = self.ptr_current_pos + n_q if use_cache else 0
-        seen.update(queries=queries, keys=keys, values=values, diff=diff)
-        return attend(self, queries, keys, values, mask_bool, seen)
+        seen["diff"] = diff
+        return (diff < 0) | (diff >= w + wider)
 
 
 # ---- the lessons' cells, in the order attn-tutor records the tensors ------------------------------------

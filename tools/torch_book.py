@@ -155,6 +155,12 @@ BOOK_ROWS = [[0.43, 0.15, 0.89], [0.55, 0.87, 0.66], [0.57, 0.85, 0.64],
 BOOK_TOKENS = ["Your", "journey", "starts", "with", "one", "step"]
 
 
+def book_batch():
+    """§3.5.3's batch: the book's six embeddings twice, (2, 6, 3)."""
+    inputs = torch.tensor(BOOK_ROWS)
+    return torch.stack((inputs, inputs), dim=0)
+
+
 def random_seed(rng, cuts, specials=SEED_SPECIALS):
     """None (the lesson's own seeds) or an integer torch.manual_seed accepts, -2^63 .. 2^64-1.
     cuts: the five increasing probabilities that end the bands none / a special / 0..1000 / -1000..-1 /

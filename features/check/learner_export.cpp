@@ -89,7 +89,7 @@ bool flatten(const json& data, const Shape& shape, size_t dim, std::vector<float
 }
 
 // The dtypes an export may declare: PyTorch's names, as str(t.dtype) ("torch.float32") or without the
-// prefix (tools/export_pytorch.py and attn-tutor --json write "float32", "bool", "int64").
+// prefix (python/export_pytorch.py and attn-tutor --json write "float32", "bool", "int64").
 enum class Declared { Float, Integer, Bool };
 std::optional<Declared> declared_dtype(std::string name) {
   if (name.rfind("torch.", 0) == 0) name = name.substr(6);

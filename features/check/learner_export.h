@@ -1,5 +1,5 @@
 #pragma once
-// A learner's "attn-tutor/1" document, as tools/export_pytorch.py (or attn-tutor --json) writes it.
+// A learner's "attn-tutor/1" document, as python/export_pytorch.py (or attn-tutor --json) writes it.
 #include <cstddef>
 #include <optional>
 #include <string>

@@ -24,7 +24,7 @@ bool ends_with(const std::string& s, const std::string& tail) {
 }
 
 #if !defined(__EMSCRIPTEN__)
-// A trace of the largest program the tracer records (its caps: features/check/tracer.py) is under this.
+// A trace of the largest program the tracer records (its caps: python/tracer.py) is under this.
 constexpr std::size_t kMaxTraceBytes = 64 * kMiB;
 
 // The private folder the trace is written to, removed with what is in it whatever ends the run.

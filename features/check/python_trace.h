@@ -1,6 +1,6 @@
 #pragma once
 // `check FILE.py` / `check FILE.ipynb`: the learner's program run with their own Python under the tracer
-// compiled into the binary (features/check/tracer.py), in the program's folder, with a time limit.
+// compiled into the binary (python/tracer.py), in the program's folder, with a time limit.
 #include <string>
 
 namespace attn {
@@ -13,7 +13,7 @@ struct PythonRun {
 // True for a path `check` runs as a program: it ends in .py or .ipynb.
 bool is_program_path(const std::string& path);
 
-// The tracer's source (generated from features/check/tracer.py).
+// The tracer's source (generated from python/tracer.py).
 const std::string& embedded_tracer();
 
 // Runs `path` under the tracer and returns its "attn-tutor-trace/1" document. The trace is written to a

@@ -1,6 +1,6 @@
 #pragma once
 // `attn-tutor check my_attention.py` / `check ch03.ipynb`: the learner's own program run under the tracer
-// (features/check/tracer.py, run by python_trace.cpp), its "attn-tutor-trace/1" document (docs/trace-json.md)
+// (python/tracer.py, run by python_trace.cpp), its "attn-tutor-trace/1" document (docs/trace-json.md)
 // turned into a check: the lesson and its settings inferred from what the program did, each tensor with
 // the place in the learner's code it was bound.
 #include <optional>

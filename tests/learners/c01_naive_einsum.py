@@ -13,7 +13,7 @@ print(attn_scores)
 
 # --- export ---
 import os, sys
-sys.path.insert(0, os.environ.get("ATTN_TUTOR_TOOLS", "tools"))
+sys.path.insert(0, os.environ.get("ATTN_TUTOR_PYTHON", "python"))
 from export_pytorch import export
 export({"inputs": inputs, "query": query, "attn_scores_2": attn_scores_2, "attn_scores": attn_scores},
        "naive-scores", "export.json")

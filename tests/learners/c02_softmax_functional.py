@@ -20,7 +20,7 @@ print(all_context_vecs)
 
 # --- export ---
 import os, sys
-sys.path.insert(0, os.environ.get("ATTN_TUTOR_TOOLS", "tools"))
+sys.path.insert(0, os.environ.get("ATTN_TUTOR_PYTHON", "python"))
 from export_pytorch import export
 export({"attn_scores_2": attn_scores_2, "attn_weights_2": attn_weights_2, "context_vec_2": context_vec_2,
         "attn_scores": attn_scores, "attn_weights": attn_weights, "all_context_vecs": all_context_vecs},

@@ -22,7 +22,7 @@ print(context_vec_2)
 
 # --- export ---
 import os, sys
-sys.path.insert(0, os.environ.get("ATTN_TUTOR_TOOLS", "tools"))
+sys.path.insert(0, os.environ.get("ATTN_TUTOR_PYTHON", "python"))
 from export_pytorch import export
 export({"W_query": W_query, "W_key": W_key, "W_value": W_value, "query_2": query_2, "keys": keys,
         "values": values, "attn_scores_2": attn_scores_2, "attn_weights_2": attn_weights_2,

@@ -20,7 +20,7 @@ print(context_vec_2)
 
 # --- export ---
 import os, sys
-sys.path.insert(0, os.environ.get("ATTN_TUTOR_TOOLS", "tools"))
+sys.path.insert(0, os.environ.get("ATTN_TUTOR_PYTHON", "python"))
 from export_pytorch import export
 export({"keys": keys, "values": values, "attn_scores_2": attn_scores_2, "attn_weights_2": attn_weights_2,
         "context_vec_2": context_vec_2}, "trainable", "export.json")

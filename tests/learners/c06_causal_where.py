@@ -31,7 +31,7 @@ print(context_vec)
 
 # --- export ---
 import os, sys
-sys.path.insert(0, os.environ.get("ATTN_TUTOR_TOOLS", "tools"))
+sys.path.insert(0, os.environ.get("ATTN_TUTOR_PYTHON", "python"))
 from export_pytorch import export
 export({"queries": queries, "keys": keys, "attn_scores": attn_scores, "masked": masked,
         "attn_weights": attn_weights, "values": values, "context_vec": context_vec}, "causal-mask", "export.json")

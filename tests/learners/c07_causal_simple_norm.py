@@ -23,7 +23,7 @@ print(masked_simple_norm)
 
 # --- export ---
 import os, sys
-sys.path.insert(0, os.environ.get("ATTN_TUTOR_TOOLS", "tools"))
+sys.path.insert(0, os.environ.get("ATTN_TUTOR_PYTHON", "python"))
 from export_pytorch import export
 export({"queries": queries, "keys": keys, "attn_scores": attn_scores, "attn_weights": attn_weights,
         "mask_simple": mask_simple, "masked_simple": masked_simple, "row_sums": row_sums,

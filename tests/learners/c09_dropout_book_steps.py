@@ -33,7 +33,7 @@ print(context_vecs)
 
 # --- export ---
 import os, sys
-sys.path.insert(0, os.environ.get("ATTN_TUTOR_TOOLS", "tools"))
+sys.path.insert(0, os.environ.get("ATTN_TUTOR_PYTHON", "python"))
 from export_pytorch import export
 export({"keys": keys, "queries": queries, "values": values, "attn_scores": attn_scores,
         "attn_weights": attn_weights, "context_vecs": context_vecs}, "dropout", "export.json")

@@ -47,7 +47,7 @@ print(context_vecs)
 
 # --- export ---
 import os, sys
-sys.path.insert(0, os.environ.get("ATTN_TUTOR_TOOLS", "tools"))
+sys.path.insert(0, os.environ.get("ATTN_TUTOR_PYTHON", "python"))
 from export_pytorch import export
 export({"context_vecs": context_vecs}, "wrapper", "export.json", dropout=0.5)
 # --- end export ---

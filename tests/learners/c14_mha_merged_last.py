@@ -26,7 +26,7 @@ print(context_vec)
 
 # --- export ---
 import os, sys
-sys.path.insert(0, os.environ.get("ATTN_TUTOR_TOOLS", "tools"))
+sys.path.insert(0, os.environ.get("ATTN_TUTOR_PYTHON", "python"))
 from export_pytorch import export
 export({"attn_weights": attn_weights, "context_vec": context_vec}, "mha", "export.json")
 # --- end export ---

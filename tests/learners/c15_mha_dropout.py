@@ -40,7 +40,7 @@ print(context_vecs)
 
 # --- export ---
 import os, sys
-sys.path.insert(0, os.environ.get("ATTN_TUTOR_TOOLS", "tools"))
+sys.path.insert(0, os.environ.get("ATTN_TUTOR_PYTHON", "python"))
 from export_pytorch import export
 export({"context_vecs": context_vecs}, "mha", "export.json", d_out=4, dropout=0.1)
 # --- end export ---

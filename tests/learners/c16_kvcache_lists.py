@@ -52,7 +52,7 @@ print(full)
 
 # --- export ---
 import os, sys
-sys.path.insert(0, os.environ.get("ATTN_TUTOR_TOOLS", "tools"))
+sys.path.insert(0, os.environ.get("ATTN_TUTOR_PYTHON", "python"))
 from export_pytorch import export
 export([("x", x), ("full", full)] + outs, "kv-cache", "export.json")
 # --- end export ---

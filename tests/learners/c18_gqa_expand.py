@@ -30,7 +30,7 @@ print(full)
 
 # --- export ---
 import os, sys
-sys.path.insert(0, os.environ.get("ATTN_TUTOR_TOOLS", "tools"))
+sys.path.insert(0, os.environ.get("ATTN_TUTOR_PYTHON", "python"))
 from export_pytorch import export
 export({"queries": queries, "keys_new": keys_new, "values_new": values_new, "keys": keys, "values": values,
         "attn_weights": attn_weights, "context_vec": context_vec, "full": full}, "gqa", "export.json")

@@ -65,7 +65,7 @@ print(full)
 
 # --- export ---
 import os, sys
-sys.path.insert(0, os.environ.get("ATTN_TUTOR_TOOLS", "tools"))
+sys.path.insert(0, os.environ.get("ATTN_TUTOR_PYTHON", "python"))
 from export_pytorch import export
 export(steps, "gqa", "export.json")
 # --- end export ---

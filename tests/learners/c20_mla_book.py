@@ -40,7 +40,7 @@ print(full)
 
 # --- export ---
 import os, sys
-sys.path.insert(0, os.environ.get("ATTN_TUTOR_TOOLS", "tools"))
+sys.path.insert(0, os.environ.get("ATTN_TUTOR_PYTHON", "python"))
 from export_pytorch import export
 export({"queries_all": queries_all, "latent": latent, "keys_all": keys_all, "values_all": values_all,
         "queries": queries, "keys": keys, "values": values, "attn_scores": attn_scores, "mask_bool": mask_bool,

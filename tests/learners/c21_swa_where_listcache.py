@@ -42,7 +42,7 @@ print(full)
 
 # --- export ---
 import os, sys
-sys.path.insert(0, os.environ.get("ATTN_TUTOR_TOOLS", "tools"))
+sys.path.insert(0, os.environ.get("ATTN_TUTOR_PYTHON", "python"))
 from export_pytorch import export
 export([("queries", queries), ("keys", keys), ("values", values), ("diff", diff), ("mask_bool", mask_bool),
         ("attn_scores", attn_scores), ("attn_weights", attn_weights), ("context_vec", context_vec),

@@ -57,7 +57,7 @@ print(context_vecs.shape)
 
 # --- export ---
 import os, sys
-sys.path.insert(0, os.environ.get("ATTN_TUTOR_TOOLS", "tools"))
+sys.path.insert(0, os.environ.get("ATTN_TUTOR_PYTHON", "python"))
 from export_pytorch import export
 export([("attn_weights", attn_weights), ("example", example), ("dropout(example)", dropped_example),
         ("dropout(attn_weights)", dropped), ("batch", batch), ("context_vecs", context_vecs)],

@@ -69,7 +69,7 @@ for i in range(x.shape[1]):
 
 # --- export ---
 import os, sys
-sys.path.insert(0, os.environ.get("ATTN_TUTOR_TOOLS", "tools"))
+sys.path.insert(0, os.environ.get("ATTN_TUTOR_PYTHON", "python"))
 from export_pytorch import export
 export(steps, "swa", "export.json")
 # --- end export ---

@@ -24,7 +24,7 @@ print(dropped)
 
 # --- export ---
 import os, sys
-sys.path.insert(0, os.environ.get("ATTN_TUTOR_TOOLS", "tools"))
+sys.path.insert(0, os.environ.get("ATTN_TUTOR_PYTHON", "python"))
 from export_pytorch import export
 export([("attn_weights", attn_weights), ("example", example), ("dropout(example)", dropped_example),
         ("dropout(attn_weights)", dropped)], "dropout", "export.json")

@@ -1,0 +1,121 @@
+// The Python beside the binary, with python3 alone (no torch): python/ (the learners' exporter and the
+// tracer the binary embeds), tools/program_diffs.py (the learner corpus's mistakes stored as diffs against
+// its correct programs) and tools/common.py (a case's command line from the binary's own option table).
+#include <doctest/doctest.h>
+
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "features/check/python_trace.h"
+#include "run_cli.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kSource = ATTN_SOURCE_DIR;
+
+struct Run {
+  int code;
+  std::string out;
+  std::string err;
+};
+
+// `python3 ARGS` in the source tree, its stdout and stderr kept apart.
+Run python(const std::string& dir, const std::string& args, const std::string& env = "") {
+  REQUIRE_MESSAGE(std::system("command -v python3 >/dev/null 2>&1") == 0, "python3 is not on PATH; install python3");
+  const std::string out = dir + "/py.out", err = dir + "/py.err";
+  const int status =
+      std::system(("cd '" + kSource + "' && " + env + " python3 " + args + " >'" + out + "' 2>'" + err + "'").c_str());
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_text_file(out), read_text_file(err)};
+}
+
+std::vector<std::string> files_in(const std::string& dir, const std::string& ext) {
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.path().extension() == ext) names.push_back(e.path().stem().string());
+  return names;
+}
+
+}  // namespace
+
+TEST_CASE("python/: the tracer the binary embeds is python/tracer.py, and the exports name python/export_pytorch.py") {
+  CHECK(attn::embedded_tracer() == read_text_file(kSource + "/python/tracer.py"));
+  CHECK(fs::exists(kSource + "/python/export_pytorch.py"));
+  int fixtures = 0;
+  for (const auto& e : fs::directory_iterator(std::string(ATTN_TEST_FIXTURE_DIR) + "/mistakes")) {
+    const auto doc = nlohmann::json::parse(read_text_file(e.path().string()));
+    CHECK_MESSAGE(doc.value("exporter", "") == "python/export_pytorch.py", e.path().string());
+    ++fixtures;
+  }
+  CHECK(fixtures > 50);
+}
+
+TEST_CASE("learner corpus: every mistake stored as a diff applies to its correct program, whole") {
+  const std::string dir = temp_dir();
+  for (const auto& [folder, out] : std::vector<std::pair<std::string, std::string>>{
+           {"tests/learners", dir + "/learners"}, {"tests/fixtures/traces/programs", dir + "/traces"}}) {
+    const Run r = python(dir, "tools/program_diffs.py --out '" + out + "' " + folder);
+    REQUIRE_MESSAGE(r.code == 0, r.err);
+    const auto diffs = files_in(kSource + "/" + folder, ".diff");
+    const auto whole = files_in(kSource + "/" + folder, ".py");
+    CHECK(diffs.size() >= 3);
+    CHECK(files_in(out, ".py").size() == diffs.size() + whole.size());
+    for (const auto& name : diffs) {
+      const std::string diff = read_text_file(kSource + "/" + folder + "/" + name + ".diff");
+      const std::string base = kSource + "/" + folder + "/" + diff.substr(4, diff.find('\n') - 4);
+      REQUIRE_MESSAGE(fs::exists(base), name);
+      CHECK_MESSAGE(read_text_file(out + "/" + name + ".py") != read_text_file(base), name);  // the change applied
+    }
+  }
+  // Every program the manifest expects is there, whole or as a diff.
+  const auto manifest = nlohmann::json::parse(read_text_file(kSource + "/tests/learners/expected.json"));
+  CHECK(manifest["programs"].size() == 54);
+  for (const auto& [name, entry] : manifest["programs"].items())
+    CHECK_MESSAGE(fs::exists(dir + "/learners/" + name + ".py"), name);
+}
+
+TEST_CASE("learner corpus: a diff that no longer applies is refused with one line, and nothing is written") {
+  const std::string dir = temp_dir();
+  const std::string corpus = dir + "/corpus";
+  fs::create_directories(corpus);
+  const std::string learners = kSource + "/tests/learners/";
+  fs::copy_file(learners + "c12_mha_book_steps.py", corpus + "/c12_mha_book_steps.py");
+  std::string diff = read_text_file(learners + "m05_mha_scale_dout.diff");
+  diff.replace(diff.find("\n-attn_weights"), 14, "\n-attn_weightz");  // a removed line the base does not have
+  write_file(corpus, "m05_mha_scale_dout.diff", diff);
+  const Run r = python(dir, "tools/program_diffs.py --out '" + dir + "/out' '" + corpus + "'");
+  CHECK(r.code == 1);
+  CHECK(count_lines(r.err) == 1);
+  check_contains(r.err, {"m05_mha_scale_dout.diff line", "does not match line", "--store"});
+  CHECK_FALSE(fs::exists(dir + "/out"));
+  write_file(corpus, "m05_mha_scale_dout.diff", "not a diff\n");
+  const Run garbage = python(dir, "tools/program_diffs.py --out '" + dir + "/out' '" + corpus + "'");
+  CHECK(garbage.code == 1);
+  check_contains(garbage.err, {"not a unified diff"});
+}
+
+TEST_CASE("tools: a case's command line comes from the binary's option table, and an unknown setting is refused") {
+  const std::string dir = temp_dir();
+  const std::string env = "ATTN_TUTOR='" + std::string(ATTN_TUTOR_EXE) + "'";
+  const Run r = python(dir,
+                       "-c \"import sys; sys.path.insert(0, 'tools'); import common; print(common.case_argv('gqa', "
+                       "[('seed', -5), ('d_out', 8), ('num_kv_groups', 2), ('qkv_bias', True), ('window', None)], "
+                       "joined=('seed',)))\"",
+                       env);
+  REQUIRE_MESSAGE(r.code == 0, r.err);
+  CHECK(r.out == "['--seed=-5', '--d-out', '8', '--num-kv-groups', '2', '--qkv-bias']\n");
+  const Run bad = python(
+      dir, "-c \"import sys; sys.path.insert(0, 'tools'); import common; common.case_argv('gqa', [('window', 3)])\"",
+      env);
+  CHECK(bad.code == 1);
+  check_contains(bad.err, {"KeyError", "--window is not an option of gqa"});
+}
