@@ -52,3 +52,10 @@ pid_t start_attn_tutor(const std::vector<std::string>& args, const std::string& 
 
 // Waits for a process started by start_attn_tutor: its exit code, or 128 + the signal that ended it.
 int wait_exit_code(pid_t pid);
+
+// The names in `dir` (without . and ..), sorted, in one string separated by spaces.
+std::string names_in(const std::string& dir);
+// A temporary the writes left in `dir` (".attn-tutor-..."): there should never be one.
+bool stray_temporaries_in(const std::string& dir);
+// True when `text` starts as a --json export does.
+bool is_export(const std::string& text);
