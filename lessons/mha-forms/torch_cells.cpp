@@ -177,11 +177,10 @@ void sdpa_cells(Notebook& nb, FormsSetup& s) {
          "if not has_sdpa:", "    print(\"MHAPyTorchScaledDotProduct needs PyTorch 2.0 or newer\")"});
     return c;
   }()));
-  const Tensor out5 = sdpa_form(s, nullptr, true);
   newer_torch_form(nb, s,
                    {"out_sdpa", "5 MHAPyTorchScaledDotProduct", "MHAPyTorchScaledDotProduct needs PyTorch 2.0 or newer",
                     "sdpa", false},
-                   out5);
+                   sdpa_form(s, nullptr, true));
 
   nb.heading("ch03/02", "heading.noflash");
   std::vector<std::string> code = {"no_flash = MHAPyTorchSDPAWithoutFlash(" + form_args(s, true) + ")"};
@@ -198,11 +197,10 @@ void sdpa_cells(Notebook& nb, FormsSetup& s) {
   const Tensor written = sdpa_form(s, &mask, false);
   nb.show("out_as_written", plain(written));
   const Tensor inverted = flipped(mask);
-  const Tensor out6 = sdpa_form(s, &inverted, false);
   newer_torch_form(nb, s,
                    {"out_no_flash", "6 MHAPyTorchSDPAWithoutFlash, ~mask",
                     "MHAPyTorchSDPAWithoutFlash needs PyTorch 2.0 or newer", "noflash", true},
-                   out6);
+                   sdpa_form(s, &inverted, false));
 
   nb.heading("ch03/02", "heading.flex");
   std::vector<std::string> flex = {
@@ -229,11 +227,10 @@ void sdpa_cells(Notebook& nb, FormsSetup& s) {
   nb.cell(flex);
   const Tensor block = flipped(mask);
   nb.show("block", plain(block));
-  const Tensor out9 = sdpa_form(s, &block, false);
   newer_torch_form(nb, s,
                    {"out_flex", "9 MHAPyTorchFlexAttention",
                     "MHAPyTorchFlexAttention needs PyTorch 2.5 or newer (the bonus runs it on a GPU)", "flex", false},
-                   out9);
+                   sdpa_form(s, &block, false));
 
   nb.heading("ch03/02", "heading.summary");
   nb.cell({"for name, out in [(\"1 Ch03_MHA_Wrapper\", out_wrapper), (\"2 Ch03_MHA\", out_ch03),",
