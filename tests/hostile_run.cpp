@@ -15,6 +15,8 @@
 #include <thread>
 #include <vector>
 
+#include "core/usage_error.h"
+#include "lessons/ui_text.h"
 #include "run_cli.h"
 
 BoundedRun run_bounded(const std::string& args, const std::string& before, int limit_seconds,
@@ -137,3 +139,12 @@ std::string names_in(const std::string& dir) {
 bool stray_temporaries_in(const std::string& dir) { return names_in(dir).find(".attn-tutor-") != std::string::npos; }
 
 bool is_export(const std::string& text) { return text.rfind("{\"schema\": \"attn-tutor/1\"", 0) == 0; }
+
+std::string usage_error_of(const std::function<void()>& run) {
+  try {
+    run();
+  } catch (const attn::UsageError& e) {
+    return attn::error_message(e, attn::Lang::En);
+  }
+  return "";
+}

@@ -3,6 +3,7 @@
 // input must end quickly, in little memory, with one clean line, and leave no file behind.
 #include <sys/types.h>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -59,3 +60,5 @@ std::string names_in(const std::string& dir);
 bool stray_temporaries_in(const std::string& dir);
 // True when `text` starts as a --json export does.
 bool is_export(const std::string& text);
+// The English message of the UsageError `run` throws, or "" when it returns.
+std::string usage_error_of(const std::function<void()>& run);
