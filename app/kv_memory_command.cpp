@@ -15,31 +15,23 @@ namespace attn {
 
 void add_kv_memory_options(CLI::App* sub, KvMemoryCli& k) {
   KvMemoryConfig& c = k.config;
-  sub->add_option("--emb-dim", c.emb_dim, tr("app.kv-memory.emb-dim"))
-      ->type_name("N")
-      ->transform(strict_integer_check());
-  sub->add_option("--num-heads", c.num_heads, tr("app.kv-memory.num-heads"))
-      ->type_name("N")
-      ->transform(strict_integer_check());
-  sub->add_option("--num-layers", c.num_layers, tr("app.kv-memory.num-layers"))
-      ->type_name("N")
-      ->transform(strict_integer_check());
-  sub->add_option("--context-length", c.context_length, tr("app.kv-memory.context-length"))
-      ->type_name("N")
-      ->transform(strict_integer_check());
-  sub->add_option("--num-kv-groups", c.num_kv_groups, tr("app.kv-memory.num-kv-groups"))
-      ->type_name("G")
-      ->transform(strict_integer_check());
-  sub->add_option("--batch-size", c.batch_size, tr("app.kv-memory.batch-size"))
-      ->type_name("N")
-      ->transform(strict_integer_check());
+  // A whole number: its text key is app.kv-memory.NAME for --NAME.
+  const auto count = [sub](const std::string& flag, int64_t& field, const char* value_name) {
+    sub->add_option(flag, field, tr("app.kv-memory." + flag.substr(2)))
+        ->type_name(value_name)
+        ->transform(strict_integer_check());
+  };
+  count("--emb-dim", c.emb_dim, "N");
+  count("--num-heads", c.num_heads, "N");
+  count("--num-layers", c.num_layers, "N");
+  count("--context-length", c.context_length, "N");
+  count("--num-kv-groups", c.num_kv_groups, "G");
+  count("--batch-size", c.batch_size, "N");
   sub->add_option("--dtype", c.dtype, tr("app.kv-memory.dtype"))
       ->check(CLI::IsMember({"fp32", "bf16", "fp16", "fp8", "int8"}));
-  sub->add_option("--window", k.window, tr("app.kv-memory.window"))->type_name("W")->transform(strict_integer_check());
+  count("--window", k.window, "W");
   sub->add_option("--swa-ratio", c.swa_ratio, tr("app.kv-memory.swa-ratio"))->type_name("A:B");
-  sub->add_option("--latent-dim", k.latent_dim, tr("app.kv-memory.latent-dim"))
-      ->type_name("D")
-      ->transform(strict_integer_check());
+  count("--latent-dim", k.latent_dim, "D");
   sub->add_option("--plot", c.plot, tr("app.kv-memory.plot"))->check(CLI::IsMember({"methods", "gqa", "mla", "swa"}));
   sub->add_option("--json", k.json, tr("app.kv-memory.json"))->type_name("FILE|-");
   sub->add_option("--html", k.html, tr("app.kv-memory.html"))->type_name("FILE|-")->each([&k](const std::string&) {

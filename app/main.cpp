@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <memory>
 #include <string>
 
 #include <CLI/CLI.hpp>
@@ -180,6 +181,20 @@ static std::string kernels_text() {
   return s + attn::tr("app.version.threads", {attn::threading_name()});
 }
 
+namespace {
+
+// The help's formatter: a lesson's --help ends with its exports, which are computed (by running the lesson)
+// only when that help is shown.
+class HelpFormatter : public CLI::Formatter {
+ public:
+  std::string make_footer(const CLI::App* app) const override {
+    const LessonInfo* lesson = app->get_parent() != nullptr ? find_lesson(app->get_name()) : nullptr;
+    return lesson != nullptr ? lesson->exports_help(help_language()) + "\n" : CLI::Formatter::make_footer(app);
+  }
+};
+
+}  // namespace
+
 int main(int argc, char** argv) {
   argv = adopt_node_process(argc, argv);  // the WebAssembly build: node's umask, the arguments' bytes
   // A full disk or closed stdout is an error, not exit 0.
@@ -187,6 +202,7 @@ int main(int argc, char** argv) {
   const Lang lang = choose_language(argc, argv);
   set_help_language(lang);
   CLI::App app{tr("app.description"), "attn-tutor"};
+  app.formatter(std::make_shared<HelpFormatter>());
   app.option_defaults()->group(tr("app.label.Options"));  // the subcommands copy both
   app.set_help_flag("-h,--help", tr("app.help"));
   for (const char* label : {"Usage", "OPTIONS", "SUBCOMMAND", "SUBCOMMANDS", "POSITIONALS", "Positionals", "REQUIRED"})
@@ -208,7 +224,6 @@ int main(int argc, char** argv) {
             ? tr("app.lesson.chapter", {lesson.source(help_language()).substr(2), lesson.summary(help_language())})
             : tr("app.lesson.beside", {lesson.source(help_language()), lesson.summary(help_language())}));
     add_lesson_options(sub, cli, &lesson);
-    sub->footer(lesson.exports_help(help_language()));
     sub->callback([&chosen, &lesson] { chosen = &lesson; });
   }
   CLI::App* all = app.add_subcommand("all", tr("app.all"));

@@ -40,7 +40,7 @@ ordered_json lesson_json(const LessonInfo& lesson, ordered_json options, Lang la
   j["title"] = lesson.title(lang);
   j["summary"] = lesson.summary(lang);
   j["options"] = std::move(options);
-  j["exports"] = lesson.exports;
+  j["exports"] = lesson.exports.list();
   return j;
 }
 

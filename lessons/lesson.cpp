@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <functional>
 #include <map>
+#include <mutex>
 #include <sstream>
 #include <stdexcept>
 
@@ -191,6 +192,20 @@ bool LessonInfo::after_chapter() const {
 
 bool LessonInfo::takes(const OptionRow& row) const {
   return row.common || std::find(options.begin(), options.end(), row.flag) != options.end();
+}
+
+const std::vector<std::string>& ExportNames::list() const {
+  static std::mutex computing;
+  const std::lock_guard<std::mutex> lock(computing);
+  if (!names_) {
+    if (run_ == nullptr) throw std::logic_error("ExportNames: not bound to a lesson (lessons() binds them)");
+    auto names = std::make_shared<std::vector<std::string>>();
+    const Notebook nb = run_(LessonOptions{});
+    for (const NamedTensor& t : nb.tensors())
+      if (std::find(names->begin(), names->end(), t.name) == names->end()) names->push_back(t.name);
+    names_ = std::move(names);
+  }
+  return *names_;
 }
 
 std::string LessonInfo::exports_help(Lang lang) const {

@@ -1,6 +1,7 @@
 #pragma once
 // What every lesson takes (the CLI's options, already validated) and the list of lessons.
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -78,6 +79,22 @@ struct OptionDefault {
   std::string value;  // "4"; "" when it follows from other options (text key "default.num_heads" says how)
 };
 
+// The tensor names a lesson's --json export holds with the default options: each name once, in order of
+// first appearance. Computed the first time they are asked for (--help, `lessons --json`, check) by
+// running the lesson with LessonOptions{}, a few milliseconds; lessons() binds each row's to its `run`.
+class ExportNames {
+ public:
+  const std::vector<std::string>& list() const;
+  operator const std::vector<std::string>&() const { return list(); }
+  std::vector<std::string>::const_iterator begin() const { return list().begin(); }
+  std::vector<std::string>::const_iterator end() const { return list().end(); }
+  void bind(Notebook (*run)(const LessonOptions&)) { run_ = run; }
+
+ private:
+  Notebook (*run_)(const LessonOptions&) = nullptr;
+  mutable std::shared_ptr<const std::vector<std::string>> names_;  // once computed
+};
+
 // A lesson's descriptor: its row in lessons/registry.cpp. Its title and summary are the keys
 // lesson.title and lesson.summary of lessons/NAME/text.txt.
 struct LessonInfo {
@@ -86,9 +103,6 @@ struct LessonInfo {
   std::vector<std::string> options;     // the options it takes beyond the common ones (lessons/options.h)
   std::vector<OptionDefault> defaults;  // its own defaults, where the option table's (or none) is not its
   Notebook (*run)(const LessonOptions&) = nullptr;
-  // The tensors its --json export holds with the default options: each name once, in order of first
-  // appearance (tests/test_registry.cpp runs the lesson and compares).
-  std::vector<std::string> exports;
   // What it does that grows with the options (lessons/NAME/cost.cpp), for lessons/cost_model.cpp's
   // estimate before it runs; tests/test_hostile_cost.cpp fails for a lesson without one.
   LessonWork (*work)(const LessonOptions&) = nullptr;
@@ -105,6 +119,10 @@ struct LessonInfo {
   // The help text of `row` for this lesson: the table's, then "(default V)" when it has one.
   std::string option_help(const OptionRow& row, Lang lang) const;
   std::string exports_help(Lang lang) const;  // "Exports (--json, default options): x, queries, ..." for --help
+
+  // The tensors its --json export holds with the default options, computed from `run` (no row states
+  // them): it stays after every member a row initialises.
+  ExportNames exports;
 };
 
 const std::vector<LessonInfo>& lessons();

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <utility>
 #include <vector>
 
@@ -23,6 +24,28 @@ void on_every_isa(F&& body) {
     body();
   }
   force_isa(native);
+}
+
+// Attention sizes for the fast forms' tests (sizes that are not whole tiles).
+struct AttentionCase {
+  int64_t batch, tokens, d_model, heads;
+};
+
+// `body(s, w, x)` for each case on every kernel set: its shape, weights and input seeded with 5.
+template <class F>
+void on_every_isa_and_case(const std::vector<AttentionCase>& cases, F&& body) {
+  on_every_isa([&] {
+    for (const AttentionCase& c : cases) {
+      attn::AttentionShape s;
+      s.batch = c.batch, s.tokens = c.tokens, s.d_model = c.d_model, s.heads = c.heads;
+      CAPTURE(c.tokens);
+      CAPTURE(c.d_model);
+      CAPTURE(c.heads);
+      std::vector<float> x;
+      const attn::MhaWeights w = attn::seeded_weights(s, 5, x);
+      body(s, w, x);
+    }
+  });
 }
 
 inline double max_diff(const std::vector<float>& a, const std::vector<float>& b) {

@@ -1,5 +1,6 @@
 #include "hostile_run.h"
 
+#include <dirent.h>
 #include <doctest/doctest.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -7,11 +8,15 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <thread>
+#include <vector>
 
+#include "core/usage_error.h"
+#include "lessons/ui_text.h"
 #include "run_cli.h"
 
 BoundedRun run_bounded(const std::string& args, const std::string& before, int limit_seconds,
@@ -116,4 +121,30 @@ int wait_exit_code(pid_t pid) {
   while (waitpid(pid, &status, 0) < 0)
     if (errno != EINTR) return -1;
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+std::string names_in(const std::string& dir) {
+  std::string names;
+  if (DIR* d = opendir(dir.c_str())) {
+    std::vector<std::string> all;
+    while (dirent* e = readdir(d))
+      if (std::string(e->d_name) != "." && std::string(e->d_name) != "..") all.push_back(e->d_name);
+    closedir(d);
+    std::sort(all.begin(), all.end());
+    for (const std::string& n : all) names += (names.empty() ? "" : " ") + n;
+  }
+  return names;
+}
+
+bool stray_temporaries_in(const std::string& dir) { return names_in(dir).find(".attn-tutor-") != std::string::npos; }
+
+bool is_export(const std::string& text) { return text.rfind("{\"schema\": \"attn-tutor/1\"", 0) == 0; }
+
+std::string usage_error_of(const std::function<void()>& run) {
+  try {
+    run();
+  } catch (const attn::UsageError& e) {
+    return attn::error_message(e, attn::Lang::En);
+  }
+  return "";
 }

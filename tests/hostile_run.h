@@ -3,6 +3,7 @@
 // input must end quickly, in little memory, with one clean line, and leave no file behind.
 #include <sys/types.h>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -52,3 +53,12 @@ pid_t start_attn_tutor(const std::vector<std::string>& args, const std::string& 
 
 // Waits for a process started by start_attn_tutor: its exit code, or 128 + the signal that ended it.
 int wait_exit_code(pid_t pid);
+
+// The names in `dir` (without . and ..), sorted, in one string separated by spaces.
+std::string names_in(const std::string& dir);
+// A temporary the writes left in `dir` (".attn-tutor-..."): there should never be one.
+bool stray_temporaries_in(const std::string& dir);
+// True when `text` starts as a --json export does.
+bool is_export(const std::string& text);
+// The English message of the UsageError `run` throws, or "" when it returns.
+std::string usage_error_of(const std::function<void()>& run);

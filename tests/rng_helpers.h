@@ -9,19 +9,11 @@
 #include <string>
 #include <vector>
 
+#include "core/float_bits.h"
 #include "core/generator.h"
 
-inline uint32_t bits(float f) {
-  uint32_t b;
-  std::memcpy(&b, &f, sizeof b);
-  return b;
-}
-
-inline float from_bits(uint32_t b) {
-  float f;
-  std::memcpy(&f, &b, sizeof f);
-  return f;
-}
+inline uint32_t bits(float f) { return attn::float_bits(f); }
+inline float from_bits(uint32_t b) { return attn::float_from_bits(b); }
 
 inline std::string hex(uint32_t b) {
   char buf[16];

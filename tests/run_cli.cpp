@@ -17,6 +17,14 @@ std::string read_text_file(const std::string& path) {
   return s.str();
 }
 
+std::string source_file(const std::string& path) {
+  std::ifstream in(std::string(ATTN_SOURCE_DIR) + "/" + path, std::ios::binary);
+  REQUIRE_MESSAGE(in.good(), "cannot read " << path);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
 std::string temp_dir() {
   std::string templ = "/tmp/attn-tests-XXXXXX";
   std::vector<char> buf(templ.begin(), templ.end());

@@ -17,6 +17,8 @@ CliResult run_cli_env(const std::string& env, const std::string& args);
 // a report says rather than of how it fits 80 columns (tests/test_output_width.cpp tests that).
 CliResult run_cli_wide(const std::string& args);
 std::string read_text_file(const std::string& path);
+// A file of the source tree (`path` relative to it); the test stops when it cannot be read.
+std::string source_file(const std::string& path);
 std::string temp_dir();  // a fresh directory for this test run
 std::string write_file(const std::string& dir, const std::string& name, const std::string& text);  // its path
 int count_lines(const std::string& s);

@@ -20,14 +20,6 @@ namespace {
 
 bool has(const std::string& text, const std::string& piece) { return text.find(piece) != std::string::npos; }
 
-std::string source(const std::string& path) {
-  std::ifstream in(std::string(ATTN_SOURCE_DIR) + "/" + path);
-  REQUIRE_MESSAGE(in.good(), "cannot read " << path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 // The number of cells a lesson has on its own: its script's "# In [n]:" lines.
 int cells_of(const std::string& lesson) {
   const std::string script = run_cli(lesson + " --py -").out;
@@ -98,7 +90,7 @@ TEST_CASE("course-mha: its first note says it replays a course's multi-head atte
 }
 
 TEST_CASE("man page: ENVIRONMENT lists only environment variables, every option is under OPTIONS") {
-  const std::string man = source("man/attn-tutor.1");
+  const std::string man = source_file("man/attn-tutor.1");
   const std::string env = man_section(man, "ENVIRONMENT"), options = man_section(man, "OPTIONS");
   // every row of ENVIRONMENT names variables (capitals, digits, underscores), none an option
   const std::regex row("\n\\.(B|BI|BR) ([^\n]*)");

@@ -64,39 +64,29 @@ TEST_CASE("bench forms: each bonus form computes the chapter's MultiHeadAttentio
 
 TEST_CASE(
     "bench forms: the bonus forms agree with mha at sizes that are not whole tiles, workspaces reused and shared") {
-  struct Case {
-    int64_t batch, tokens, d_model, heads;
-  };
-  const Case cases[] = {{1, 1, 16, 2}, {2, 49, 30, 3}, {3, 97, 70, 7}, {1, 130, 64, 1}};
-  on_every_isa([&] {
-    for (const Case& c : cases) {
-      const AttentionShape s = shape(c.batch, c.tokens, c.d_model, c.heads);
-      CAPTURE(c.tokens);
-      CAPTURE(c.d_model);
-      CAPTURE(c.heads);
-      std::vector<float> x;
-      const MhaWeights w = seeded_weights(s, 5, x);
-      std::vector<float> ref(x.size()), out(x.size());
-      auto pool = std::make_shared<std::vector<AlignedFloats>>();
-      Workspace m;
-      m.share(pool);
-      mha_forward(w, s, x.data(), ref.data(), 2, m);
-      for (const auto& form : kNewForms) {
-        const char* name = form.first;
-        CAPTURE(name);
-        Workspace ws;
-        ws.share(pool);  // the (b, heads, T, T) buffers mha just used
-        form.second(w, s, x.data(), out.data(), 2, ws);
-        CHECK(max_diff(out, ref) < 1e-5);
-        std::fill(out.begin(), out.end(), 0.0f);
-        form.second(w, s, x.data(), out.data(), 1, ws);  // reused, on one thread
-        CHECK(max_diff(out, ref) < 1e-5);
-        // A form's extra memory counts its share of the pool, and the pool holds the scores once.
-        CHECK(ws.bytes() >= 2 * sizeof(float) * static_cast<size_t>(c.batch * c.heads * c.tokens * c.tokens));
-      }
-      CHECK(pool->size() == 2);
-    }
-  });
+  on_every_isa_and_case(
+      {{1, 1, 16, 2}, {2, 49, 30, 3}, {3, 97, 70, 7}, {1, 130, 64, 1}},
+      [](const AttentionShape& s, const MhaWeights& w, const std::vector<float>& x) {
+        std::vector<float> ref(x.size()), out(x.size());
+        auto pool = std::make_shared<std::vector<AlignedFloats>>();
+        Workspace m;
+        m.share(pool);
+        mha_forward(w, s, x.data(), ref.data(), 2, m);
+        for (const auto& form : kNewForms) {
+          const char* name = form.first;
+          CAPTURE(name);
+          Workspace ws;
+          ws.share(pool);  // the (b, heads, T, T) buffers mha just used
+          form.second(w, s, x.data(), out.data(), 2, ws);
+          CHECK(max_diff(out, ref) < 1e-5);
+          std::fill(out.begin(), out.end(), 0.0f);
+          form.second(w, s, x.data(), out.data(), 1, ws);  // reused, on one thread
+          CHECK(max_diff(out, ref) < 1e-5);
+          // A form's extra memory counts its share of the pool, and the pool holds the scores once.
+          CHECK(ws.bytes() >= 2 * sizeof(float) * static_cast<size_t>(s.batch * s.heads * s.tokens * s.tokens));
+        }
+        CHECK(pool->size() == 2);
+      });
 }
 
 TEST_CASE("bench forms: need_weights=True's weights are the heads' softmax weights averaged, rows summing to 1") {

@@ -15,6 +15,7 @@
 #include "fast/fast_gemm.h"
 #include "fast/flash_attention.h"
 #include "fast/kernels.h"
+#include "every_isa.h"
 
 using namespace attn;
 
@@ -103,10 +104,7 @@ TEST_CASE("fast kernels: the GEMM past one k block and across the 6x64 tile's ed
     int64_t m, n, k;
   };
   const Case cases[] = {{7, 65, 769}, {6, 64, 1537}, {13, 127, 800}, {145, 129, 50}, {5, 63, 770}};
-  const Isa native = active_isa();
-  for (Isa isa : supported_isas()) {
-    force_isa(isa);
-    CAPTURE(isa_name(isa));
+  on_every_isa([&] {
     for (const Case& c : cases)
       for (bool accumulate : {false, true})
         for (int threads : {1, 2}) {
@@ -136,8 +134,7 @@ TEST_CASE("fast kernels: the GEMM past one k block and across the 6x64 tile's ed
           for (size_t i = 0; i < out.size(); ++i) worst = std::max(worst, std::fabs(out[i] - expected[i]));
           CHECK(worst < 1e-3);  // k up to 1537 terms of size 1; the padding between rows is compared too
         }
-  }
-  force_isa(native);
+  });
 }
 
 TEST_CASE(
@@ -147,10 +144,7 @@ TEST_CASE(
   std::vector<float> in = {0.0f, minus_inf, -90.0f, -100.0f, -110.0f, -1.5f, 2.25f, -30.0f};
   for (int i = 0; i < 40; ++i) in.push_back(std::sin(0.37f * i) * 20.0f - 5.0f);
   in.push_back(minus_inf);  // in the tail past the last whole vector too
-  const Isa native = active_isa();
-  for (Isa isa : supported_isas()) {
-    force_isa(isa);
-    CAPTURE(isa_name(isa));
+  on_every_isa([&] {
     std::vector<float> out(in.size());
     softmax_row(in.data(), out.data(), static_cast<int64_t>(in.size()), 1.0f);
     double m = -1e300, total = 0;
@@ -162,8 +156,7 @@ TEST_CASE(
       CHECK(std::fabs(out[i] - std::exp(double(in[i]) - m) / total) < 1e-6);
       if (std::isinf(in[i]) || in[i] <= -110.0f) CHECK(out[i] == 0.0f);
     }
-  }
-  force_isa(native);
+  });
 }
 
 TEST_CASE("fast kernels: a kept packing of B is used again only when the call says B is unchanged") {
@@ -186,10 +179,7 @@ TEST_CASE("fast kernels: a kept packing of B is used again only when the call sa
     return d;
   };
   const std::vector<double> old_product = product(b);
-  const Isa native = active_isa();
-  for (Isa isa : supported_isas()) {
-    force_isa(isa);
-    CAPTURE(isa_name(isa));
+  on_every_isa([&] {
     for (int threads : {1, 2}) {
       CAPTURE(threads);
       std::vector<float> bm = b;
@@ -214,8 +204,7 @@ TEST_CASE("fast kernels: a kept packing of B is used again only when the call sa
       CHECK(scratch.kept.size() == 1);
       CHECK(scratch.bytes() >= sizeof(float) * n * k);  // the kept packing counts as the form's memory
     }
-  }
-  force_isa(native);
+  });
 }
 
 TEST_CASE("fast kernels: flash over several batch chunks (weights packed once, kept) agrees with mha") {
@@ -223,10 +212,7 @@ TEST_CASE("fast kernels: flash over several batch chunks (weights packed once, k
   s.batch = 3, s.tokens = 260, s.d_model = 48, s.heads = 4;  // one batch per chunk at one thread
   std::vector<float> x;
   const MhaWeights w = seeded_weights(s, 9, x);
-  const Isa native = active_isa();
-  for (Isa isa : supported_isas()) {
-    force_isa(isa);
-    CAPTURE(isa_name(isa));
+  on_every_isa([&] {
     for (int threads : {1, 2}) {
       CAPTURE(threads);
       std::vector<float> ref(x.size()), out(x.size());
@@ -234,11 +220,8 @@ TEST_CASE("fast kernels: flash over several batch chunks (weights packed once, k
       mha_forward(w, s, x.data(), ref.data(), threads, a);
       for (int run = 0; run < 2; ++run) {  // the second run reuses the workspace
         flash_forward(w, s, x.data(), out.data(), threads, b);
-        double d = 0;
-        for (std::size_t i = 0; i < out.size(); ++i) d = std::max(d, static_cast<double>(std::fabs(out[i] - ref[i])));
-        CHECK(d < 1e-5);
+        CHECK(max_diff(out, ref) < 1e-5);
       }
     }
-  }
-  force_isa(native);
+  });
 }

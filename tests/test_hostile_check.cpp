@@ -79,12 +79,7 @@ void expect_refused(const std::string& path, const std::vector<std::string>& men
 
 // The message parse_export throws for an export of `tensors`, or "" when it reads.
 std::string parse_error(const json& tensors) {
-  try {
-    attn::parse_export(mha_export(tensors).dump(), "x.json");
-  } catch (const attn::UsageError& e) {
-    return attn::error_message(e, attn::Lang::En);
-  }
-  return "";
+  return usage_error_of([&] { attn::parse_export(mha_export(tensors).dump(), "x.json"); });
 }
 
 }  // namespace

@@ -29,12 +29,7 @@ std::string export_with(const std::string& tensor) {
 
 // The message parse_inputs throws for `text`, or "" when it parses.
 std::string inputs_error(const std::string& text) {
-  try {
-    attn::parse_inputs(text, "--inputs x.json");
-  } catch (const attn::UsageError& e) {
-    return attn::error_message(e, attn::Lang::En);
-  }
-  return "";
+  return usage_error_of([&] { attn::parse_inputs(text, "--inputs x.json"); });
 }
 
 }  // namespace

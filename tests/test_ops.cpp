@@ -8,6 +8,7 @@
 #include <limits>
 #include <vector>
 
+#include "core/float_bits.h"
 #include "core/ops_math.h"
 #include "core/ops_shape.h"
 #include "core/tensor_print.h"
@@ -17,16 +18,8 @@ using namespace attn;
 
 namespace {
 
-float from_bits(uint32_t b) {
-  float f;
-  std::memcpy(&f, &b, 4);
-  return f;
-}
-uint32_t bits(float f) {
-  uint32_t b;
-  std::memcpy(&b, &f, 4);
-  return b;
-}
+float from_bits(uint32_t b) { return float_from_bits(b); }
+uint32_t bits(float f) { return float_bits(f); }
 std::vector<float> floats(std::initializer_list<uint32_t> b) {
   std::vector<float> v;
   for (uint32_t x : b) v.push_back(from_bits(x));

@@ -21,14 +21,6 @@ using namespace attn;
 
 namespace {
 
-std::string source_file(const std::string& path) {
-  std::ifstream in(std::string(ATTN_SOURCE_DIR) + "/" + path);
-  REQUIRE_MESSAGE(in.good(), "cannot read " << path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 // The words of a bash completion variable: local NAME="a b c".
 std::vector<std::string> completion_words(const std::string& script, const std::string& name) {
   const std::string start = "local " + name + "=\"";
@@ -127,15 +119,15 @@ TEST_CASE("registry: every lesson's exports are the tensor names of its --json e
     for (const auto& t : doc.at("tensors"))
       if (!contains(names, t.at("name").get<std::string>())) names.push_back(t.at("name").get<std::string>());
     REQUIRE_FALSE(names.empty());
-    for (const std::string& n : names)
-      CHECK_MESSAGE(contains(lesson.exports, n),
-                    "lessons/registry.cpp: " << lesson.name << " exports \"" << n << "\"; add it to the row's exports");
-    for (const std::string& n : lesson.exports)
-      CHECK_MESSAGE(contains(names, n), "lessons/registry.cpp: " << lesson.name << "'s row names \"" << n
-                                                                 << "\", which its --json export does not hold");
-    CHECK_MESSAGE(names == lesson.exports,
-                  "lessons/registry.cpp: list " << lesson.name << "'s exports in the order the JSON has them");
+    CHECK(lesson.exports.list() == names);
+    CHECK(&lesson.exports.list() == &lesson.exports.list());  // computed once
   }
+  // A copy asks its lesson again (or shares what was computed), never another lesson's.
+  LessonInfo copy = *find_lesson("gqa");
+  CHECK(copy.exports.list() == find_lesson("gqa")->exports.list());
+  CHECK(copy.exports.list() != find_lesson("mla")->exports.list());
+  // Not bound to a lesson: a logic error, not an empty list.
+  CHECK_THROWS_AS(ExportNames{}.list(), std::logic_error);
 }
 
 TEST_CASE("registry: a lesson's --help ends with its exports, in English and in Chinese") {
@@ -148,7 +140,7 @@ TEST_CASE("registry: a lesson's --help ends with its exports, in English and in 
     CHECK(en.exit_code == 0);
     CHECK(zh.exit_code == 0);
     std::string list;
-    for (const std::string& n : lesson->exports) list += (list.empty() ? "" : ", ") + n;
+    for (const std::string& n : lesson->exports.list()) list += (list.empty() ? "" : ", ") + n;
     CHECK(en.out.find("Exports (--json, default options): " + list) != std::string::npos);
     CHECK(zh.out.find("\u5bfc\u51fa\u7684\u5f20\u91cf\uff08--json\uff0c\u9ed8\u8ba4\u9009\u9879\uff09\uff1a" + list) !=
           std::string::npos);
@@ -162,7 +154,7 @@ TEST_CASE("registry: check names the descriptor's exports when none of a learner
   const CliResult r = run_cli("check " + file);
   CHECK(r.exit_code == 2);
   std::string list;
-  for (const std::string& n : find_lesson("wrapper")->exports) list += (list.empty() ? "\"" : ", \"") + n + "\"";
+  for (const std::string& n : find_lesson("wrapper")->exports.list()) list += (list.empty() ? "\"" : ", \"") + n + "\"";
   CHECK_MESSAGE(r.err.find("name them as the lesson does: " + list + " (") != std::string::npos, r.err);
 }
 

@@ -1,5 +1,6 @@
 // The shortest digits written without <charconv> (core/shortest_decimal) against std::to_chars, where
 // the C++ library has it: the WebAssembly build prints these digits, so they must be to_chars's own.
+#include "core/float_bits.h"
 #include "core/py_repr.h"
 #include "core/shortest_decimal.h"
 
@@ -15,16 +16,8 @@
 
 namespace {
 
-float float_from(uint32_t bits) {
-  float v;
-  std::memcpy(&v, &bits, sizeof v);
-  return v;
-}
-double double_from(uint64_t bits) {
-  double v;
-  std::memcpy(&v, &bits, sizeof v);
-  return v;
-}
+float float_from(uint32_t bits) { return attn::float_from_bits(bits); }
+double double_from(uint64_t bits) { return attn::bit_cast<double>(bits); }
 
 // "1.5e+07" -> digits 15, exponent 6: the to_chars digits in ShortestDecimal's terms.
 attn::ShortestDecimal from_scientific(const std::string& s) {

@@ -21,6 +21,24 @@ namespace {
 
 std::string str(int64_t v) { return std::to_string(v); }
 
+// A form that needs a newer PyTorch than the chapter: what its cell records and prints after computing `out`.
+struct NewerTorchForm {
+  const char* out_name;  // "out_sdpa": its difference from `full` is shown
+  const char* label;     // its row in the summary
+  const char* guard;     // what its cell prints on a PyTorch without it
+  const char* key;       // its prose: KEY.note (quoting the difference), KEY.explain, KEY.confusion
+  bool has_confusion;
+};
+
+void newer_torch_form(Notebook& nb, FormsSetup& s, const NewerTorchForm& form, const Tensor& out) {
+  const float d = diff_line(nb, s, form.out_name, out);
+  nb.print(form.guard);
+  nb.note(std::string(form.key) + ".note", {py_float(d)});
+  nb.explain(std::string(form.key) + ".explain");
+  if (form.has_confusion) nb.confusion(std::string(form.key) + ".confusion");
+  s.outputs.push_back({form.label, out});
+}
+
 std::vector<std::string> copy_combined(const std::string& module) {
   return {module + ".qkv.load_state_dict(combined.qkv.state_dict())",
           module + ".proj.load_state_dict(combined.proj.state_dict())"};
@@ -159,12 +177,10 @@ void sdpa_cells(Notebook& nb, FormsSetup& s) {
          "if not has_sdpa:", "    print(\"MHAPyTorchScaledDotProduct needs PyTorch 2.0 or newer\")"});
     return c;
   }()));
-  const Tensor out5 = sdpa_form(s, nullptr, true);
-  const float d5 = diff_line(nb, s, "out_sdpa", out5);
-  nb.print("MHAPyTorchScaledDotProduct needs PyTorch 2.0 or newer");
-  nb.note("sdpa.note", {py_float(d5)});
-  nb.explain("sdpa.explain");
-  s.outputs.push_back({"5 MHAPyTorchScaledDotProduct", out5});
+  newer_torch_form(nb, s,
+                   {"out_sdpa", "5 MHAPyTorchScaledDotProduct", "MHAPyTorchScaledDotProduct needs PyTorch 2.0 or newer",
+                    "sdpa", false},
+                   sdpa_form(s, nullptr, true));
 
   nb.heading("ch03/02", "heading.noflash");
   std::vector<std::string> code = {"no_flash = MHAPyTorchSDPAWithoutFlash(" + form_args(s, true) + ")"};
@@ -181,13 +197,10 @@ void sdpa_cells(Notebook& nb, FormsSetup& s) {
   const Tensor written = sdpa_form(s, &mask, false);
   nb.show("out_as_written", plain(written));
   const Tensor inverted = flipped(mask);
-  const Tensor out6 = sdpa_form(s, &inverted, false);
-  const float d6 = diff_line(nb, s, "out_no_flash", out6);
-  nb.print("MHAPyTorchSDPAWithoutFlash needs PyTorch 2.0 or newer");
-  nb.note("noflash.note", {py_float(d6)});
-  nb.explain("noflash.explain");
-  nb.confusion("noflash.confusion");
-  s.outputs.push_back({"6 MHAPyTorchSDPAWithoutFlash, ~mask", out6});
+  newer_torch_form(nb, s,
+                   {"out_no_flash", "6 MHAPyTorchSDPAWithoutFlash, ~mask",
+                    "MHAPyTorchSDPAWithoutFlash needs PyTorch 2.0 or newer", "noflash", true},
+                   sdpa_form(s, &inverted, false));
 
   nb.heading("ch03/02", "heading.flex");
   std::vector<std::string> flex = {
@@ -214,12 +227,10 @@ void sdpa_cells(Notebook& nb, FormsSetup& s) {
   nb.cell(flex);
   const Tensor block = flipped(mask);
   nb.show("block", plain(block));
-  const Tensor out9 = sdpa_form(s, &block, false);
-  const float d9 = diff_line(nb, s, "out_flex", out9);
-  nb.print("MHAPyTorchFlexAttention needs PyTorch 2.5 or newer (the bonus runs it on a GPU)");
-  nb.note("flex.note", {py_float(d9)});
-  nb.explain("flex.explain");
-  s.outputs.push_back({"9 MHAPyTorchFlexAttention", out9});
+  newer_torch_form(nb, s,
+                   {"out_flex", "9 MHAPyTorchFlexAttention",
+                    "MHAPyTorchFlexAttention needs PyTorch 2.5 or newer (the bonus runs it on a GPU)", "flex", false},
+                   sdpa_form(s, &block, false));
 
   nb.heading("ch03/02", "heading.summary");
   nb.cell({"for name, out in [(\"1 Ch03_MHA_Wrapper\", out_wrapper), (\"2 Ch03_MHA\", out_ch03),",

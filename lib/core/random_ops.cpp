@@ -4,7 +4,8 @@
 #include "core/random_ops.h"
 
 #include <cmath>
-#include <cstring>
+
+#include "core/float_bits.h"
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -20,19 +21,7 @@ size_t checked_size(int64_t numel, const char* what) {
   return static_cast<size_t>(numel);
 }
 
-float float_from_bits(uint32_t bits) {
-  float f;
-  std::memcpy(&f, &bits, sizeof f);
-  return f;
-}
-
-uint32_t bits_of(float f) {
-  uint32_t bits;
-  std::memcpy(&bits, &f, sizeof bits);
-  return bits;
-}
-
-float flip_sign(float f) { return float_from_bits(bits_of(f) ^ 0x80000000u); }
+float flip_sign(float f) { return float_from_bits(float_bits(f) ^ 0x80000000u); }
 
 // §3 U24: low 24 bits of one draw, times 2^-24 (exact).
 float u24(uint32_t draw) { return static_cast<float>(draw & 0xFFFFFFu) * 0x1p-24f; }
@@ -91,7 +80,7 @@ const float kMinNormal = 0x1p-126f;
 // §5.2 LOG: Cephes logarithm for x in (0, 1], with GCC's fusions.
 float log(float x) {
   x = std::fmax(x, kMinNormal);
-  const uint32_t xb = bits_of(x);
+  const uint32_t xb = float_bits(x);
   const int32_t k = static_cast<int32_t>(xb >> 23) - 127;
   const float m = float_from_bits((xb & 0x807FFFFFu) | 0x3F000000u);  // mantissa in [0.5, 1)
   float e = static_cast<float>(k) + 1.0f;

@@ -4,6 +4,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "core/float_bits.h"
+
 namespace attn {
 namespace {
 
@@ -35,13 +37,11 @@ ShortestDecimal without_trailing_zeros(ShortestDecimal d) {
 
 // Mantissa bits zero above the smallest normal exponent: the gap below v is half the gap above.
 bool lopsided(float v) {
-  uint32_t bits;
-  std::memcpy(&bits, &v, sizeof bits);
+  const uint32_t bits = float_bits(v);
   return (bits & 0x7FFFFFu) == 0 && ((bits >> 23) & 0xFFu) > 1;
 }
 bool lopsided(double v) {
-  uint64_t bits;
-  std::memcpy(&bits, &v, sizeof bits);
+  const uint64_t bits = bit_cast<uint64_t>(v);
   return (bits & 0xFFFFFFFFFFFFFull) == 0 && ((bits >> 52) & 0x7FFull) > 1;
 }
 
@@ -94,8 +94,7 @@ int decimal_exponent(u128 x) {
 // all times 4, as whole numbers of 10^e10. Exact when they fit in 128 bits: v >= 2^-18 (about 3.8e-6,
 // nearly every value a lesson prints); false for smaller ones, which take the trial path.
 bool exact_shortest(float v, ShortestDecimal& out) {
-  uint32_t bits;
-  std::memcpy(&bits, &v, sizeof bits);
+  const uint32_t bits = float_bits(v);
   const uint32_t mantissa = bits & 0x7FFFFFu, biased = (bits >> 23) & 0xFFu;
   const uint32_t m2 = biased == 0 ? mantissa : mantissa | (1u << 23);
   const int e2 = (biased == 0 ? 1 : static_cast<int>(biased)) - 127 - 23 - 2;

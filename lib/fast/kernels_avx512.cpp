@@ -97,27 +97,22 @@ ATTN_AVX512 void kernel(int64_t kc, const float* a, int64_t rs, int64_t ks, cons
   }
 }
 
-ATTN_AVX512 void gemm_kernel(int64_t kc, const float* a, int64_t rs, int64_t ks, const float* b, float* c, int64_t ldc,
-                             Start start, const float* v) {
-  if (rs == 1)
-    kernel<kGemmMR, true>(kc, a, rs, ks, b, c, ldc, start, v);
-  else
-    kernel<kGemmMR, false>(kc, a, rs, ks, b, c, ldc, start, v);
-}
-
-ATTN_AVX512 void flash_kernel(int64_t kc, const float* a, int64_t rs, int64_t ks, const float* b, float* c, int64_t ldc,
+// The micro-kernel of MR rows: A packed (rs == 1) or in place. The GEMM's is MR = kGemmMR, flash's kFlashMR.
+template <int MR>
+ATTN_AVX512 void micro_kernel(int64_t kc, const float* a, int64_t rs, int64_t ks, const float* b, float* c, int64_t ldc,
                               Start start, const float* v) {
   if (rs == 1)
-    kernel<kFlashMR, true>(kc, a, rs, ks, b, c, ldc, start, v);
+    kernel<MR, true>(kc, a, rs, ks, b, c, ldc, start, v);
   else
-    kernel<kFlashMR, false>(kc, a, rs, ks, b, c, ldc, start, v);
+    kernel<MR, false>(kc, a, rs, ks, b, c, ldc, start, v);
 }
 
 }  // namespace
 
 const KernelSet& avx512_kernels() {
-  return simd_kernel_set<Avx512, 4, 16>(Isa::Avx512, kGemmMR, NR, {768, 144, 2304}, gemm_kernel, 64,
-                                        "16 independent 16-lane FMAs", FlashKernel{kFlashMR, NR, flash_kernel});
+  return simd_kernel_set<Avx512, 4, 16>(Isa::Avx512, kGemmMR, NR, {768, 144, 2304}, micro_kernel<kGemmMR>, 64,
+                                        "16 independent 16-lane FMAs",
+                                        FlashKernel{kFlashMR, NR, micro_kernel<kFlashMR>});
 }
 
 }  // namespace attn
