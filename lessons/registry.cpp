@@ -35,18 +35,37 @@ LessonWork mla_work(const LessonOptions& opt);           // lessons/mla/cost.cpp
 LessonWork swa_work(const LessonOptions& opt);           // lessons/swa/cost.cpp
 LessonWork mha_forms_work(const LessonOptions& opt);     // lessons/mha-forms/cost.cpp
 
+void softmax_diagnoses(Reruns& r);                       // lessons/softmax/mistakes.cpp
+void trainable_diagnoses(Reruns& r);                     // lessons/trainable/mistakes.cpp
+void causal_mask_diagnoses(Reruns& r);                   // lessons/causal-mask/mistakes.cpp
+void dropout_diagnoses(Reruns& r);                       // lessons/dropout/mistakes.cpp
+void wrapper_diagnoses(Reruns& r);                       // lessons/wrapper/mistakes.cpp
+void mha_diagnoses(Reruns& r);                           // lessons/mha/mistakes.cpp
+void course_mha_diagnoses(Reruns& r);                    // lessons/course-mha/mistakes.cpp
+void d2l_mha_diagnoses(Reruns& r);                       // lessons/d2l-mha/mistakes.cpp
+void kv_cache_diagnoses(Reruns& r);                      // lessons/kv-cache/mistakes.cpp
+void gqa_diagnoses(Reruns& r);                           // lessons/gqa/mistakes.cpp
+void mla_diagnoses(Reruns& r);                           // lessons/mla/mistakes.cpp
+void swa_diagnoses(Reruns& r);                           // lessons/swa/mistakes.cpp
+bool mha_settings_exist(const LessonOptions& o);         // lessons/mha/mistakes.cpp
+bool course_mha_settings_exist(const LessonOptions& o);  // lessons/course-mha/mistakes.cpp
+bool d2l_mha_settings_exist(const LessonOptions& o);     // lessons/d2l-mha/mistakes.cpp
+
 const std::vector<LessonInfo>& lessons() {
   static const std::vector<LessonInfo> all = {
       // name, the sections it replays, the options it takes beyond the common ones, its own defaults (where
       // lessons/options.txt states none or another), its cells, the tensors its --json export holds with
-      // the default options (each name once, in order of first appearance), and its work (the cost model's)
+      // the default options (each name once, in order of first appearance), its work (the cost model's), its
+      // diagnoses (`check`'s reruns) and whether other settings can exist for it (nullptr: always)
       {"naive-scores",
        {"3.3.1", "3.3.2"},
        {},
        {},
        naive_scores_lesson,
        {"inputs", "query", "attn_scores_2", "res", "torch.dot(inputs[0], query)", "attn_scores"},
-       naive_scores_work},
+       naive_scores_work,
+       nullptr,
+       nullptr},
       {"softmax",
        {"3.3.1", "3.3.2"},
        {},
@@ -56,7 +75,9 @@ const std::vector<LessonInfo>& lessons() {
         "attn_weights_2_naive.sum()", "attn_weights_2", "attn_weights_2.sum()", "context_vec_2", "attn_scores",
         "attn_weights", "attn_weights.sum(dim=-1)", "all_context_vecs", "big_scores", "softmax_naive(big_scores)",
         "shifted", "torch.exp(shifted)", "torch.softmax(big_scores, dim=0)"},
-       softmax_work},
+       softmax_work,
+       softmax_diagnoses,
+       nullptr},
       {"trainable",
        {"3.4.1", "3.4.2"},
        {"--d-out", "--init"},
@@ -83,7 +104,9 @@ const std::vector<LessonInfo>& lessons() {
         "sa_v2.W_query.weight",
         "sa_v2.W_key.weight",
         "sa_v2.W_value.weight"},
-       trainable_work},
+       trainable_work,
+       trainable_diagnoses,
+       nullptr},
       {"causal-mask",
        {"3.5.1"},
        {"--d-out"},
@@ -92,7 +115,9 @@ const std::vector<LessonInfo>& lessons() {
        {"queries", "keys", "attn_scores", "attn_weights", "context_length", "mask_simple", "masked_simple", "row_sums",
         "masked_simple_norm", "mask", "masked", "(masked_simple_norm - attn_weights).abs().max()", "mask_simple.bool()",
         "mask.bool()", "values", "context_vec"},
-       causal_mask_work},
+       causal_mask_work,
+       causal_mask_diagnoses,
+       nullptr},
       {"dropout",
        {"3.5.2", "3.5.3"},
        {"--d-out", "--dropout", "--context-length", "--bernoulli"},
@@ -100,14 +125,18 @@ const std::vector<LessonInfo>& lessons() {
        dropout_lesson,
        {"attn_weights", "example", "dropout(example)", "dropout(attn_weights)", "dropout(attn_weights).sum(dim=-1)",
         "batch", "keys", "queries", "values", "attn_scores", "context_vecs"},
-       dropout_work},
+       dropout_work,
+       dropout_diagnoses,
+       nullptr},
       {"wrapper",
        {"3.6.1"},
        {"--d-out", "--num-heads", "--dropout", "--context-length", "--bernoulli", "--no-reseed"},
        {{"--num-heads", "2"}, {"--dropout", "0.0"}},
        wrapper_lesson,
        {"batch", "context_vecs", "head_outputs[0]", "head_outputs[1]", "torch.cat(head_outputs, dim=-1)"},
-       wrapper_work},
+       wrapper_work,
+       wrapper_diagnoses,
+       nullptr},
       {"mha",
        {"3.6.2"},
        {"--d-out", "--num-heads", "--dropout", "--context-length", "--bernoulli", "--gpt2"},
@@ -116,7 +145,9 @@ const std::vector<LessonInfo>& lessons() {
        {"a", "a @ a.transpose(2, 3)", "first_head", "first_res", "second_head", "second_res", "batch", "context_vecs",
         "keys", "queries", "values", "attn_scores", "mask_bool", "attn_weights", "attn_weights @ values", "context_vec",
         "mha.out_proj.weight", "mha.out_proj.bias"},
-       mha_work},
+       mha_work,
+       mha_diagnoses,
+       mha_settings_exist},
       {"course-mha",
        {"course"},
        {"--num-heads", "--dropout", "--context-length", "--bernoulli", "--preset", "--d-model"},
@@ -125,7 +156,9 @@ const std::vector<LessonInfo>& lessons() {
        {"x", "mha.heads[0].Wq.weight", "out", "q", "k", "v", "q @ k.transpose(-2, -1)", "weights", "self.mask[:T, :T]",
         "self.mask[:T, :T] == 0", "output", "head_outputs[0]", "head_outputs[1]", "head_outputs[2]", "head_outputs",
         "self.projection_layer.weight", "self.projection_layer.bias", "out_course", "out_book"},
-       course_mha_work},
+       course_mha_work,
+       course_mha_diagnoses,
+       course_mha_settings_exist},
       {"d2l-mha",
        {"d2l 11.5"},
        {"--num-heads", "--dropout", "--bernoulli", "--num-hiddens", "--valid-lens"},
@@ -153,7 +186,9 @@ const std::vector<LessonInfo>& lessons() {
         "self.attention_weights",
         "output",
         "output_concat"},
-       d2l_mha_work},
+       d2l_mha_work,
+       d2l_mha_diagnoses,
+       d2l_mha_settings_exist},
       // After the chapter: the book's bonus material (rasbt/LLMs-from-scratch ch04), listed apart, not in `all`.
       {"kv-cache",
        {"ch04/03_kv-cache"},
@@ -165,7 +200,9 @@ const std::vector<LessonInfo>& lessons() {
         "(out - full[:, 3:4, :]).abs().max()", "(out - full[:, 4:5, :]).abs().max()",
         "(out - full[:, 5:6, :]).abs().max()", "prompt", "rest",
         "(torch.cat([prompt, rest], dim=1) - full).abs().max()"},
-       kv_cache_work},
+       kv_cache_work,
+       kv_cache_diagnoses,
+       nullptr},
       {"gqa",
        {"ch04/04_gqa"},
        {"--d-out", "--num-heads", "--num-kv-groups"},
@@ -174,7 +211,9 @@ const std::vector<LessonInfo>& lessons() {
        {"x", "gqa.W_key.weight", "gqa.W_value.weight", "gqa.W_query.weight", "gqa.out_proj.weight", "queries", "keys",
         "values", "keys_new", "values_new", "attn_scores", "mask", "attn_weights", "context_vec", "full", "out",
         "gqa.cache_k"},
-       gqa_work},
+       gqa_work,
+       gqa_diagnoses,
+       nullptr},
       {"mla",
        {"ch04/05_mla"},
        {"--d-out", "--num-heads", "--latent-dim"},
@@ -202,7 +241,9 @@ const std::vector<LessonInfo>& lessons() {
         "full",
         "out",
         "mla.cache_c_kv"},
-       mla_work},
+       mla_work,
+       mla_diagnoses,
+       nullptr},
       {"swa",
        {"ch04/06_swa"},
        {"--d-out", "--num-heads", "--window"},
@@ -211,7 +252,9 @@ const std::vector<LessonInfo>& lessons() {
        {"x", "queries", "keys", "values", "diff", "mask_bool", "attn_scores", "attn_weights", "context_vec", "full",
         "causal", "(full - causal).abs().max(dim=-1).values", "out", "swa.cache_k", "before",
         "torch.isnan(before).any(dim=-1)", "prefill", "(prefill - full).abs().max()"},
-       swa_work},
+       swa_work,
+       swa_diagnoses,
+       nullptr},
       // The chapter's own bonus (ch03/02_bonus_efficient-multihead-attention): the nine forms of MultiHeadAttention.
       {"mha-forms",
        {"ch03/02_bonus"},
@@ -262,7 +305,9 @@ const std::vector<LessonInfo>& lessons() {
         "block",
         "out_flex",
         "(out_flex - full).abs().max()"},
-       mha_forms_work},
+       mha_forms_work,
+       nullptr,
+       nullptr},
   };
   return all;
 }
