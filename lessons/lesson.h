@@ -13,11 +13,13 @@
 #include "notebook/notebook.h"
 #include "core/random_ops.h"
 #include "nn/variant.h"
+#include "lessons/cell_variant.h"
 
 namespace attn {
 
 enum class Init { Rand, Randn };
 struct LessonWork;  // lessons/lesson_work.h
+struct Reruns;      // lessons/diagnosis.h
 
 struct LessonOptions {
   std::optional<uint64_t> seed;  // replaces every torch.manual_seed(k) of the lesson
@@ -56,6 +58,7 @@ struct LessonOptions {
   int64_t context_length_or_tokens() const { return context_length ? *context_length : num_tokens(); }
   // The config object of the JSON export: every option in force.
   nlohmann::json config_json() const;
+  CellVariant cells;  // not an option: `check` reruns the lesson with a mistake in its own cells
 };
 
 // A lesson's prose: lessons/FOLDER/text.txt, with lessons/common/text.txt behind it.
@@ -106,6 +109,12 @@ struct LessonInfo {
   // What it does that grows with the options (lessons/NAME/cost.cpp), for lessons/cost_model.cpp's
   // estimate before it runs; tests/test_hostile_cost.cpp fails for a lesson without one.
   LessonWork (*work)(const LessonOptions&) = nullptr;
+  // Its diagnoses for `check` (lessons/NAME/mistakes.cpp, lessons/diagnosis.h): the known mistakes that apply
+  // to it, each as a rerun, in the order they are tried; nullptr: none.
+  void (*diagnoses)(Reruns&) = nullptr;
+  // Whether it can run with the other settings `check` tries (its heads dividing its width, as its class
+  // requires); nullptr: always.
+  bool (*settings_exist)(const LessonOptions&) = nullptr;
 
   std::string title(Lang lang) const;
   std::string summary(Lang lang) const;  // one line for --help ({1}, {2}, ...: its defaults)
@@ -122,7 +131,7 @@ struct LessonInfo {
 
   // The tensors its --json export holds with the default options, computed from `run` (no row states
   // them): it stays after every member a row initialises.
-  ExportNames exports;
+  ExportNames exports{};
 };
 
 const std::vector<LessonInfo>& lessons();

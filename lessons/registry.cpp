@@ -45,81 +45,127 @@ std::vector<LessonInfo> bind_exports(std::vector<LessonInfo> rows) {
 
 }  // namespace
 
+void softmax_diagnoses(Reruns& r);                       // lessons/softmax/mistakes.cpp
+void trainable_diagnoses(Reruns& r);                     // lessons/trainable/mistakes.cpp
+void causal_mask_diagnoses(Reruns& r);                   // lessons/causal-mask/mistakes.cpp
+void dropout_diagnoses(Reruns& r);                       // lessons/dropout/mistakes.cpp
+void wrapper_diagnoses(Reruns& r);                       // lessons/wrapper/mistakes.cpp
+void mha_diagnoses(Reruns& r);                           // lessons/mha/mistakes.cpp
+void course_mha_diagnoses(Reruns& r);                    // lessons/course-mha/mistakes.cpp
+void d2l_mha_diagnoses(Reruns& r);                       // lessons/d2l-mha/mistakes.cpp
+void kv_cache_diagnoses(Reruns& r);                      // lessons/kv-cache/mistakes.cpp
+void gqa_diagnoses(Reruns& r);                           // lessons/gqa/mistakes.cpp
+void mla_diagnoses(Reruns& r);                           // lessons/mla/mistakes.cpp
+void swa_diagnoses(Reruns& r);                           // lessons/swa/mistakes.cpp
+bool mha_settings_exist(const LessonOptions& o);         // lessons/mha/mistakes.cpp
+bool course_mha_settings_exist(const LessonOptions& o);  // lessons/course-mha/mistakes.cpp
+bool d2l_mha_settings_exist(const LessonOptions& o);     // lessons/d2l-mha/mistakes.cpp
+
 const std::vector<LessonInfo>& lessons() {
   static const std::vector<LessonInfo> all = bind_exports({
       // name, the sections it replays, the options it takes beyond the common ones, its own defaults (where
-      // lessons/options.txt states none or another), its cells and its work (the cost model's)
-      {"naive-scores", {"3.3.1", "3.3.2"}, {}, {}, naive_scores_lesson, naive_scores_work},
-      {"softmax", {"3.3.1", "3.3.2"}, {}, {}, softmax_lesson, softmax_work},
-      {"trainable", {"3.4.1", "3.4.2"}, {"--d-out", "--init"}, {}, trainable_lesson, trainable_work},
+      // lessons/options.txt states none or another), its cells, its work (the cost model's), its
+      // diagnoses (`check`'s reruns) and whether other settings can exist for it (nullptr: always)
+      {"naive-scores", {"3.3.1", "3.3.2"}, {}, {}, naive_scores_lesson, naive_scores_work, nullptr, nullptr},
+      {"softmax", {"3.3.1", "3.3.2"}, {}, {}, softmax_lesson, softmax_work, softmax_diagnoses, nullptr},
+      {"trainable",
+       {"3.4.1", "3.4.2"},
+       {"--d-out", "--init"},
+       {},
+       trainable_lesson,
+       trainable_work,
+       trainable_diagnoses,
+       nullptr},
       {"causal-mask",
        {"3.5.1"},
        {"--d-out"},
        {},
        causal_mask_lesson,  // its mask is the scores' size: no buffer, no dropout
-       causal_mask_work},
+       causal_mask_work,
+       causal_mask_diagnoses,
+       nullptr},
       {"dropout",
        {"3.5.2", "3.5.3"},
        {"--d-out", "--dropout", "--context-length", "--bernoulli"},
        {{"--dropout", "0.5"}},
        dropout_lesson,
-       dropout_work},
+       dropout_work,
+       dropout_diagnoses,
+       nullptr},
       {"wrapper",
        {"3.6.1"},
        {"--d-out", "--num-heads", "--dropout", "--context-length", "--bernoulli", "--no-reseed"},
        {{"--num-heads", "2"}, {"--dropout", "0.0"}},
        wrapper_lesson,
-       wrapper_work},
+       wrapper_work,
+       wrapper_diagnoses,
+       nullptr},
       {"mha",
        {"3.6.2"},
        {"--d-out", "--num-heads", "--dropout", "--context-length", "--bernoulli", "--gpt2"},
        {{"--num-heads", "2"}, {"--dropout", "0.0"}},
        mha_lesson,
-       mha_work},
+       mha_work,
+       mha_diagnoses,
+       mha_settings_exist},
       {"course-mha",
        {"course"},
        {"--num-heads", "--dropout", "--context-length", "--bernoulli", "--preset", "--d-model"},
        {{"--num-heads", ""}, {"--dropout", "0.1"}},
        course_mha_lesson,
-       course_mha_work},
+       course_mha_work,
+       course_mha_diagnoses,
+       course_mha_settings_exist},
       {"d2l-mha",
        {"d2l 11.5"},
        {"--num-heads", "--dropout", "--bernoulli", "--num-hiddens", "--valid-lens"},
        {{"--num-heads", "5"}, {"--dropout", "0.5"}, {"--num-hiddens", "100"}},
        d2l_mha_lesson,
-       d2l_mha_work},
+       d2l_mha_work,
+       d2l_mha_diagnoses,
+       d2l_mha_settings_exist},
       // After the chapter: the book's bonus material (rasbt/LLMs-from-scratch ch04), listed apart, not in `all`.
       {"kv-cache",
        {"ch04/03_kv-cache"},
        {"--d-out", "--num-heads", "--context-length"},
        {{"--d-out", "4"}, {"--num-heads", "2"}},
        kv_cache_lesson,
-       kv_cache_work},
+       kv_cache_work,
+       kv_cache_diagnoses,
+       nullptr},
       {"gqa",
        {"ch04/04_gqa"},
        {"--d-out", "--num-heads", "--num-kv-groups"},
        {{"--d-out", "8"}, {"--num-heads", "4"}, {"--num-kv-groups", "2"}},
        gqa_lesson,
-       gqa_work},
+       gqa_work,
+       gqa_diagnoses,
+       nullptr},
       {"mla",
        {"ch04/05_mla"},
        {"--d-out", "--num-heads", "--latent-dim"},
        {{"--d-out", "4"}, {"--num-heads", "2"}, {"--latent-dim", "2"}},
        mla_lesson,
-       mla_work},
+       mla_work,
+       mla_diagnoses,
+       nullptr},
       {"swa",
        {"ch04/06_swa"},
        {"--d-out", "--num-heads", "--window"},
        {{"--d-out", "4"}, {"--num-heads", "2"}, {"--window", "3"}},
        swa_lesson,
-       swa_work},
+       swa_work,
+       swa_diagnoses,
+       nullptr},
       // The chapter's own bonus (ch03/02_bonus_efficient-multihead-attention): the nine forms of MultiHeadAttention.
       {"mha-forms",
        {"ch03/02_bonus"},
        {"--d-out", "--num-heads"},
        {{"--d-out", "3"}, {"--num-heads", "3"}},
        mha_forms_lesson,
-       mha_forms_work},
+       mha_forms_work,
+       nullptr,
+       nullptr},
   });
   return all;
 }

@@ -162,9 +162,9 @@ TEST_CASE("check: every rerun of the lessons after the chapter runs (none is dro
         CHECK(runs <= attn::mistake_rerun_count(lesson, opt));
         bool reset = false, row0 = false, window = false;
         for (const attn::WhatIf& w : what_ifs) {
-          reset = reset || w.mistake == "no-reset-cache";
-          row0 = row0 || w.mistake == "kv-mask-row0";
-          window = window || w.mistake == "swa-window-off-by-one";
+          reset = reset || w.mistake == attn::MistakeId::NoResetCache;
+          row0 = row0 || w.mistake == attn::MistakeId::KvMaskRow0;
+          window = window || w.mistake == attn::MistakeId::SwaWindowOffByOne;
         }
         // at context_length 12 the book's class has room for the second text; at 6, a cache masking by positions
         CHECK(reset == (std::string(lesson) == "kv-cache"));

@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "features/check/bonus_mistakes.h"
+#include "lessons/diagnosis.h"
 #include "features/check/replay.h"
 #include "lessons/lesson.h"
 #include "lessons/ui_text.h"
@@ -83,7 +83,7 @@ TEST_CASE("check: every rerun of every lesson runs, for a few settings each") {
         total += runs;
         for (const attn::RerunFailure& f : failures)
           FAIL_CHECK(l.name << " (" << setting.first << std::string(shapes_differ ? ", settings reruns" : "")
-                            << "): mistake " << f.mistake << " ("
+                            << "): mistake " << attn::mistake(f.mistake).id << " ("
                             << attn::ui(f.detail.key, attn::Lang::En, f.detail.args) << ") throws: " << f.error);
         CHECK(what_ifs.size() + failures.size() == static_cast<size_t>(runs));
       }
@@ -100,7 +100,7 @@ TEST_CASE("check: a rerun that throws is never skipped in silence") {
   std::vector<attn::RerunFailure> failures;
   attn::mistake_what_ifs("wrapper", o, false, nullptr, &failures);
   REQUIRE(!failures.empty());
-  CHECK(failures[0].mistake == "missing-reseed");
+  CHECK(failures[0].mistake == attn::MistakeId::MissingReseed);
   try {
     attn::mistake_what_ifs("wrapper", o, false);
     FAIL("no exception");
@@ -127,9 +127,26 @@ bool same_timeline(const std::vector<attn::Binding>& a, const std::vector<attn::
 
 }  // namespace
 
+namespace {
+
+// A lesson's own reruns (its row's diagnoses, lessons/NAME/mistakes.cpp), as mistake_what_ifs starts from.
+std::vector<attn::MistakeRerun> own_reruns(const attn::LessonInfo& l, const attn::LessonOptions& o) {
+  attn::Reruns r{o, {}};
+  if (l.diagnoses) l.diagnoses(r);
+  return std::move(r.list);
+}
+
+}  // namespace
+
 TEST_CASE("check: the mistakes after the chapter are offered only where they change the numbers") {
-  // Each rerun features/check/bonus_mistakes.cpp offers gives other values than the lesson; and the
-  // settings where a mistake changes nothing (or cannot run) offer none.
+  // Each rerun of the modules after the chapter (and of the chapter's shape-changing mistakes) a lesson offers
+  // gives other values than the lesson; and the settings where a mistake changes nothing (or cannot run) offer none.
+  using M = attn::MistakeId;
+  auto module_mistake = [](const attn::LessonInfo& l, M id) {
+    return id == M::WrapperCatTokens || id == M::CausalNormWhole ||
+           (l.after_chapter() && (id == M::NoScaling || id == M::ViewNoTranspose || id == M::GqaRepeat ||
+                                  id == M::GqaWrongGroup || id == M::MlaValuesFromUk));
+  };
   int64_t offered = 0;
   for (const attn::LessonInfo& l : attn::lessons()) {
     for (const Setting& setting : settings()) {
@@ -137,40 +154,38 @@ TEST_CASE("check: the mistakes after the chapter are offered only where they cha
       setting.second(o);
       if (!lesson_runs(l, o)) continue;
       const std::vector<attn::Binding> book = l.run(o).timeline();
-      std::vector<attn::MistakeRerun> reruns = attn::bonus_mistake_reruns(l.name, o);
-      for (attn::MistakeRerun& m : attn::chapter_mistake_reruns(l.name, o)) reruns.push_back(std::move(m));
-      for (const attn::MistakeRerun& m : reruns) {
+      for (const attn::MistakeRerun& m : own_reruns(l, o)) {
+        if (!module_mistake(l, m.mistake)) continue;
         ++offered;
         CHECK_MESSAGE(!same_timeline(l.run(m.opt).timeline(), book),
-                      l.name << " (" << setting.first << "): " << m.mistake << " ("
+                      l.name << " (" << setting.first << "): " << attn::mistake(m.mistake).id << " ("
                              << attn::ui(m.detail.key, attn::Lang::En, m.detail.args) << ") changes nothing");
       }
     }
   }
   CHECK(offered > 40);
   auto ids = [](const std::string& lesson, const attn::LessonOptions& o) {
-    std::vector<std::string> out;
-    for (const attn::MistakeRerun& m : attn::bonus_mistake_reruns(lesson, o)) out.push_back(m.mistake);
+    std::vector<M> out;
+    for (const attn::MistakeRerun& m : own_reruns(*attn::find_lesson(lesson), o)) out.push_back(m.mistake);
     return out;
   };
-  auto has = [](const std::vector<std::string>& v, const char* id) {
-    return std::find(v.begin(), v.end(), id) != v.end();
-  };
+  auto has = [](const std::vector<M>& v, M id) { return std::find(v.begin(), v.end(), id) != v.end(); };
   attn::LessonOptions o;  // gqa's own 4 heads in 2 groups: repeat differs, h // 2 is h // group_size
-  CHECK(has(ids("gqa", o), "gqa-repeat"));
-  CHECK_FALSE(has(ids("gqa", o), "gqa-wrong-group"));
+  CHECK(has(ids("gqa", o), M::GqaRepeat));
+  CHECK_FALSE(has(ids("gqa", o), M::GqaWrongGroup));
   o.num_kv_groups = 4;  // one head per group: repeat is repeat_interleave, h // 4 reads group 0 for all
-  CHECK_FALSE(has(ids("gqa", o), "gqa-repeat"));
-  CHECK(has(ids("gqa", o), "gqa-wrong-group"));
+  CHECK_FALSE(has(ids("gqa", o), M::GqaRepeat));
+  CHECK(has(ids("gqa", o), M::GqaWrongGroup));
   o.num_kv_groups = 1;  // h // 1 past the only group: PyTorch's IndexError, no rerun
-  CHECK_FALSE(has(ids("gqa", o), "gqa-wrong-group"));
+  CHECK_FALSE(has(ids("gqa", o), M::GqaWrongGroup));
   o = attn::LessonOptions();
   o.num_heads = 1;  // one head: a view without transpose is the same
-  CHECK_FALSE(has(ids("mla", o), "view-no-transpose"));
-  CHECK(has(ids("mla", o), "mla-values-from-uk"));
+  CHECK_FALSE(has(ids("mla", o), M::ViewNoTranspose));
+  CHECK(has(ids("mla", o), M::MlaValuesFromUk));
   o.d_out = 1, o.d_out_given = true;  // head_dim 1: dividing by 1**0.5 changes nothing
-  CHECK_FALSE(has(ids("swa", o), "no-scaling"));
-  CHECK(ids("mha", attn::LessonOptions()).empty());  // the chapter's lessons have their own list
+  CHECK_FALSE(has(ids("swa", o), M::NoScaling));
+  CHECK(has(ids("swa", attn::LessonOptions()), M::NoScaling));  // head_dim 2 (d_out 4, 2 heads): it does
+  CHECK(ids("naive-scores", attn::LessonOptions()).empty());    // a lesson without diagnoses
 }
 
 namespace {

@@ -333,8 +333,7 @@ CheckReport check_export(const LearnerExport& ex, const Notebook& tool,
   std::vector<std::vector<int>> ran;  // per found: the later tensors said "stale" that it gives at their own points
   std::vector<int> earlier_of;        // per found: the rerun's earlier entry that gives the first difference (-1: none)
   for (const WhatIf& w : what_ifs(r)) {
-    const Mistake* m = find_mistake(w.mistake);
-    if (!m) continue;
+    const Mistake* m = &mistake(w.mistake);
     const NameIndex what_if_index(w.timeline);
     std::vector<int> pts = learner_points(r.yours, w.timeline);
     // At its point in the rerun, or at the rerun's entry of the same rank among its name's (the same step

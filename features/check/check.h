@@ -6,26 +6,17 @@
 #include <vector>
 
 #include "features/check/learner_export.h"
+#include "lessons/mistakes.h"
 #include "notebook/notebook.h"
 
 namespace attn {
 
-// A mistake learners make in chapter 3 (or an export that does not say what it holds): what it does and the fix.
-struct Mistake {
-  std::string id;       // also the fixture's name: tests/fixtures/mistakes/<id>.json
-  std::string example;  // one line of a learner's code that makes it (README)
-  // Its prose, mistake.ID.* of features/check/mistakes.txt.
-  std::string title(Lang lang) const;
-  std::string explanation(Lang lang) const;
-  std::string fix(Lang lang) const;
-};
-const std::vector<Mistake>& known_mistakes();
-const Mistake* find_mistake(const std::string& id);
+// The mistakes it can name: one table, lessons/mistakes.h (known_mistakes(), mistake(id), find_mistake(name)).
 
 // The lesson rerun with one mistake (or other settings): every value its names take.
 struct WhatIf {
-  std::string mistake;  // a known_mistakes() id
-  Prose detail;         // what exactly was rerun: a key check.detail.* of features/check/mistakes.txt with its values
+  MistakeId mistake;
+  Prose detail;  // what exactly was rerun: a key check.detail.* of features/check/mistakes.txt with its values
   std::vector<Binding> timeline;
 };
 

@@ -146,17 +146,9 @@ std::string difference_section(const CheckReport& r, Lang lang) {
     out += "<p class=\"summary\">" + esc(ui("check.your-shape", lang, {shape_of(y.tensor), shape_of(t.tensor)})) +
            "</p>\n";
   } else {
-    const std::vector<float> a = y.tensor.values(), b = t.tensor.values();
-    const bool all = c.differing == static_cast<int64_t>(a.size());
-    const std::string how_many =
-        all ? ui("check.all-values", lang, {std::to_string(a.size())})
-            : ui("check.some-values", lang, {std::to_string(c.differing), std::to_string(a.size())});
-    out += "<p class=\"summary\">" +
-           esc(ui("check.values-summary", lang,
-                  {how_many, diff_text(c.max_diff), index_text(c.first_diff, t.tensor.shape()),
-                   value_text(a[c.first_diff]), value_text(b[c.first_diff])})) +
-           "</p>\n";
-    if (!all && t.tensor.dim() > 0 && a.size() <= 1024)
+    bool all = false;
+    out += "<p class=\"summary\">" + esc(values_summary(c, y.tensor, t.tensor, lang, &all)) + "</p>\n";
+    if (!all && t.tensor.dim() > 0 && t.tensor.numel() <= 1024)
       out += "<p>" + esc(ui("check.where", lang)) + "</p>\n<pre class=\"where\">" +
              esc(where_map(y.tensor, t.tensor, lang)) + "</pre>\n";
   }

@@ -151,6 +151,18 @@ std::string diff_text(double d) {
 }
 
 // A map of the differing entries, one character per value ('x' differs, '.' matches), matrix by matrix.
+std::string values_summary(const TensorCheck& c, const Tensor& yours, const Tensor& tool, Lang lang, bool* all) {
+  const std::vector<float> a = yours.values(), b = tool.values();
+  const bool every = c.differing == static_cast<int64_t>(a.size());
+  if (all) *all = every;
+  const std::string how_many =
+      every ? ui("check.all-values", lang, {std::to_string(a.size())})
+            : ui("check.some-values", lang, {std::to_string(c.differing), std::to_string(a.size())});
+  return ui("check.values-summary", lang,
+            {how_many, diff_text(c.max_diff), index_text(c.first_diff, tool.shape()), value_text(a[c.first_diff]),
+             value_text(b[c.first_diff])});
+}
+
 std::string where_map(const Tensor& yours, const Tensor& tool, Lang lang) {
   const Shape& shape = tool.shape();
   const std::vector<float> a = yours.values(), b = tool.values();
@@ -370,18 +382,9 @@ std::string render_report(const CheckReport& r, bool color, Lang lang, size_t pa
   if (y.tensor.shape() != t.tensor.shape()) {
     out += "\n" + ui("check.your-shape", lang, {shape_of(y.tensor), shape_of(t.tensor)}) + "\n";
   } else {
-    const std::vector<float> a = y.tensor.values(), b = t.tensor.values();
-    const bool all = c.differing == static_cast<int64_t>(a.size());
-    const std::string how_many =
-        all ? ui("check.all-values", lang, {std::to_string(a.size())})
-            : ui("check.some-values", lang, {std::to_string(c.differing), std::to_string(a.size())});
-    out += "\n" +
-           wrap(ui("check.values-summary", lang,
-                   {how_many, diff_text(c.max_diff), index_text(c.first_diff, t.tensor.shape()),
-                    value_text(a[c.first_diff]), value_text(b[c.first_diff])}),
-                prose, "  ") +
-           "\n";
-    if (!all && t.tensor.dim() > 0 && a.size() <= 1024)
+    bool all = false;
+    out += "\n" + wrap(values_summary(c, y.tensor, t.tensor, lang, &all), prose, "  ") + "\n";
+    if (!all && t.tensor.dim() > 0 && t.tensor.numel() <= 1024)
       out += ui("check.where", lang) + "\n" + where_map(y.tensor, t.tensor, lang);
   }
 

@@ -46,6 +46,10 @@ std::string plain_repr(const Tensor& t);
 std::string value_text(float v);
 std::string index_text(int64_t flat, const Shape& shape);
 std::string diff_text(double d);
+// The sentence on the first differing tensor's values (same shape): how many differ, the largest difference,
+// the first differing index with both values. `all` (when given): whether every value differs.
+std::string values_summary(const TensorCheck& c, const Tensor& yours, const Tensor& tool, Lang lang,
+                           bool* all = nullptr);
 // The map of differing entries ('x' differs, '.' matches), matrix by matrix.
 std::string where_map(const Tensor& yours, const Tensor& tool, Lang lang);
 std::string shape_of(const Tensor& t);

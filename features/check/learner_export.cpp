@@ -192,7 +192,7 @@ LearnerExport parse_export(const std::string& text, const std::string& source) {
       fail(source,
            error_text("check.err.name-long", {std::to_string(ex.tensors.size() + 1), std::to_string(name.size()),
                                               std::to_string(kMaxTensorNameBytes)}));
-    ex.tensors.push_back({name, read_tensor(entry, name, source), std::nullopt, std::nullopt});
+    ex.tensors.push_back({name, read_tensor(entry, name, source), std::nullopt, std::nullopt, false, std::nullopt});
     if (entry.contains("cell") && !entry["cell"].is_null()) {
       if (!entry["cell"].is_number_integer() || entry["cell"].get<int64_t>() < 1 ||
           entry["cell"].get<int64_t>() > 100000)

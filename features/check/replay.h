@@ -17,7 +17,7 @@ LessonOptions replay_options(const LearnerExport& ex);
 // A rerun that threw: a bug, since every rerun generated is one the lesson can run (a mistake that cannot
 // apply to the settings is not generated). tests/test_check_variants.cpp runs them all.
 struct RerunFailure {
-  std::string mistake;
+  MistakeId mistake;
   Prose detail;
   std::string error;  // what the lesson threw
 };

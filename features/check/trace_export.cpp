@@ -7,6 +7,7 @@
 
 #include "features/check/check.h"
 #include "features/check/trace_align.h"
+#include "lessons/lesson.h"
 
 namespace attn {
 
@@ -291,6 +292,7 @@ LearnerExport export_for(const TraceDocument& trace, const std::string& source, 
   // beside the lesson's values of 3.5.1 that its keys equal, is no step of 3.5.3's).
   std::vector<char> between(events.size(), 1);
   std::vector<std::optional<int>> hint(events.size());
+  const bool whole_chapter = find_lesson(lesson) == nullptr;
   if (timeline) {
     int before = 0;
     std::vector<int> after(events.size() + 1, std::numeric_limits<int>::max());
@@ -306,8 +308,9 @@ LearnerExport export_for(const TraceDocument& trace, const std::string& source, 
           in_window = b.cell;
           break;
         }
-      // In a whole chapter, that cell is where it is checked (not a search back over other sections).
-      if (lesson == "all") hint[i] = in_window;
+      // In a whole chapter (`all`: no one lesson's row), that cell is where it is checked (not a search back
+      // over other sections).
+      if (whole_chapter) hint[i] = in_window;
       if (events[i]->scope == "module") continue;  // the program's own steps: checked where they are
       between[i] = in_window.has_value();
     }

@@ -51,10 +51,11 @@ Notebook causal_mask_lesson(const LessonOptions& opt) {
 
   nb.cell({"row_sums = masked_simple.sum(dim=-1, keepdim=True)", "masked_simple_norm = masked_simple / row_sums",
            "print(row_sums)", "print(masked_simple_norm)"});
-  const int whole = opt.variant.norm_whole_sum;  // `check`'s rerun: one sum for the whole matrix
-  Tensor row_sums = whole == 2 ? sum(masked_simple) : sum(masked_simple, -1, true);
+  using WholeSum = CellVariant::WholeSum;
+  const WholeSum whole = opt.cells.whole_sum;  // `check`'s rerun: one sum for the whole matrix
+  Tensor row_sums = whole == WholeSum::RowSums ? sum(masked_simple) : sum(masked_simple, -1, true);
   nb.show("row_sums", row_sums);
-  Tensor masked_simple_norm = div(masked_simple, whole ? sum(masked_simple) : row_sums);
+  Tensor masked_simple_norm = div(masked_simple, whole != WholeSum::No ? sum(masked_simple) : row_sums);
   nb.show("masked_simple_norm", masked_simple_norm);
   nb.note("masked_simple_norm.note");
   const std::string n = std::to_string(context_length);

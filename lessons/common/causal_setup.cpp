@@ -58,7 +58,7 @@ CausalWeights causal_weights(const LessonOptions& opt, Notebook* nb, bool verbos
     w.attn_weights = masked_fill(w.attn_weights_unmasked, to_bool(w.mask), 0.0f);
   else
     w.attn_weights = weights(v.mask == Variant::Mask::Discarded ? w.attn_scores : w.masked);
-  if (v.mask == Variant::Mask::AfterSoftmax && v.norm_whole_sum)
+  if (v.mask == Variant::Mask::AfterSoftmax && opt.cells.whole_sum != CellVariant::WholeSum::No)
     w.attn_weights = div(w.attn_weights, sum(w.attn_weights));
   if (!nb) return w;
 

@@ -62,7 +62,7 @@ Notebook dropout_lesson(const LessonOptions& opt) {
       nb.confusion("scale.confusion", {s_text, py_float(1.0 / p)});
   }
 
-  if (!(v.missing_dropout_reseeds & 1)) gen.manual_seed(opt.seed_or(123));
+  if (!opt.cells.no_reseed_before_dropout_weights) gen.manual_seed(opt.seed_or(123));
   nb.cell({"torch.manual_seed(" + fmt_seed(opt, 123) + ")", "print(dropout(attn_weights))"});
   Tensor dropped = dropout_step(w.attn_weights, p, true, gen, opt.bernoulli, v, &keep);
   nb.show("dropout(attn_weights)", dropped);
@@ -75,7 +75,7 @@ Notebook dropout_lesson(const LessonOptions& opt) {
     nb.confusion_case("dropout_attn_weights.confusion", mkl ? "mkl" : "default");
   if (mkl) nb.note("mkl_masks.note");
 
-  if (!(v.missing_dropout_reseeds & 2)) gen.manual_seed(opt.seed_or(123));
+  if (!opt.cells.no_reseed_before_dropout_sum) gen.manual_seed(opt.seed_or(123));
   nb.cell({"torch.manual_seed(" + fmt_seed(opt, 123) + ")", "print(dropout(attn_weights).sum(dim=-1))"});
   nb.show("dropout(attn_weights).sum(dim=-1)",
           sum(dropout_step(w.attn_weights, p, true, gen, opt.bernoulli, v), -1, false));

@@ -187,7 +187,7 @@ Notebook kv_cache_lesson(const LessonOptions& given) {
   nb.heading("ch04/03", "heading.cost");
   work_cell(nb, opt);
   bytes_cell(nb, mha);
-  prefill_cell(nb, mha, x, full, !opt.variant.no_reset_cache);
+  prefill_cell(nb, mha, x, full, !opt.cells.no_reset_cache);
   overflow_cell(nb, mha, x);
   return nb;
 }

@@ -3,10 +3,13 @@
 // and values are split into heads: scores, the mask, the scaled softmax, dropout, the weighted values,
 // the heads merged back (transpose, contiguous, view) and out_proj. Each op as PyTorch runs it.
 #include <stdexcept>
+#include <string>
 
 #include "core/generator.h"
 #include "core/random_ops.h"
 #include "core/tensor.h"
+#include "core/steps.h"
+#include "nn/attention_steps.h"
 #include "nn/linear.h"
 #include "nn/variant.h"
 
@@ -24,6 +27,14 @@ struct HeadsAttentionTrace {
   Tensor context_merged;      // .view(b, Tq, H * head_dim)
   Tensor context_vec;         // out_proj(...)
 };
+
+// From the scores on, once t.attn_scores (b, H, Tq, Tk) and t.mask_bool are set: the mask, the scaled softmax and
+// dropout (mask_softmax_dropout, the mask written as `mask_code`), the weighted `values` (b, H, Tk, hd), the heads
+// merged back (transpose, contiguous, view) and out_proj, each value into `steps` under the book's names.
+// Fills `t` and returns t.context_vec.
+Tensor attend_from_scores(HeadsAttentionTrace& t, const Tensor& values, const std::string& mask_code,
+                          const ScaleSizes& sizes, double dropout, Generator& gen, BernoulliPath path,
+                          const Linear& out_proj, const Variant& v, Steps& steps);
 
 // queries (b, H, Tq, hd), keys and values (b, H, Tk, hd), mask_bool (Tq, Tk) or broadcastable to the
 // scores. Fills `t` and returns t.context_vec. `v`: a learner's mistake (scale None: no / head_dim**0.5).

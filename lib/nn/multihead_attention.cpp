@@ -61,21 +61,9 @@ Tensor MultiHeadAttention::forward(const Tensor& x, Generator& gen, BernoulliPat
                          matmul(t.queries_heads, transpose(t.keys_heads, 2, 3)));
   t.mask_bool =
       s.bind("mask_bool", "mask_bool = self.mask.bool()[:num_tokens, :num_tokens]", causal_mask_bool(mask, num_tokens));
-  const MaskedWeights w =
-      mask_softmax_dropout(t.attn_scores, t.mask_bool, "attn_scores.masked_fill_(mask_bool, -torch.inf)",
-                           {t.keys_heads.size(-1), x.size(-1), d_out}, dropout, gen, path, v, s);
-  t.masked_scores = w.masked;
-  t.attn_weights = w.weights;
-  t.dropped_weights = w.dropped;
-  // (b, num_heads, T, head_dim) -> (b, T, num_heads, head_dim) -> (b, T, d_out)
-  t.context_heads = matmul(t.dropped_weights, t.values_heads);
-  t.context_transposed = s.bind("context_vec", "context_vec = (attn_weights @ values).transpose(1, 2)",
-                                v.merge_without_transpose ? t.context_heads : transpose(t.context_heads, 1, 2));
-  t.context_contiguous = contiguous(t.context_transposed);
-  t.context_merged = s.bind("context_vec", "context_vec = context_vec.contiguous().view(b, num_tokens, self.d_out)",
-                            view(t.context_contiguous, {b, num_tokens, d_out}));
-  t.context_vec = v.no_out_proj ? t.context_merged : out_proj(t.context_merged);
-  if (!v.no_out_proj) s.bind("context_vec", "context_vec = self.out_proj(context_vec)", t.context_vec);
+  // mask, softmax, dropout; (b, num_heads, T, head_dim) -> (b, T, num_heads, head_dim) -> (b, T, d_out); out_proj
+  attend_from_scores(t, t.values_heads, "attn_scores.masked_fill_(mask_bool, -torch.inf)",
+                     {t.keys_heads.size(-1), x.size(-1), d_out}, dropout, gen, path, out_proj, v, s);
   Tensor out = t.context_vec;
   if (trace) *trace = std::move(t);
   return out;

@@ -1,6 +1,7 @@
 #pragma once
 // Listing 3.5 MultiHeadAttention: one projection for all heads, split by view + transpose.
 #include "core/generator.h"
+#include "nn/attention_core.h"
 #include "nn/linear.h"
 #include "core/random_ops.h"
 #include "core/tensor.h"
@@ -9,20 +10,11 @@
 
 namespace attn {
 
-struct MultiHeadAttentionTrace {
+// The heads' part (scores to out_proj) is HeadsAttentionTrace's (nn/attention_core.h), as every multi-head module's.
+struct MultiHeadAttentionTrace : HeadsAttentionTrace {
   Tensor keys, queries, values;                    // (b, T, d_out)
   Tensor keys_view, queries_view, values_view;     // (b, T, num_heads, head_dim)
   Tensor keys_heads, queries_heads, values_heads;  // (b, num_heads, T, head_dim)
-  Tensor attn_scores;                              // (b, num_heads, T, T) before masking
-  Tensor mask_bool;                                // (T, T)
-  Tensor masked_scores;                            // after masked_fill_ with -inf
-  Tensor attn_weights;                             // softmax, before dropout
-  Tensor dropped_weights;                          // after dropout
-  Tensor context_heads;                            // attn_weights @ values: (b, num_heads, T, head_dim)
-  Tensor context_transposed;                       // (b, T, num_heads, head_dim), not contiguous
-  Tensor context_contiguous;                       // .contiguous()
-  Tensor context_merged;                           // .view(b, T, d_out)
-  Tensor context_vec;                              // out_proj(...)
   Steps steps;                                     // in compute order, under the book's names
 };
 

@@ -2,6 +2,8 @@
 // A variation of one step of the chapter's modules: the mistakes learners make, as switches of the one
 // forward each module has. The default is the book's code, bit for bit; `attn-tutor check` runs the
 // lessons with one switch set to see whether a known mistake gives a learner's numbers.
+// Only what a module's forward (or __init__) reads is here; a mistake in a lesson's own cells is a switch of
+// lessons/cell_variant.h.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -38,11 +40,7 @@ struct Variant {
   std::optional<Tensor> stale_scores;    // every head masks and softmaxes this global instead of its own scores
   bool repeat_heads = false;             // d2l: valid_lens.repeat(num_heads) instead of repeat_interleave
   bool repeat_rows = false;              // d2l masked_softmax: valid_lens.repeat(shape[1]) likewise
-  // Lesson cells: the dropout cells' torch.manual_seed before dropout(attn_weights) (1) and before its
-  // .sum(dim=-1) (2) left out, as a bit set.
-  int missing_dropout_reseeds = 0;
-  // The KV cache and sliding-window mistakes of the bonus forwards (lib/nn/bonus_mha.cpp)
-  // and the kv-cache lesson's cells.
+  // The KV cache and sliding-window mistakes of the bonus forwards (lib/nn/bonus_mha.cpp).
   bool window_off_by_one = false;   // swa: mask_bool = (diff < 0) | (diff > W): W + 1 keys visible
   bool cache_keeps_oldest = false;  // swa: self.cache_k = ...[:, :W] (the oldest W tokens) instead of [:, -W:]
   // swa: the bonus forward before its fix for a cached multi-token prefill: the cache is trimmed to the last W
@@ -50,16 +48,12 @@ struct Variant {
   // sees no key at all: its row is all -inf, its softmax NaN)
   bool swa_trim_before_attend = false;
   bool mask_from_row0 = false;  // kv-cache: self.mask.bool()[:num_tokens, :num_keys], not from ptr_current_pos
-  bool no_reset_cache = false;  // kv-cache lesson: the new prompt without mha.reset_cache() before it
   // The mistakes of the lessons after the chapter (lib/nn/bonus_*.cpp; split_without_transpose
   // and scale None apply there too) and two more of the chapter's.
   bool gqa_repeat = false;          // gqa: keys_base.repeat(1, group_size, 1, 1): the groups tiled, not interleaved
   bool gqa_group_by_count = false;  // gqa: query head h reads group h // num_kv_groups, not h // group_size
   bool mla_values_from_uk = false;  // mla: values_all = self.W_UK(latent), not self.W_UV
-  // causal-mask: weights renormalised by the whole matrix's sum, not each row's: masked_simple / masked_simple.sum()
-  // (1), with row_sums = masked_simple.sum() (2); with mask AfterSoftmax, attn_weights / attn_weights.sum() too
-  int norm_whole_sum = 0;
-  bool cat_tokens = false;  // wrapper: torch.cat([head(x) for head in self.heads], dim=1), along the tokens
+  bool cat_tokens = false;          // wrapper: torch.cat([head(x) for head in self.heads], dim=1), along the tokens
 };
 
 // The order `n` projections are created in under `v` (0, 1, ..., n-1 for the book).
