@@ -92,7 +92,7 @@ TEST_CASE("mha matches PyTorch 1.13 within 1e-6 with identical masks") { check_l
 
 TEST_CASE("bernoulli mkl matches the independent MKL model") {
   // dropout --bernoulli mkl --seed S for several seeds and rates (the first is the reader's notebook,
-  // 001 In [38]-[39]), and wrapper/mha cases where each head's mask seed is the draw after the last.
+  // a reader's run on Intel/Windows, §3.5.2), and wrapper/mha cases where each head's mask seed is the draw after the last.
   const json& list = fixture().at("mkl_cases");
   size_t cases = 0, dropout_cases = 0;
   for (const auto& kase : list) {

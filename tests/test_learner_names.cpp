@@ -3,6 +3,8 @@
 // completion, in either language.
 #include <doctest/doctest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -86,4 +88,35 @@ TEST_CASE("names: README, the man page and the completion name sources as the le
   const std::string root = ATTN_SOURCE_DIR;
   for (const char* file : {"/README.md", "/man/attn-tutor.1", "/completions/attn-tutor.bash"})
     expect_learner_names(file, read_text_file(root + file), false);  // README quotes check's "= In [4]"
+}
+
+TEST_CASE("names: the sources, tools, docs and reference data name sources as the learner knows them") {
+  int files = 0;
+  for (const char* dir :
+       {"app", "lib", "lessons", "features", "python", "tools", "docs", "tests/fixtures/book_reference.txt"}) {
+    const std::filesystem::path root = std::filesystem::path(ATTN_SOURCE_DIR) / dir;
+    std::vector<std::filesystem::path> paths;
+    if (std::filesystem::is_regular_file(root))
+      paths.push_back(root);
+    else
+      for (const auto& e : std::filesystem::recursive_directory_iterator(root))
+        if (e.is_regular_file() && e.path().string().find("__pycache__") == std::string::npos)
+          paths.push_back(e.path());
+    for (const std::filesystem::path& p : paths) {
+      const std::string ext = p.extension().string();
+      if (ext != ".cpp" && ext != ".h" && ext != ".txt" && ext != ".py" && ext != ".md" && ext != ".in") continue;
+      std::ifstream in(p);
+      int line_number = 0;
+      for (std::string line; std::getline(in, line);) {
+        ++line_number;
+        for (size_t i = line.find("\\u00"); i != std::string::npos; i = line.find("\\u00", i))
+          line.replace(i, 4, "\\uXX");  // a JSON escape such as \u001b, not a source id
+        const std::string where = p.string() + ":" + std::to_string(line_number);
+        CAPTURE(where);
+        CHECK(internal_name(line, false) == "");
+      }
+      ++files;
+    }
+  }
+  CHECK(files > 100);
 }

@@ -361,7 +361,7 @@ def fixed_mkl_cases():
         c.update(kw)
         c["argv"] = case_argv(c)
         return c
-    cases = [case("dropout"),  # the reader's notebook, 001 In [38]-[39]
+    cases = [case("dropout"),  # a reader's run on Intel/Windows, §3.5.2
              case("dropout", seed=0), case("dropout", seed=-1), case("dropout", seed=2**64 - 1, dropout=0.1),
              case("dropout", seed=42, dropout=0.9), case("dropout", seed=2**32 + 123, dropout=0.123),
              case("dropout", seed=7, dropout=1.0),

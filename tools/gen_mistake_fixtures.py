@@ -232,7 +232,7 @@ IN_45 = [[0.4772, 0.1063, 0.4566, 0.2729], [0.5668, 0.2819, 0.5771, 0.3006], [0.
 
 
 def stale_scores():
-    """001 In [32]-[45]: attn_socres leaves the global attn_scores in use; no re-seed before the wrapper."""
+    """A reader's run on Intel/Windows (§3.5.3-3.6.1): attn_socres leaves the global attn_scores in use; no re-seed before the wrapper."""
     global attn_scores
     inputs, queries, keys, values, attn_scores = causal_setup()  # In [32]
     batch = torch.stack((inputs, inputs), dim=0)                # In [40]
@@ -284,7 +284,7 @@ def correct_softmax():
 
 
 def correct_trainable():
-    """The reader's run (001 In [15]-[22]): torch.randn weights after torch.manual_seed(42)."""
+    """The reader's run (on Intel/Windows, §3.4.1): torch.randn weights after torch.manual_seed(42)."""
     inputs = book_inputs()
     torch.manual_seed(42)
     W_query = torch.nn.Parameter(torch.randn(3, 2), requires_grad=False)

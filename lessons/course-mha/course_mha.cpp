@@ -1,4 +1,4 @@
-// Seed 002: a course's multi-head attention (a blog post on a Bilibili course). One `Attention`
+// A course's multi-head attention (a Bilibili course, as a reader wrote it up). One `Attention`
 // module per head, concatenated and projected, replayed cell by cell; then each head is checked
 // against the book's CausalAttention (§3.5.3) with the same weights.
 #include <algorithm>

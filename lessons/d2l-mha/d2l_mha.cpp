@@ -1,6 +1,6 @@
-// Seed 004: d2l's MultiHeadAttention. masked_softmax hides padded keys (valid_lens), transpose_qkv
-// folds the heads into the batch (d2l.ai §11.5's integer walk-through, beside the book's layout), and the
-// post's run: MultiHeadAttention(100, 100, 100, 100, 5, 0.5) on ones with valid_lens [3, 2].
+// d2l.ai §11.5's MultiHeadAttention. masked_softmax hides padded keys (valid_lens), transpose_qkv
+// folds the heads into the batch (d2l.ai §11.5's integer walk-through, beside the book's layout), and
+// d2l.ai's run: MultiHeadAttention(100, 100, 100, 100, 5, 0.5) on ones with valid_lens [3, 2].
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
