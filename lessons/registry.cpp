@@ -153,7 +153,8 @@ const std::vector<LessonInfo>& lessons() {
         "self.attention_weights",
         "output",
         "output_concat"},
-       d2l_mha_work},
+       d2l_mha_work,
+       true},
       // After the chapter: the book's bonus material (rasbt/LLMs-from-scratch ch04), listed apart, not in `all`.
       {"kv-cache",
        {"ch04/03_kv-cache"},
@@ -265,6 +266,13 @@ const std::vector<LessonInfo>& lessons() {
        mha_forms_work},
   };
   return all;
+}
+
+std::vector<const LessonInfo*> lessons_run_by(const std::string& command) {
+  std::vector<const LessonInfo*> out;
+  for (const LessonInfo& l : lessons())
+    if (command == "all" ? l.in_chapter() : l.name == command) out.push_back(&l);
+  return out;
 }
 
 }  // namespace attn
