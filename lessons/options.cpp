@@ -75,6 +75,10 @@ std::vector<OptionRow> parse_options(const std::string& source) {
       row.display = value == "yes";
     else if (field == "default")
       row.default_value = value;
+    else if (field == "readme")
+      row.readme = value;
+    else if (field == "man")
+      row.man += (row.man.empty() ? "" : "\n") + value;
     else if (field == "en")
       row.help_en = value;
     else if (field == "zh")
