@@ -6,6 +6,7 @@
 #include "core/generator.h"
 #include "core/inputs.h"
 #include "language.h"
+#include "lessons/option_fields.h"
 #include "strict_integer.h"
 #include "core/usage_error.h"
 
@@ -31,8 +32,8 @@ void add_lesson_options(CLI::App* sub, CliOptions& o, const LessonInfo* lesson) 
     if (!row.value_name.empty()) opt->type_name(row.value_name);
     if (row.kind == OptionKind::Choice) opt->check(CLI::IsMember(row.choices));
     if (row.kind == OptionKind::Integer) {  // decimal digits only, before CLI11 reads "0x10" as 16
-      opt->transform(row.min < row.max ? strict_integer_check(row.min, row.max) : strict_integer_check());
-      if (row.min < row.max) opt->check(CLI::Range(row.min, row.max));
+      opt->transform(row.parser_range() ? strict_integer_check(row.min, row.max) : strict_integer_check());
+      if (row.parser_range()) opt->check(CLI::Range(row.min, row.max));
     }
   }
 }
@@ -69,12 +70,33 @@ bool plain_decimal(const std::string& text) {
   return i == text.size();
 }
 
+// The value of an option the command line gives, as its field takes it (lessons/option_fields.h), checked
+// against the bounds of its row; a UsageError naming it otherwise.
+nlohmann::json cli_value(const OptionField& f, const CliOptions& o, const LessonOptions& opt) {
+  const OptionRow& row = *f.row;
+  const std::string& text = o.text(row.flag);
+  if (row.kind == OptionKind::Flag) return true;
+  if (row.kind == OptionKind::Choice || row.kind == OptionKind::Text) return text;
+  if (row.kind == OptionKind::Integer) {
+    const int64_t v = integer_value(o, row.flag);
+    const std::vector<Prose> values = {std::to_string(v), std::to_string(f.min(opt))};
+    if (!row.below_key.empty() && v < f.min(opt)) throw UsageError(tr(row.below_key, values));
+    if (!row.above_key.empty() && v > row.max) throw UsageError(tr(row.above_key, values));
+    return v;
+  }
+  if (!plain_decimal(text)) throw UsageError(tr(row.spelling_key, {text}));
+  char* end = nullptr;
+  const double p = std::strtod(text.c_str(), &end);
+  if (end == text.c_str() || *end != '\0' || !(p >= static_cast<double>(row.min) && p <= static_cast<double>(row.max)))
+    throw UsageError(tr(row.below_key, {text}));
+  return p;
+}
+
 }  // namespace
 
 LessonOptions to_lesson_options(const CliOptions& o, Lang env_lang) {
   LessonOptions opt;
-  opt.lang = !o.given("--lang") ? env_lang : (o.text("--lang") == "zh" ? Lang::Zh : Lang::En);
-  opt.explain = o.given("--explain");
+  opt.lang = env_lang;  // --lang, when given, below
   if (o.given("--seed")) {
     opt.seed = parse_torch_seed(o.text("--seed"));
     if (!opt.seed) throw UsageError(tr("err.seed", {"--seed " + o.text("--seed")}));
@@ -99,44 +121,8 @@ LessonOptions to_lesson_options(const CliOptions& o, Lang env_lang) {
   if (opt.custom_inputs && (opt.num_tokens() > 16 || opt.d_in() > 16))
     throw UsageError(
         tr("err.too-many-tokens", {!o.given("--inputs") ? std::string("--tokens") : "--inputs " + o.text("--inputs")}));
-  if (o.given("--d-out")) {
-    opt.d_out = integer_value(o, "--d-out");
-    opt.d_out_given = true;
-  }
-  opt.qkv_bias = o.given("--qkv-bias");
-  opt.init = o.text("--init") == "randn" ? Init::Randn : Init::Rand;
-  if (o.given("--num-heads")) {
-    const int64_t num_heads = integer_value(o, "--num-heads");
-    if (num_heads < 1) throw UsageError(tr("err.no-heads", {std::to_string(num_heads)}));
-    if (num_heads > 64) throw UsageError(tr("err.many-heads", {std::to_string(num_heads)}));
-    opt.num_heads = num_heads;
-  }
-  if (o.given("--preset")) opt.preset = o.text("--preset");
-  if (o.given("--d-model")) opt.d_model = integer_value(o, "--d-model");
-  if (o.given("--num-hiddens")) opt.num_hiddens = integer_value(o, "--num-hiddens");
-  if (o.given("--valid-lens")) opt.valid_lens = o.text("--valid-lens");
-  if (o.given("--dropout")) {
-    const std::string& dropout = o.text("--dropout");
-    if (!plain_decimal(dropout)) throw UsageError(tr("err.dropout-spelling", {dropout}));
-    char* end = nullptr;
-    const double p = std::strtod(dropout.c_str(), &end);
-    if (end == dropout.c_str() || *end != '\0' || !(p >= 0.0 && p <= 1.0))
-      throw UsageError(tr("err.dropout", {dropout}));
-    opt.dropout = p;
-  }
-  if (o.given("--context-length")) {
-    const int64_t context_length = integer_value(o, "--context-length");
-    if (context_length < opt.num_tokens())
-      throw UsageError(tr("err.context-short", {std::to_string(context_length), std::to_string(opt.num_tokens())}));
-    if (context_length > 4096) throw UsageError(tr("err.context-long", {std::to_string(context_length)}));
-    opt.context_length = context_length;
-  }
-  if (o.given("--num-kv-groups")) opt.num_kv_groups = integer_value(o, "--num-kv-groups");
-  if (o.given("--latent-dim")) opt.latent_dim = integer_value(o, "--latent-dim");
-  if (o.given("--window")) opt.window = integer_value(o, "--window");
-  opt.bernoulli = o.text("--bernoulli") == "mkl" ? BernoulliPath::Mkl : BernoulliPath::Default;
-  opt.no_reseed = o.given("--no-reseed");
-  opt.gpt2 = o.given("--gpt2");
+  for (const OptionField& f : option_fields())
+    if (o.given(f.row->flag)) f.set(opt, cli_value(f, o, opt));
   return opt;
 }
 

@@ -22,8 +22,10 @@ namespace {
 struct PageCommand {
   const char* name;
   bool page;
+  bool lesson_options;  // it takes the lessons' options (listed as the option table's rows)
 };
-constexpr PageCommand kCommands[] = {{"all", false}, {"verify", true}, {"check", true}, {"kv-memory", true}};
+constexpr PageCommand kCommands[] = {
+    {"all", false, true}, {"verify", true, false}, {"check", true, false}, {"kv-memory", true, false}};
 
 // The row of the option table with this flag, if any (its display flag holds for the same flag elsewhere).
 const OptionRow* table_row(const std::string& flag) {
@@ -110,7 +112,7 @@ std::string lessons_json(CLI::App& app, Lang lang) {
     j["page"] = c.page;
     j["title"] = tr(std::string("app.command.") + c.name);
     j["summary"] = sub->get_description();
-    j["options"] = options_of(sub, nullptr, std::string(c.name) == "all");
+    j["options"] = options_of(sub, nullptr, c.lesson_options);
     commands.push_back(std::move(j));
   }
   return catalog_json(ATTN_TUTOR_VERSION, lang, std::move(lesson_list), std::move(commands)).dump(2) + "\n";

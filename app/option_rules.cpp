@@ -9,9 +9,6 @@
 namespace attn {
 namespace {
 
-// The lessons whose cells use the embeddings directly: no projections, nothing random to draw.
-bool without_weights(const std::string& lesson) { return lesson == "naive-scores" || lesson == "softmax"; }
-
 // Whether a lesson draws a dropout mask (so --bernoulli changes something) at the rate given or its
 // own default: torch draws no mask at a rate of 0 or 1.
 bool draws_mask(const std::string& lesson, const CliOptions& o) {
@@ -34,14 +31,14 @@ void reject_no_effect(const std::string& lesson, const CliOptions& o) {
     if (to_stdout == "--json" && o.given("--explain"))
       throw UsageError(text_only_with_export_message("--explain", to_stdout));
   }
-  if (without_weights(lesson)) {
+  const LessonInfo* info = find_lesson(lesson);
+  if (info && info->without_weights()) {
     if (o.given("--qkv-bias")) throw UsageError(no_weights_message("--qkv-bias", lesson));
     if (o.given("--seed") && !o.given("--tokens")) throw UsageError(no_random_message(lesson));
   }
   if (o.given("--bernoulli")) {
-    bool draws = draws_mask(lesson, o);
-    if (lesson == "all")  // what `all` runs: the chapter's lessons
-      for (const LessonInfo& l : lessons()) draws = draws || (l.in_chapter() && draws_mask(l.name, o));
+    bool draws = false;  // by any lesson the command runs (`all`: the chapter's)
+    for (const LessonInfo* l : lessons_run_by(lesson)) draws = draws || draws_mask(l->name, o);
     if (!draws) throw UsageError(no_dropout_mask_message(lesson));
   }
 }

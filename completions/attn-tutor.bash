@@ -2,19 +2,21 @@
 _attn_tutor() {
   local cur prev words cword
   _init_completion 2>/dev/null || { cur="${COMP_WORDS[COMP_CWORD]}"; prev="${COMP_WORDS[COMP_CWORD-1]}"; }
-  local lessons="naive-scores softmax trainable causal-mask dropout wrapper mha course-mha d2l-mha kv-cache gqa mla swa mha-forms all verify check
-                 bench kv-memory lessons"
+  # generated from lessons/options.txt and lessons/registry.cpp by lessons/option_docs.cpp: begin
+  local lessons="naive-scores softmax trainable causal-mask dropout wrapper mha course-mha d2l-mha kv-cache gqa mla
+                 swa mha-forms all verify check bench kv-memory lessons"
   local options="--seed --inputs --tokens --d-in --d-out --qkv-bias --init --num-heads --dropout --context-length
-                 --bernoulli --no-reseed --gpt2 --preset --d-model --num-hiddens --valid-lens --num-kv-groups --latent-dim --window
-                 --json --color --help
-                 --lang --explain --step --from --heatmap --html --py --ipynb"
+                 --bernoulli --no-reseed --preset --d-model --num-hiddens --valid-lens --gpt2 --num-kv-groups
+                 --latent-dim --window --json --py --ipynb --lang --explain --step --from --color --heatmap --html
+                 --help"
   case "$prev" in
-    --inputs|--json|--html|--py|--ipynb) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-    --lang) COMPREPLY=($(compgen -W "en zh" -- "$cur")); return ;;
+    --inputs|--json|--py|--ipynb|--html) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --init) COMPREPLY=($(compgen -W "rand randn" -- "$cur")); return ;;
     --bernoulli) COMPREPLY=($(compgen -W "default mkl" -- "$cur")); return ;;
-    --color) COMPREPLY=($(compgen -W "auto always never" -- "$cur")); return ;;
     --preset) COMPREPLY=($(compgen -W "small post" -- "$cur")); return ;;
+    --lang) COMPREPLY=($(compgen -W "en zh" -- "$cur")); return ;;
+    --color) COMPREPLY=($(compgen -W "auto always never" -- "$cur")); return ;;
+  # generated: end
     --dtype) COMPREPLY=($(compgen -W "fp32 bf16 fp16 fp8 int8" -- "$cur")); return ;;
     --plot) COMPREPLY=($(compgen -W "methods gqa mla swa" -- "$cur")); return ;;
     --kernels) COMPREPLY=($(compgen -W "avx512 avx2 neon portable" -- "$cur")); return ;;

@@ -15,7 +15,7 @@ ordered_json option_json(const OptionRow& row, const std::string& default_value,
   j["kind"] = kind_name(row.kind);
   j["value_name"] = row.value_name.empty() ? ordered_json(nullptr) : ordered_json(row.value_name);
   if (row.kind == OptionKind::Choice) j["choices"] = row.choices;
-  if (row.kind == OptionKind::Integer && row.min < row.max) {
+  if (row.parser_range()) {
     j["min"] = row.min;
     j["max"] = row.max;
   }

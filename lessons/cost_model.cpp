@@ -95,12 +95,13 @@ LessonWork lesson_work(const std::string& lesson, const LessonOptions& opt) {
 }
 
 LessonCost estimate_lesson_cost(const std::string& lesson, const LessonOptions& opt, bool exporting) {
-  if (lesson != "all") return cost_of(lesson_work(lesson, opt), exporting);
+  if (find_lesson(lesson)) return cost_of(lesson_work(lesson, opt), exporting);
+  const std::vector<const LessonInfo*> run = lessons_run_by(lesson);  // `all`: the chapter's, in one notebook
+  if (run.empty()) throw std::logic_error("no cost entry for " + lesson);
   LessonCost total, worst;
   total.bytes = kBaseBytes;
-  for (const LessonInfo& l : lessons()) {
-    if (!l.in_chapter()) continue;  // the chapter's lessons, as `all` runs them
-    const LessonCost c = cost_of(lesson_work(l.name, opt), exporting);
+  for (const LessonInfo* l : run) {
+    const LessonCost c = cost_of(lesson_work(l->name, opt), exporting);
     total.bytes += c.bytes - kBaseBytes;  // the notebook keeps every lesson's tensors
     total.seconds += c.seconds;
     if (c.seconds >= worst.seconds) worst = c;

@@ -8,6 +8,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "lessons/option_fields.h"
 #include "lessons/options.h"
 #include "notebook/attention_matrix.h"
 #include "notebook/json_export.h"
@@ -36,25 +37,10 @@ nlohmann::json LessonOptions::config_json() const {
   }
   c["d_in"] = inputs.embeddings.size(1);
   c["num_tokens"] = inputs.embeddings.size(0);
-  c["d_out"] = d_out;
-  c["qkv_bias"] = qkv_bias;
-  c["init"] = init == Init::Rand ? "rand" : "randn";
-  c["num_heads"] = num_heads ? nlohmann::json(*num_heads) : nlohmann::json(nullptr);
-  c["dropout"] = dropout ? nlohmann::json(*dropout) : nlohmann::json(nullptr);
-  c["context_length"] = context_length ? *context_length : inputs.embeddings.size(0);
-  c["bernoulli"] = bernoulli == BernoulliPath::Default ? "default" : "mkl";
-  c["no_reseed"] = no_reseed;
-  c["gpt2"] = gpt2;
-  c["preset"] = preset;
-  c["d_model"] = d_model ? nlohmann::json(*d_model) : nlohmann::json(nullptr);
-  c["num_hiddens"] = num_hiddens ? nlohmann::json(*num_hiddens) : nlohmann::json(nullptr);
-  c["valid_lens"] = valid_lens ? nlohmann::json(*valid_lens) : nlohmann::json(nullptr);
-  // Only the bonus lessons set these (so the chapter lessons' config keeps its keys).
-  if (num_kv_groups) c["num_kv_groups"] = *num_kv_groups;
-  if (latent_dim) c["latent_dim"] = *latent_dim;
-  if (window) c["window"] = *window;
-  c["lang"] = lang == Lang::Zh ? "zh" : "en";
-  c["explain"] = explain;
+  for (const OptionField& f : option_fields()) {
+    const nlohmann::json value = f.get(*this);
+    if (!f.written_when_given || !value.is_null()) c[f.row->config_key()] = value;
+  }
   return c;
 }
 
@@ -274,7 +260,7 @@ int64_t lesson_default_count(const std::string& lesson, const std::string& flag)
 double dropout_rate(const std::string& lesson, std::optional<double> given) {
   const LessonInfo* info = find_lesson(lesson);
   if (!info || !info->takes(option_row("--dropout"))) return 0.0;
-  if (lesson == "d2l-mha") return given.value_or(0.0);  // eval(): d2l.ai's 0.5 drops nothing
+  if (info->eval_unless_dropout) return given.value_or(0.0);  // eval(): its default rate drops nothing
   return given.value_or(lesson_default(lesson, "--dropout"));
 }
 

@@ -115,6 +115,9 @@ struct LessonInfo {
   // Whether it can run with the other settings `check` tries (its heads dividing its width, as its class
   // requires); nullptr: always.
   bool (*settings_exist)(const LessonOptions&) = nullptr;
+  // Its module runs in eval() mode unless --dropout is given, so its default rate draws no mask (d2l.ai's
+  // MultiHeadAttention: dropout 0.5 in eval()).
+  bool eval_unless_dropout = false;
 
   std::string title(Lang lang) const;
   std::string summary(Lang lang) const;  // one line for --help ({1}, {2}, ...: its defaults)
@@ -122,6 +125,9 @@ struct LessonInfo {
   bool in_chapter() const;               // a section of chapter 3 (what `all` runs)
   bool after_chapter() const;            // the book's bonus material (sections "ch03/..." and "ch04/...")
   bool takes(const OptionRow& row) const;
+  // It takes no option beyond the common ones: its cells use the embeddings directly, with no weights to
+  // draw (so --qkv-bias changes nothing, nor --seed without --tokens).
+  bool without_weights() const { return options.empty(); }
   // Its default for `flag`: its row's, else the option table's; "" when it follows from other options
   // or neither states one.
   std::string default_value(const std::string& flag) const;
@@ -136,6 +142,8 @@ struct LessonInfo {
 
 const std::vector<LessonInfo>& lessons();
 const LessonInfo* find_lesson(const std::string& name);
+// The lessons a command runs: a lesson itself, `all` the chapter's lessons, anything else none.
+std::vector<const LessonInfo*> lessons_run_by(const std::string& command);
 // A lesson's default for a numeric option, as its cells use it when the option is not given: the one
 // place it is stated is the lesson's row (else the option table). std::logic_error when it states none.
 double lesson_default(const std::string& lesson, const std::string& flag);

@@ -65,14 +65,20 @@ std::vector<OptionRow> parse_options(const std::string& source) {
       row.value_name = value;
     else if (field == "choices")
       for (std::string w; words >> w;) row.choices.push_back(w);
-    else if (field == "range")
+    else if (field == "range" || field == "bounds")
       words >> row.min >> row.max;
+    else if (field == "bound_errors")
+      words >> row.below_key >> row.above_key >> row.spelling_key;
     else if (field == "common")
       row.common = value == "yes";
     else if (field == "display")
       row.display = value == "yes";
     else if (field == "default")
       row.default_value = value;
+    else if (field == "readme")
+      row.readme = value;
+    else if (field == "man")
+      row.man += (row.man.empty() ? "" : "\n") + value;
     else if (field == "en")
       row.help_en = value;
     else if (field == "zh")

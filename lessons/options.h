@@ -23,8 +23,19 @@ struct OptionRow {
   bool display = false;              // changes only where or how the lesson is shown, never what it computes
   std::string default_value;         // "2": its default where a lesson's row (lessons/registry.cpp) states none
   std::string help_en, help_zh;
+  // Integer or Number: where the range (min, max) is checked by the conversion with the app's own messages
+  // (lessons/options.txt "bounds = MIN MAX" and "bound_errors = BELOW ABOVE", keys of app/text.txt) rather
+  // than by the parser; empty for a "range" the parser checks.
+  std::string below_key, above_key;
+  // Number: the app's message for text that is not a plain decimal (a third bound_errors word).
+  std::string spelling_key;
+  // Its entries in README.md's option table and man/attn-tutor.1's OPTIONS (roff, one line per "man = "),
+  // written from here by lessons/option_docs.cpp.
+  std::string readme, man;
 
   std::string config_key() const;  // "num_heads": its name in the JSON export's config
+  // An integer range the parser checks (and --help and `lessons --json` show).
+  bool parser_range() const { return kind == OptionKind::Integer && min < max && below_key.empty(); }
 };
 
 const std::vector<OptionRow>& option_table();

@@ -123,7 +123,8 @@ const std::vector<LessonInfo>& lessons() {
        d2l_mha_lesson,
        d2l_mha_work,
        d2l_mha_diagnoses,
-       d2l_mha_settings_exist},
+       d2l_mha_settings_exist,
+       true},
       // After the chapter: the book's bonus material (rasbt/LLMs-from-scratch ch04), listed apart, not in `all`.
       {"kv-cache",
        {"ch04/03_kv-cache"},
@@ -168,6 +169,13 @@ const std::vector<LessonInfo>& lessons() {
        nullptr},
   });
   return all;
+}
+
+std::vector<const LessonInfo*> lessons_run_by(const std::string& command) {
+  std::vector<const LessonInfo*> out;
+  for (const LessonInfo& l : lessons())
+    if (command == "all" ? l.in_chapter() : l.name == command) out.push_back(&l);
+  return out;
 }
 
 }  // namespace attn

@@ -22,9 +22,9 @@ from, pass cells={"attn_weights": 10}: the value the lesson has in its In [10]. 
 Give the settings you ran with as keyword arguments, with the CLI's names: seed (the
 one integer you passed to every torch.manual_seed, when it is not the book's), inputs (your embeddings,
 a tensor or nested list; the book's six when omitted), tokens (their words, a list or a sentence; alone,
-without inputs, they mean the lesson's --tokens embeddings), and any of d_in, d_out, num_heads, dropout,
-context_length, qkv_bias, init, bernoulli, no_reseed, gpt2, preset, d_model, num_hiddens, valid_lens,
-and for the lessons after the chapter num_kv_groups (gqa), latent_dim (mla) and window (swa).
+without inputs, they mean the lesson's --tokens embeddings), and any of CONFIG_KEYS below (d_in, d_out,
+num_heads, dropout, ...: the CLI's settings, written into this file from the tool's option table; a lesson's
+--help lists the ones it takes). `attn-tutor check` checks their values as the command line does.
 
 Standard library and torch only. Writes atomically; path "-" writes to stdout.
 """
@@ -38,9 +38,11 @@ import tempfile
 import torch
 
 SCHEMA = "attn-tutor/1"
-CONFIG_KEYS = ("d_in", "d_out", "num_heads", "dropout", "context_length", "qkv_bias", "init", "bernoulli",
-               "no_reseed", "gpt2", "preset", "d_model", "num_hiddens", "valid_lens", "num_kv_groups", "latent_dim",
+# generated from lessons/options.txt and lessons/registry.cpp by lessons/option_docs.cpp: begin
+CONFIG_KEYS = ("d_in", "d_out", "qkv_bias", "init", "num_heads", "dropout", "context_length", "bernoulli",
+               "no_reseed", "preset", "d_model", "num_hiddens", "valid_lens", "gpt2", "num_kv_groups", "latent_dim",
                "window")
+# generated: end
 
 
 def _f32(x):

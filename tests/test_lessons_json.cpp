@@ -175,7 +175,7 @@ TEST_CASE("lessons json: kinds, value names, ranges, choices and display flags a
       CHECK(o.at("display") == row.display);
       CHECK(o.contains("choices") == (row.kind == OptionKind::Choice));
       if (o.contains("choices")) CHECK(o.at("choices").get<std::vector<std::string>>() == row.choices);
-      const bool ranged = row.kind == OptionKind::Integer && row.min < row.max;
+      const bool ranged = row.parser_range();
       CHECK(o.contains("min") == ranged);
       if (ranged) {
         CHECK(o.at("min") == row.min);

@@ -9,12 +9,20 @@
 #include "core/safe_text.h"
 #include "core/usage_error.h"
 #include "lessons/cost_model.h"
+#include "lessons/option_fields.h"
 
 namespace attn {
 
 namespace {
 
 using nlohmann::json;
+
+// "valid_lens" -> "valid-lens": the option's name, as the keys of features/check/text.txt spell it.
+std::string option_word(std::string key) {
+  for (char& ch : key)
+    if (ch == '_') ch = '-';
+  return key;
+}
 
 struct ConfigReader {
   const LearnerExport& ex;
@@ -43,6 +51,30 @@ struct ConfigReader {
   int64_t ranged(const std::string& flag) const {
     const OptionRow& row = option_row(flag);
     return integer(row.config_key(), row.min, row.max);
+  }
+  // The value of an option's key (lessons/option_fields.h), checked as the command line checks it.
+  json value(const OptionField& f, const LessonOptions& opt) const {
+    const OptionRow& row = *f.row;
+    const std::string key = row.config_key();
+    switch (row.kind) {
+      case OptionKind::Flag:
+        return flag(key);
+      case OptionKind::Integer:
+        return integer(key, f.min(opt), row.max);
+      case OptionKind::Choice:
+        return choice(key, row.choices);
+      case OptionKind::Number:
+        if (!c[key].is_number() || !(c[key].get<double>() >= static_cast<double>(row.min) &&
+                                     c[key].get<double>() <= static_cast<double>(row.max)))
+          fail(key, error_text("check.err." + option_word(key)));  // a number's own message
+        return c[key].get<double>();
+      case OptionKind::Text:
+        // A string as the CLI takes it, under 1024 characters (one per query of 16 tokens is under 100).
+        if (!c[key].is_string() || c[key].get_ref<const std::string&>().size() > 1024)
+          fail(key, error_text("check.err." + option_word(key)));  // a text's own message
+        return c[key];
+    }
+    return nullptr;
   }
   bool flag(const std::string& key) const {
     if (!given(key)) return false;
@@ -181,45 +213,17 @@ LessonOptions replay_options(const LearnerExport& ex) {
   }
   if (r.given("d_in") && r.ranged("--d-in") != opt.d_in())
     r.fail("d_in", error_text("check.err.d-in", {std::to_string(opt.d_in())}));
-  if (r.given("d_out")) {
-    opt.d_out = r.ranged("--d-out");
-    opt.d_out_given = true;
-  }
-  opt.qkv_bias = r.flag("qkv_bias");
-  if (r.given("init")) opt.init = r.choice("init", option_row("--init").choices) == "randn" ? Init::Randn : Init::Rand;
-  if (r.given("num_heads")) opt.num_heads = r.integer("num_heads", 1, 64);
-  if (r.given("dropout")) {
-    const json& p = ex.config["dropout"];
-    if (!p.is_number() || !(p.get<double>() >= 0.0 && p.get<double>() <= 1.0))
-      r.fail("dropout", error_text("check.err.dropout"));
-    opt.dropout = p.get<double>();
-  }
-  if (r.given("context_length")) {
-    const int64_t n = r.integer("context_length", opt.num_tokens(), 4096);
-    if (n != opt.num_tokens()) opt.context_length = n;  // the tool writes the number of tokens for "default"
-  }
-  if (r.given("bernoulli"))
-    opt.bernoulli =
-        r.choice("bernoulli", option_row("--bernoulli").choices) == "mkl" ? BernoulliPath::Mkl : BernoulliPath::Default;
-  opt.no_reseed = r.flag("no_reseed");
-  opt.gpt2 = r.flag("gpt2");
-  if (r.given("preset")) opt.preset = r.choice("preset", option_row("--preset").choices);
-  if (r.given("d_model")) opt.d_model = r.ranged("--d-model");
-  if (r.given("num_hiddens")) opt.num_hiddens = r.ranged("--num-hiddens");
-  if (r.given("num_kv_groups")) opt.num_kv_groups = r.ranged("--num-kv-groups");
-  if (r.given("latent_dim")) opt.latent_dim = r.ranged("--latent-dim");
-  if (r.given("window")) opt.window = r.ranged("--window");
-  if (r.given("valid_lens")) {
-    // A string as the CLI takes it; one per query of 16 tokens is under 100 characters.
-    if (!ex.config["valid_lens"].is_string() || ex.config["valid_lens"].get_ref<const std::string&>().size() > 1024)
-      r.fail("valid_lens", error_text("check.err.valid-lens"));
-    opt.valid_lens = ex.config["valid_lens"].get<std::string>();
-  }
-  // What the tool writes besides the settings: the number of tokens (the inputs' rows), the language and --explain.
+  // What the tool writes besides the settings: the number of tokens (the inputs' rows).
   if (r.given("num_tokens") && r.integer("num_tokens", 1, 4096) != opt.num_tokens())
     r.fail("num_tokens", error_text("check.err.num-tokens", {std::to_string(opt.num_tokens())}));
-  if (r.given("lang")) r.choice("lang", option_row("--lang").choices);
-  r.flag("explain");
+  for (const OptionField& f : option_fields()) {
+    const std::string key = f.row->config_key();
+    if (!r.given(key)) continue;
+    const json value = r.value(f, opt);
+    // The language and the explanations are how the export was shown; a config value equal to the least one
+    // (the number of tokens for context_length) is what the tool writes when the option is not given.
+    if (f.learner_setting && !(f.least && value == f.min(opt))) f.set(opt, value);
+  }
   if (lesson) check_untaken(r, *lesson, opt);
   return opt;
 }
