@@ -38,7 +38,7 @@ struct LessonOptions {
   bool no_reseed = false;  // wrapper: generator carried over from the CausalAttention cell
   bool gpt2 = false;       // mha: exercise 3.3
   // The seeds' other attention systems.
-  std::string preset = "small";           // course-mha: "small" (chapter embeddings) or "post" (the course write-up's settings)
+  std::string preset = "small";  // course-mha: "small" (chapter embeddings) or "post" (the course write-up's settings)
   std::optional<int64_t> d_model;         // course-mha: model width
   std::optional<int64_t> num_hiddens;     // d2l-mha: model width
   std::optional<std::string> valid_lens;  // d2l-mha: "3,2" (one per sequence) or "[[..],[..]]" (one per query)

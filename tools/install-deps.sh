@@ -12,7 +12,7 @@
 # its tests (make test runs them); script(1), always there (bsdutils), gives those tests a terminal.
 # Runs apt-get directly as root, through sudo otherwise.
 set -eu
-PACKAGES="g++ cmake make ccache libcli11-dev libeigen3-dev nlohmann-json3-dev doctest-dev libbenchmark-dev tmux chromium fonts-dejavu-core fonts-noto-cjk zlib1g-dev python3 python3-nbformat clang g++-aarch64-linux-gnu qemu-user zlib1g-dev:arm64 emscripten nodejs"
+PACKAGES="g++ cmake make ccache libcli11-dev libeigen3-dev nlohmann-json3-dev doctest-dev libbenchmark-dev tmux chromium fonts-dejavu-core fonts-noto-cjk zlib1g-dev python3 python3-nbformat clang clang-format-14 g++-aarch64-linux-gnu qemu-user zlib1g-dev:arm64 emscripten nodejs"
 missing=""
 for p in $PACKAGES; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
