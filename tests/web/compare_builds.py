@@ -31,19 +31,22 @@ ENV = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "COLORTERM",
 ENV["LANG"] = "C.UTF-8"
 
 
-LESSONS = ["naive-scores", "softmax", "trainable", "causal-mask", "dropout", "wrapper", "mha", "course-mha", "d2l-mha",
-           "kv-cache", "gqa", "mla", "swa", "mha-forms", "kv-memory", "all"]
+# The commands compared the way a lesson is, besides the lessons `lessons --json` lists (the registry's).
+LIKE_LESSONS = ["kv-memory", "all"]
 OTHER_COMMANDS = {"verify", "check", "bench"}
 
 
 def lessons(native):
-    """LESSONS, after making sure the listing names no command this script does not know."""
+    """The registry's lessons (from `lessons --json`) and LIKE_LESSONS, after making sure the listing names no
+    command this script does not know."""
+    doc = json.loads(subprocess.run([native, "lessons", "--json"], capture_output=True, env=ENV, check=True).stdout)
+    names = [lesson["name"] for lesson in doc["lessons"]] + LIKE_LESSONS
     listing = subprocess.run([native], capture_output=True, env=ENV, check=True).stdout.decode()
     listed = {line.split()[0] for line in listing.splitlines() if line.startswith("  ") and line.split()}
-    unknown = listed - set(LESSONS) - OTHER_COMMANDS
+    unknown = listed - set(names) - OTHER_COMMANDS
     if unknown:
-        sys.exit(f"compare_builds: the listing names {sorted(unknown)}: add them to LESSONS or OTHER_COMMANDS")
-    return LESSONS
+        sys.exit(f"compare_builds: the listing names {sorted(unknown)}: add them to LIKE_LESSONS or OTHER_COMMANDS")
+    return names
 
 
 # Bad input and output paths, each prepared by a shell line in the command's folder: both builds must
