@@ -1,6 +1,7 @@
 #include "lessons/option_docs.h"
 
 #include "lessons/lesson.h"
+#include "lessons/lesson_docs.h"
 #include "lessons/option_fields.h"
 #include "lessons/options.h"
 
@@ -110,11 +111,15 @@ std::string python_config_keys() {
 
 std::vector<GeneratedBlock> generated_blocks() {
   const std::string from = "generated from lessons/options.txt and lessons/registry.cpp by lessons/option_docs.cpp";
+  const std::string lessons_from =
+      "generated from lessons/*/docs.txt and lessons/registry.cpp by lessons/option_docs.cpp";
   return {
       {"README.md", "<!-- " + from + ": begin -->", "<!-- generated: end -->", readme_rows()},
       {"man/attn-tutor.1", ".\\\" " + from + ": begin", ".\\\" generated: end", man_rows()},
       {"completions/attn-tutor.bash", "  # " + from + ": begin", "  # generated: end", completion_lists()},
       {"python/export_pytorch.py", "# " + from + ": begin", "# generated: end", python_config_keys()},
+      {"README.md", "<!-- " + lessons_from + ": begin -->", "<!-- generated: end -->", readme_lesson_rows()},
+      {"man/attn-tutor.1", ".\\\" " + lessons_from + ": begin", ".\\\" generated: end", man_lesson_entries()},
   };
 }
 

@@ -10,6 +10,7 @@
 #include <sstream>
 #include <string>
 
+#include "lessons/lesson.h"
 #include "lessons/option_docs.h"
 
 using namespace attn;
@@ -63,4 +64,23 @@ TEST_CASE("generated: a block follows the table (a changed row changes it)") {
   CHECK(blocks[2].text.find("--preset) COMPREPLY=($(compgen -W \"small post\" -- \"$cur\")); return ;;") !=
         std::string::npos);
   CHECK(blocks[3].text.find("\"num_kv_groups\"") != std::string::npos);
+}
+
+TEST_CASE("generated: the lesson tables follow the registry and each lesson's docs.txt") {
+  const std::vector<GeneratedBlock> blocks = generated_blocks();
+  REQUIRE(blocks.size() == 6);
+  const std::string& readme = blocks[4].text;
+  const std::string& man = blocks[5].text;
+  CHECK(readme.rfind("| subcommand | book section | what it replays |\n|---|---|---|\n| `naive-scores` | ", 0) == 0);
+  size_t last = 0;
+  for (const attn::LessonInfo& l : attn::lessons()) {  // one row and one entry each, in the registry's order
+    CAPTURE(l.name);
+    const size_t row = readme.find("\n| `" + l.name + "` | ");
+    CHECK(row != std::string::npos);
+    CHECK(row > last);
+    last = row;
+    CHECK(man.find(".TP\n.B " + l.name + "\n") != std::string::npos);
+  }
+  CHECK(readme.find("| `swa` | bonus ch04/06 | sliding-window attention: ") != std::string::npos);
+  CHECK(man.find(".B mha\n§3.6.2: MultiHeadAttention") != std::string::npos);
 }
