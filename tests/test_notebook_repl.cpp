@@ -59,3 +59,11 @@ TEST_CASE("text: kv-cache's class listing has no bare >>> inside its body") {
     CHECK_MESSAGE(line.rfind("...", 0) == 0, line);
   }
 }
+
+TEST_CASE("repl: a Python comment starts at the first # outside a string literal") {
+  CHECK(attn::python_comment_start("x = 1  # one") == 7);
+  CHECK(attn::python_comment_start("# a whole line") == 0);
+  CHECK(attn::python_comment_start("s = '# not a comment'  # but this") == 23);
+  CHECK(attn::python_comment_start("s = \"it\\\"s # still a string\"") == std::string::npos);
+  CHECK(attn::python_comment_start("print(x)") == std::string::npos);
+}

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "notebook/json_export.h"
+#include "notebook/notebook_text.h"
 #include "core/safe_text.h"
 #include "core/tensor_print.h"
 #include "lessons/ui_text.h"
@@ -36,22 +37,10 @@ std::vector<char> listed_tensors(const CheckReport& r) {
 // A line of the lesson's code (which can quote the export's tokens); the lessons' longest has 118 characters.
 // A line of the lesson's code without its trailing comment (a `#` outside a string), as a step is quoted.
 std::string without_comment(const std::string& line) {
-  char quote = 0;
-  for (size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (quote) {
-      if (c == '\\')
-        ++i;
-      else if (c == quote)
-        quote = 0;
-    } else if (c == '\'' || c == '"') {
-      quote = c;
-    } else if (c == '#') {
-      const size_t end = line.find_last_not_of(' ', i == 0 ? 0 : i - 1);
-      return i == 0 || end == std::string::npos ? line : line.substr(0, end + 1);
-    }
-  }
-  return line;
+  const size_t i = python_comment_start(line);
+  if (i == std::string::npos || i == 0) return line;
+  const size_t end = line.find_last_not_of(' ', i - 1);
+  return end == std::string::npos ? line : line.substr(0, end + 1);
 }
 
 std::string code_text(const std::string& code) {

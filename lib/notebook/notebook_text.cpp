@@ -35,23 +35,7 @@ bool continues(const std::string& line) {
 }
 
 // `line` without its comment: from the first '#' outside a string literal on.
-std::string without_comment(const std::string& line) {
-  char quote = 0;
-  for (size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (quote) {
-      if (c == '\\')
-        ++i;  // an escaped character, the quote too
-      else if (c == quote)
-        quote = 0;
-    } else if (c == '\'' || c == '"') {
-      quote = c;
-    } else if (c == '#') {
-      return line.substr(0, i);
-    }
-  }
-  return line;
-}
+std::string without_comment(const std::string& line) { return line.substr(0, python_comment_start(line)); }
 
 // A compound statement's header (class, def, for, if, with ...): its body follows, indented. The
 // colon ends the code, a comment may follow it ("class A(nn.Module):  # plus a cache").
@@ -139,6 +123,24 @@ std::string render_text(const Notebook& nb, const TextOptions& options) {
     }
   }
   return out;
+}
+
+size_t python_comment_start(const std::string& line) {
+  char quote = 0;
+  for (size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quote) {
+      if (c == '\\')
+        ++i;  // an escaped character, the quote too
+      else if (c == quote)
+        quote = 0;
+    } else if (c == '\'' || c == '"') {
+      quote = c;
+    } else if (c == '#') {
+      return i;
+    }
+  }
+  return std::string::npos;
 }
 
 }  // namespace attn

@@ -29,5 +29,7 @@ int start_item(const Notebook& nb, const std::string& from);
 // The sections of the notebook's headings, each once, in order, and its number of cells.
 std::vector<std::string> start_sections(const Notebook& nb);
 int cell_count(const Notebook& nb);
+// Where a line of Python's comment starts: its first '#' outside a string literal; npos when it has none.
+size_t python_comment_start(const std::string& line);
 
 }  // namespace attn
