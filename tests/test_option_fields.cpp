@@ -42,9 +42,10 @@ TEST_CASE("option fields: a value set through the binding is the value the confi
     for (const OptionField& f : option_fields())
       if (f.row->flag == flag) f.set(opt, value);
   const nlohmann::json config = opt.config_json();
-  for (const auto& [flag, value] : values) {
+  for (const auto& entry : values) {  // not a structured binding: clang 14 cannot capture one in CAPTURE
+    const std::string& flag = entry.first;
     CAPTURE(flag);
-    CHECK(config.at(option_row(flag).config_key()) == value);
+    CHECK(config.at(option_row(flag).config_key()) == entry.second);
   }
   // check's replay reads the same config back into the same settings (the language and --explain are how
   // the page was written: read, not set).
