@@ -5,7 +5,7 @@
 #include <iostream>
 #include <optional>
 
-#include "core/output_file.h"
+#include "output_file.h"
 #include "features/bench/bench_report.h"
 #include "core/generator.h"
 #include "language.h"

@@ -4,7 +4,7 @@
 #include <cstdlib>
 #include <iostream>
 
-#include "core/output_file.h"
+#include "output_file.h"
 #include "core/usage_error.h"
 #include "language.h"
 #include "terminal.h"

@@ -6,7 +6,7 @@
 #include <iostream>
 
 #include "cli_messages.h"
-#include "core/output_file.h"
+#include "output_file.h"
 #include "core/safe_text.h"
 #include "core/usage_error.h"
 #include "language.h"

@@ -1,6 +1,6 @@
 #pragma once
 // Where a lesson's notebook goes: its text (or --json -, --html -, --py -, --ipynb -) on standard output,
-// --json FILE, --html FILE, --py FILE and --ipynb FILE, written all or none (core/output_file.h).
+// --json FILE, --html FILE, --py FILE and --ipynb FILE, written all or none (output_file.h).
 #include "lesson_command.h"
 #include "notebook/notebook.h"
 

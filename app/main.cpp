@@ -11,7 +11,7 @@
 #include <CLI/CLI.hpp>
 
 #include "checked_stdout.h"
-#include "core/output_file.h"
+#include "output_file.h"
 #include "core/safe_text.h"
 #include "bench_command.h"
 #include "kv_memory_command.h"

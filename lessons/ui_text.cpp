@@ -10,7 +10,7 @@ namespace attn {
 namespace {
 
 const std::deque<TextTable>& tables() {
-  // Never destroyed: the exit handler of core/output_file.h renders an error after static destructors ran.
+  // Never destroyed: the exit handler of app/output_file.h renders an error after static destructors ran.
   static const std::deque<TextTable>& all = *[] {
     auto* out = new std::deque<TextTable>;  // a deque keeps each table where it is, so the fallbacks stay valid
     for (const auto& [name, source] : embedded_text_tables()) {

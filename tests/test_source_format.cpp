@@ -3,6 +3,7 @@
 // `// clang-format off` and `// clang-format on`.
 #include <doctest/doctest.h>
 
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -35,6 +36,15 @@ std::vector<std::string> format_problems(const std::vector<std::string>& lines) 
   return problems;
 }
 
+// Whether `code` names `call` as a whole word (printf( but not snprintf( or book_inputs().
+bool has_call(const std::string& code, const std::string& call) {
+  for (size_t i = code.find(call); i != std::string::npos; i = code.find(call, i + 1)) {
+    const char before = i == 0 ? ' ' : code[i - 1];
+    if (!std::isalnum(static_cast<unsigned char>(before)) && before != '_') return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 TEST_CASE("format: the rule finds an unguarded EM_JS block and a split ===") {
@@ -60,4 +70,39 @@ TEST_CASE("format: every EM_JS and EM_ASM block is kept from clang-format") {
       CHECK(format_problems(lines).empty());
     }
   CHECK(blocks >= 8);  // node's file access, terminal, process and bounded reads
+}
+
+TEST_CASE("layers: a print is found as a whole word only") {
+  CHECK(has_call("  std::printf(\"x\");", "printf("));
+  CHECK(has_call("printf(\"x\");", "printf("));
+  CHECK_FALSE(has_call("std::snprintf(buf, 8, \"x\");", "printf("));
+  CHECK_FALSE(has_call("Inputs book_inputs() {", "puts("));
+}
+
+TEST_CASE("layers: app -> features -> lessons -> lib, and lib neither prints nor ends the process") {
+  // Which includes each layer may not have: the layers above it, and CLI11 outside app/.
+  const std::vector<std::pair<std::string, std::vector<std::string>>> layers = {
+      {"lib", {"#include \"lessons/", "#include \"features/", "#include <CLI/"}},
+      {"lessons", {"#include \"features/", "#include <CLI/"}},
+      {"features", {"#include <CLI/"}}};
+  const std::vector<std::string> printing = {"std::cout", "std::cerr", "STDOUT_FILENO", "STDERR_FILENO",
+                                             "printf(",   "puts(",     "std::exit(",    "_Exit("};
+  int files = 0;
+  for (const auto& layer : layers)
+    for (const auto& entry :
+         std::filesystem::recursive_directory_iterator(std::string(ATTN_SOURCE_DIR) + "/" + layer.first)) {
+      const std::string ext = entry.path().extension().string();
+      if (ext != ".cpp" && ext != ".h") continue;
+      ++files;
+      const std::vector<std::string> lines = lines_of_file(entry.path());
+      for (size_t i = 0; i < lines.size(); ++i) {
+        const std::string where = entry.path().string() + ":" + std::to_string(i + 1);
+        CAPTURE(where);
+        for (const std::string& banned : layer.second) CHECK(lines[i].rfind(banned, 0) != 0);
+        if (layer.first != "lib") continue;
+        const std::string code = lines[i].substr(0, lines[i].find("//"));
+        for (const std::string& call : printing) CHECK(!has_call(code, call));
+      }
+    }
+  CHECK(files > 100);
 }

@@ -1,5 +1,5 @@
 #pragma once
-// The temporaries of one OutputSet commit (core/output_file.h), removed whatever ends it: at its end,
+// The temporaries of one OutputSet commit (app/output_file.h), removed whatever ends it: at its end,
 // or when SIGINT, SIGTERM or SIGHUP arrive while it runs, by an async-signal-safe handler that unlinks
 // them and ends the process of the same signal, as it would have ended. Their names live in fixed C
 // strings, registered before a signal can miss them.

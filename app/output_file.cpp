@@ -1,4 +1,4 @@
-#include "core/output_file.h"
+#include "output_file.h"
 
 #include <fcntl.h>
 #include <limits.h>
