@@ -76,8 +76,8 @@ def run_lesson(case, rec):
     torch.manual_seed(seed)
     X = torch.rand(2, 2, 4)
     valid_lens = torch.tensor([2, 3])
+    rec("X", X, True)  # the lesson records in the code's order: X, then valid_lens
     rec("valid_lens", valid_lens, False)
-    rec("X", X, True)
     rec("masked_softmax(X, valid_lens)", masked_softmax(X.clone(), valid_lens), True)
     shape = X.shape
     valid_lens = torch.repeat_interleave(valid_lens, shape[1])
@@ -150,10 +150,13 @@ def run_lesson(case, rec):
         X = torch.ones((BATCH_SIZE, NUM_QUERIES, num_hiddens))
         Y = torch.ones((BATCH_SIZE, NUM_KVPAIRS, num_hiddens))
     call = "attention(X, X, X, valid_lens)" if own else "attention(X, Y, Y, valid_lens)"
-    rec("X", X, False)
-    if not own:
+    if own:  # the lesson's order: its inputs, then valid_lens; on d2l.ai's ones, valid_lens first
+        rec("X", X, False)
+        rec("valid_lens", valid_lens, False)
+    else:
+        rec("valid_lens", valid_lens, False)
+        rec("X", X, False)
         rec("Y", Y, False)
-    rec("valid_lens", valid_lens, False)
 
     # the module's own forward, then the same steps written out (same generator state)
     state = torch.get_rng_state()
