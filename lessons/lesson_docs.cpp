@@ -1,10 +1,9 @@
 #include "lessons/lesson_docs.h"
 
-#include <sstream>
 #include <stdexcept>
 #include <vector>
 
-#include "lessons/embedded_texts.h"
+#include "lessons/field_file.h"
 #include "lessons/lesson.h"
 
 namespace attn {
@@ -19,29 +18,20 @@ struct LessonDocs {
 // lessons/NAME/docs.txt: `section = `, `readme = ` and `man = ` lines (one per man line), # comments.
 LessonDocs docs_of(const std::string& lesson) {
   const std::string file = lesson + "/docs.txt";
-  for (const auto& [name, source] : embedded_text_tables()) {
-    if (name != file) continue;
-    LessonDocs d;
-    std::istringstream text(source);
-    for (std::string line; std::getline(text, line);) {
-      if (line.empty() || line[0] == '#') continue;
-      const size_t eq = line.find(" = ");
-      if (eq == std::string::npos) throw std::logic_error("lessons/" + file + ": not 'field = value': " + line);
-      const std::string field = line.substr(0, eq), value = line.substr(eq + 3);
-      if (field == "section")
-        d.section = value;
-      else if (field == "readme")
-        d.readme = value;
-      else if (field == "man")
-        d.man.push_back(value);
-      else
-        throw std::logic_error("lessons/" + file + ": unknown field '" + field + "'");
-    }
-    if (d.section.empty() || d.readme.empty() || d.man.empty())
-      throw std::logic_error("lessons/" + file + ": section, readme and man are each needed");
-    return d;
+  LessonDocs d;
+  for (const FieldLine& l : field_lines(embedded_text(file), "lessons/" + file)) {
+    if (l.field == "section")
+      d.section = l.value;
+    else if (l.field == "readme")
+      d.readme = l.value;
+    else if (l.field == "man")
+      d.man.push_back(l.value);
+    else
+      throw std::logic_error("lessons/" + file + ": unknown field '" + l.field + "'");
   }
-  throw std::logic_error("no lessons/" + file + " compiled in");
+  if (d.section.empty() || d.readme.empty() || d.man.empty())
+    throw std::logic_error("lessons/" + file + ": section, readme and man are each needed");
+  return d;
 }
 
 }  // namespace

@@ -4,7 +4,7 @@
 #include <stdexcept>
 #include <utility>
 
-#include "lessons/embedded_texts.h"
+#include "lessons/field_file.h"
 
 namespace attn {
 
@@ -43,20 +43,15 @@ OptionKind kind_of(const std::string& word, const std::string& where) {
 // lessons/options.txt: [--flag] then "field = value" lines (see the file's header).
 std::vector<OptionRow> parse_options(const std::string& source) {
   std::vector<OptionRow> rows;
-  std::istringstream in(source);
-  std::string line;
-  for (int number = 1; std::getline(in, line); ++number) {
-    const std::string where = "lessons/options.txt:" + std::to_string(number);
-    if (line.empty() || line[0] == '#') continue;
-    if (line.front() == '[' && line.back() == ']') {
+  for (const FieldLine& l : field_lines(source, "lessons/options.txt")) {
+    const std::string where = "lessons/options.txt:" + std::to_string(l.number);
+    if (l.section.empty()) throw std::logic_error(where + ": expected [--flag] before 'field = value'");
+    if (rows.empty() || rows.back().flag != l.section) {
       rows.emplace_back();
-      rows.back().flag = line.substr(1, line.size() - 2);
-      continue;
+      rows.back().flag = l.section;
     }
-    const size_t eq = line.find(" = ");
-    if (rows.empty() || eq == std::string::npos)
-      throw std::logic_error(where + ": expected [--flag] or 'field = value'");
-    const std::string field = line.substr(0, eq), value = line.substr(eq + 3);
+    const std::string& field = l.field;
+    const std::string& value = l.value;
     OptionRow& row = rows.back();
     std::istringstream words(value);
     if (field == "kind")
@@ -92,11 +87,7 @@ std::vector<OptionRow> parse_options(const std::string& source) {
 }  // namespace
 
 const std::vector<OptionRow>& option_table() {
-  static const std::vector<OptionRow> rows = [] {
-    for (const auto& [name, source] : embedded_text_tables())
-      if (name == "options.txt") return parse_options(source);
-    throw std::logic_error("lessons/options.txt is not compiled in");
-  }();
+  static const std::vector<OptionRow> rows = [] { return parse_options(embedded_text("options.txt")); }();
   return rows;
 }
 
