@@ -11,6 +11,7 @@
 #include "core/float_bits.h"
 #include "core/ops_math.h"
 #include "core/ops_shape.h"
+#include "core/steps.h"
 #include "core/tensor_print.h"
 #include "core/torch_exp.h"
 
@@ -134,4 +135,20 @@ TEST_CASE("ops: broadcasting division by a column, as row_sums does") {
   Tensor s = sum(m, -1, true);
   CHECK(div(m, s).values() == std::vector<float>{0.25f, 0.75f, 0.5f, 0.5f});
   CHECK_THROWS_AS(div(m, Tensor({3}, {1, 2, 3})), std::invalid_argument);
+}
+
+TEST_CASE("hand_over gives the trace to a caller who asks and returns the output taken before") {
+  struct Trace {
+    Tensor out;
+    std::vector<int> seen;
+  };
+  Trace t{Tensor({2}, {1.0f, 2.0f}), {7}};
+  Trace kept;
+  const Tensor out = hand_over(t, &kept, t.out);
+  CHECK(out.values() == std::vector<float>{1.0f, 2.0f});
+  CHECK(kept.seen == std::vector<int>{7});
+  CHECK(kept.out.values() == std::vector<float>{1.0f, 2.0f});
+  Trace u{Tensor({1}, {3.0f}), {8}};
+  CHECK(hand_over(u, static_cast<Trace*>(nullptr), u.out).values() == std::vector<float>{3.0f});
+  CHECK(u.seen == std::vector<int>{8});  // nobody asked: the forward's trace stays where it was
 }

@@ -3,6 +3,7 @@
 // in-place change (`x.masked_fill_(...)`), with the book's line. Lessons hand them to their notebook, and
 // `attn-tutor check` compares a learner's tensor with the value its name has at the learner's point.
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/tensor.h"
@@ -38,5 +39,13 @@ struct Steps {
     }
   }
 };
+
+// The end of a forward that fills a trace `t` (its values under the book's names): hands `t` to the caller
+// who asked for it (`trace` not null) and returns the forward's output `out`, taken from `t` before.
+template <class Trace>
+Tensor hand_over(Trace& t, Trace* trace, Tensor out) {
+  if (trace) *trace = std::move(t);
+  return out;
+}
 
 }  // namespace attn

@@ -36,9 +36,7 @@ Tensor finish_forward(BonusAttentionTrace& t, const Tensor& mask_bool, double dr
                       BernoulliPath path, const Linear& out_proj, BonusAttentionTrace* trace, const Variant& v) {
   attend_heads(t.queries, t.keys, t.values, mask_bool, dropout, gen, path, out_proj, t, v);
   t.context_vec = inference(t.context_vec);
-  Tensor out = t.context_vec;
-  if (trace) *trace = std::move(t);
-  return out;
+  return hand_over(t, trace, t.context_vec);
 }
 
 void KeyValueCache::reset_cache() {

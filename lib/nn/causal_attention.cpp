@@ -50,9 +50,7 @@ Tensor CausalAttention::forward(const Tensor& x, Generator& gen, BernoulliPath p
   t.dropped_weights = w.dropped;
   t.context_vec =
       t.steps.bind("context_vec", "context_vec = attn_weights @ values", matmul(t.dropped_weights, t.values));
-  Tensor out = t.context_vec;
-  if (trace) *trace = std::move(t);
-  return out;
+  return hand_over(t, trace, t.context_vec);
 }
 
 MultiHeadAttentionWrapper MultiHeadAttentionWrapper::init(Generator& gen, int64_t d_in, int64_t d_out,
@@ -82,9 +80,7 @@ Tensor MultiHeadAttentionWrapper::forward(const Tensor& x, Generator& gen, Berno
   else
     in_order = t.head_outputs;
   t.context_vec = cat(in_order, v.cat_tokens ? 1 : -1);  // dim=1: a learner's, along the tokens
-  Tensor out = t.context_vec;
-  if (trace) *trace = std::move(t);
-  return out;
+  return hand_over(t, trace, t.context_vec);
 }
 
 }  // namespace attn

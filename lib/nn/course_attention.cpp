@@ -58,9 +58,7 @@ Tensor CourseAttention::forward(const Tensor& x, Generator& gen, BernoulliPath p
   t.dropped = s.bind("weights", "weights = self.dropout(weights)",
                      dropout_step(t.softmaxed, dropout, true, gen, path, v, &t.dropout_keep));
   t.output = s.bind("output", "output = weights @ v", matmul(t.dropped, t.v));  // (B, T, head_size)
-  Tensor out = t.output;
-  if (trace) *trace = std::move(t);
-  return out;
+  return hand_over(t, trace, t.output);
 }
 
 CourseMultiHeadAttention CourseMultiHeadAttention::init(Generator& gen, int64_t d_model, int64_t num_heads,
@@ -94,9 +92,7 @@ Tensor CourseMultiHeadAttention::forward(const Tensor& x, Generator& gen, Bernou
   if (!v.no_out_proj) t.steps.bind("out", "out = self.projection_layer(head_outputs)", t.projected);
   t.out = t.steps.bind("out", "out = self.dropout(out)",
                        dropout_step(t.projected, dropout, true, gen, path, v, &t.dropout_keep));
-  Tensor out = t.out;
-  if (trace) *trace = std::move(t);
-  return out;
+  return hand_over(t, trace, t.out);
 }
 
 int64_t CourseMultiHeadAttention::parameter_count() const {

@@ -124,9 +124,7 @@ Tensor masked_softmax(const Tensor& X, const std::optional<Tensor>& valid_lens, 
   t.mask = masked.mask;
   t.masked = masked.X;
   t.weights = variant_softmax(reshape(t.masked, shape), -1, v);
-  Tensor out = t.weights;
-  if (trace) *trace = std::move(t);
-  return out;
+  return hand_over(t, trace, t.weights);
 }
 
 Tensor transpose_qkv(const Tensor& X, int64_t num_heads, SplitTrace* trace) {
@@ -134,9 +132,7 @@ Tensor transpose_qkv(const Tensor& X, int64_t num_heads, SplitTrace* trace) {
   t.reshaped = reshape(X, {X.size(0), X.size(1), num_heads, -1});             // (b, T, num_heads, head_dim)
   t.permuted = permute(t.reshaped, {0, 2, 1, 3});                             // (b, num_heads, T, head_dim)
   t.out = reshape(t.permuted, {-1, t.permuted.size(2), t.permuted.size(3)});  // (b * num_heads, T, head_dim)
-  Tensor out = t.out;
-  if (trace) *trace = std::move(t);
-  return out;
+  return hand_over(t, trace, t.out);
 }
 
 Tensor transpose_output(const Tensor& X, int64_t num_heads, SplitTrace* trace) {
@@ -144,9 +140,7 @@ Tensor transpose_output(const Tensor& X, int64_t num_heads, SplitTrace* trace) {
   t.reshaped = reshape(X, {-1, num_heads, X.size(1), X.size(2)});             // (b, num_heads, T, head_dim)
   t.permuted = permute(t.reshaped, {0, 2, 1, 3});                             // (b, T, num_heads, head_dim)
   t.out = reshape(t.permuted, {t.permuted.size(0), t.permuted.size(1), -1});  // (b, T, num_hiddens)
-  Tensor out = t.out;
-  if (trace) *trace = std::move(t);
-  return out;
+  return hand_over(t, trace, t.out);
 }
 
 Tensor book_split(const Tensor& X, int64_t num_heads) {
@@ -174,9 +168,7 @@ Tensor DotProductAttention::forward(const Tensor& queries, const Tensor& keys, c
                            dropout_step(t.attention_weights, dropout, training, gen, path, v));
   t.output = t.steps.bind("output", "output = torch.bmm(self.dropout(self.attention_weights), values)",
                           bmm(t.dropped, values));
-  Tensor out = t.output;
-  if (trace) *trace = std::move(t);
-  return out;
+  return hand_over(t, trace, t.output);
 }
 
 MultiHeadAttention MultiHeadAttention::init(Generator& gen, int64_t key_size, int64_t query_size, int64_t value_size,
@@ -215,9 +207,7 @@ Tensor MultiHeadAttention::forward(const Tensor& queries, const Tensor& keys, co
   t.output_concat = t.steps.bind("output_concat", "output_concat = transpose_output(output, self.num_heads)",
                                  transpose_output(output, num_heads, &t.output_split));  // (b, nq, num_hiddens)
   t.result = linear(W_o, t.output_concat);
-  Tensor out = t.result;
-  if (trace) *trace = std::move(t);
-  return out;
+  return hand_over(t, trace, t.result);
 }
 
 std::string MultiHeadAttention::repr() const {

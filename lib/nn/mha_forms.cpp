@@ -120,9 +120,7 @@ Tensor WrapperForm::forward(const Tensor& x, WrapperFormTrace* trace) const {
   }
   t.context_vec = cat(t.head_outputs, -1);  // (b, T, num_heads * head_dim)
   t.out = out_proj(t.context_vec);
-  Tensor out = t.out;
-  if (trace) *trace = std::move(t);
-  return out;
+  return hand_over(t, trace, t.out);
 }
 
 CombinedForm CombinedForm::copied_from(const MultiHeadAttention& mha) {
@@ -157,9 +155,7 @@ Tensor CombinedForm::forward(const Tensor& x, CombinedTrace* trace) const {
   project(x, t);
   t.attn_scores = masked_fill(matmul(t.queries, transpose(t.keys, -2, -1)), causal_mask_bool(mask, x.size(1)), -kInf);
   t.attn_weights = softmax(div(t.attn_scores, sqrt_d_k(t.keys.size(-1))), -1);
-  Tensor out = merge(matmul(t.attn_weights, t.values), t);
-  if (trace) *trace = std::move(t);
-  return out;
+  return hand_over(t, trace, merge(matmul(t.attn_weights, t.values), t));
 }
 
 Tensor sdpa_math(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor* attn_mask, bool is_causal,
@@ -209,9 +205,7 @@ Tensor EinsumForm::forward(const Tensor& x, EinsumTrace* trace) const {
   t.attn_weights = softmax(t.scores, -1);
   t.context_vec = view(contiguous(transpose(matmul(t.attn_weights, t.V), 1, 2)), {b, n, d_out});  // "bhnm,bhmd->bhnd"
   t.out = out_proj(t.context_vec);
-  Tensor out = t.out;
-  if (trace) *trace = std::move(t);
-  return out;
+  return hand_over(t, trace, t.out);
 }
 
 TorchMhaForm TorchMhaForm::copied_from(const MultiHeadAttention& mha) {
@@ -248,9 +242,7 @@ Tensor TorchMhaForm::forward(const Tensor& x, bool need_weights, TorchMhaTrace* 
   if (need_weights)                         // attn_output_weights.view(b, H, T, S).sum(dim=1) / num_heads
     t.averaged_weights = div(sum_over_heads(view(t.attn_output_weights, {b, H, n, n})), static_cast<double>(H));
   t.out = proj(t.attn_output);
-  Tensor out = t.out;
-  if (trace) *trace = std::move(t);
-  return out;
+  return hand_over(t, trace, t.out);
 }
 
 }  // namespace attn

@@ -64,9 +64,7 @@ Tensor MultiHeadAttention::forward(const Tensor& x, Generator& gen, BernoulliPat
   // mask, softmax, dropout; (b, num_heads, T, head_dim) -> (b, T, num_heads, head_dim) -> (b, T, d_out); out_proj
   attend_from_scores(t, t.values_heads, "attn_scores.masked_fill_(mask_bool, -torch.inf)",
                      {t.keys_heads.size(-1), x.size(-1), d_out}, dropout, gen, path, out_proj, v, s);
-  Tensor out = t.context_vec;
-  if (trace) *trace = std::move(t);
-  return out;
+  return hand_over(t, trace, t.context_vec);
 }
 
 int64_t MultiHeadAttention::parameter_count() const {

@@ -45,9 +45,7 @@ Tensor attend(const Tensor& x, const Tensor& keys, const Tensor& queries, const 
       t.steps.bind("attn_weights", "attn_weights = torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=-1)",
                    variant_softmax(scale_scores(t.attn_scores, sqrt_d_k(d_k), {d_k, x.size(-1), d_k}, v), -1, v));
   t.context_vec = t.steps.bind("context_vec", "context_vec = attn_weights @ values", matmul(t.attn_weights, values));
-  Tensor out = t.context_vec;
-  if (trace) *trace = std::move(t);
-  return out;
+  return hand_over(t, trace, t.context_vec);
 }
 
 }  // namespace
