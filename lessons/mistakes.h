@@ -1,50 +1,16 @@
 #pragma once
-// The mistakes `attn-tutor check` can name, declared once: one row each in lessons/mistakes.cpp's table
+// The mistakes `attn-tutor check` can name, declared once: one entry each in the table lessons/mistakes.txt
 // (its id, the step of the module or the cell it varies, what its rerun changes, a line of a learner's code
-// that makes it, its fixture). A lesson's reruns (lessons/NAME/mistakes.cpp) name a row by its MistakeId;
-// `check`, its tests and the README's list of diagnoses read the table.
+// that makes it; its fixture is named by its id), each with its MistakeId generated from the table. A lesson's
+// reruns (lessons/NAME/mistakes.cpp) name a row by its MistakeId; `check`, its tests and the README's list of
+// diagnoses read the table.
 #include <string>
 #include <vector>
 
+#include "lessons/mistake_ids.h"  // generated from lessons/mistakes.txt (cmake/mistake_ids.cmake)
 #include "notebook/prose.h"
 
 namespace attn {
-
-// In the table's order (the README's list): one per row.
-enum class MistakeId {
-  SoftmaxDim,
-  NoScaling,
-  WrongScale,
-  TriuDiagonal,
-  TrilMask,
-  MaskAfterSoftmax,
-  MaskDiscarded,
-  DropoutOnScores,
-  DropoutScale,
-  RandDropout,
-  EvalMode,
-  FunctionalDropout,
-  DropoutReseed,
-  HeadOrder,
-  ViewNoTranspose,
-  NoOutProj,
-  LinearOrder,
-  InitDraw,
-  RepeatValidLens,
-  MissingReseed,
-  MklDropout,
-  StaleScores,
-  ExportSettings,
-  SwaWindowOffByOne,
-  SwaCacheOldest,
-  KvMaskRow0,
-  NoResetCache,
-  GqaRepeat,
-  GqaWrongGroup,
-  MlaValuesFromUk,
-  CausalNormWhole,
-  WrapperCatTokens,
-};
 
 // A mistake learners make (or an export that does not say what it holds): one row of the table.
 struct Mistake {
@@ -53,7 +19,8 @@ struct Mistake {
   std::string step;     // the step of the book's code it varies: a module's forward, its __init__, or a lesson cell
   std::string changes;  // what its rerun changes: a Variant switch (lib/nn/variant.h), a CellVariant one, an option
   std::string example;  // one line of a learner's code that makes it (the README's list)
-  std::string fixture;  // a learner's export that makes it: tests/fixtures/mistakes/FIXTURE.json
+  // A learner's export that makes it: tests/fixtures/mistakes/FIXTURE.json, named by its id.
+  const std::string& fixture() const { return id; }
   std::string text_key() const { return "mistake." + id; }  // .title, .explain, .fix
   std::string title(Lang lang) const;
   std::string explanation(Lang lang) const;

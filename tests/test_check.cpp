@@ -40,7 +40,7 @@ TEST_CASE("check: every known mistake has a fixture") {
   CHECK(mistakes.size() == 32);
   for (const attn::Mistake& m : mistakes) {
     INFO(m.id);
-    CHECK(file_exists(kMistakes + m.fixture + ".json"));
+    CHECK(file_exists(kMistakes + m.fixture() + ".json"));
   }
 }
 

@@ -55,7 +55,7 @@ TEST_CASE("diagnoses: one table, in MistakeId order, each row with its prose and
     CHECK(!m.step.empty());
     CHECK(!m.changes.empty());
     CHECK(!m.example.empty());
-    CHECK(std::filesystem::exists(std::string(ATTN_TEST_FIXTURE_DIR) + "/mistakes/" + m.fixture + ".json"));
+    CHECK(std::filesystem::exists(std::string(ATTN_TEST_FIXTURE_DIR) + "/mistakes/" + m.fixture() + ".json"));
     for (const char* part : {".title", ".explain", ".fix"}) CHECK(attn::ui_text().has(m.text_key() + part));
   }
   CHECK(attn::find_mistake("no-such-mistake") == nullptr);
