@@ -1,17 +1,20 @@
 #pragma once
 // The fast kernels' tests: a body run on every kernel set this CPU has (AVX-512, AVX2+FMA, NEON) and on
-// the portable one, the largest difference of two outputs, and the bench forms checked against one output.
+// the portable one, the largest difference of two outputs, the GEMM against a plain loop, and the bench forms
+// checked against one output.
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <random>
 #include <utility>
 #include <vector>
 
 #include "fast/bench_attention.h"
 #include "fast/cpu_features.h"
+#include "fast/fast_gemm.h"
 #include "fast/kernels.h"
 
 template <class F>
@@ -53,6 +56,65 @@ inline double max_diff(const std::vector<float>& a, const std::vector<float>& b)
   double d = 0;
   for (size_t i = 0; i < a.size(); ++i) d = std::max(d, static_cast<double>(std::fabs(a[i] - b[i])));
   return d;
+}
+
+// GEMM sizes, and how a GEMM test varies its calls around them.
+struct GemmCase {
+  int64_t m, n, k;
+};
+struct GemmSweep {
+  std::vector<attn::BLayout> layouts;
+  std::vector<bool> biases;  // with a bias or not (C overwritten only: accumulating onto C takes none)
+  // each row's padding: lda = k + pad_a, ldb = B's row + pad_b, ldc = n + pad_c
+  int64_t pad_a = 0, pad_b = 0, pad_c = 0;
+  double tolerance = 0;  // on |C - the plain loop's C in double|
+};
+
+// gemm_parallel on every kernel set, with 1 and 2 threads, C overwritten and accumulated onto, against a plain
+// triple loop in double; A, B, the bias and C's start drawn from uniform(-1, 1) by mt19937(seed). The padding
+// between C's rows is compared too: it must stay as it was.
+inline void check_gemm_against_loop(const std::vector<GemmCase>& cases, const GemmSweep& sweep, unsigned seed) {
+  using attn::BLayout;
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(-1, 1);
+  const bool any_bias = std::find(sweep.biases.begin(), sweep.biases.end(), true) != sweep.biases.end();
+  on_every_isa([&] {
+    for (const GemmCase& c : cases)
+      for (BLayout layout : sweep.layouts)
+        for (bool bias : sweep.biases)
+          for (bool accumulate : {false, true})
+            for (int threads : {1, 2}) {
+              CAPTURE(c.m);
+              CAPTURE(c.n);
+              CAPTURE(c.k);
+              CAPTURE(bias);
+              CAPTURE(accumulate);
+              CAPTURE(threads);
+              CAPTURE(layout == BLayout::KxN ? "KxN" : "NxK");
+              const bool kxn = layout == BLayout::KxN;
+              const int64_t lda = c.k + sweep.pad_a, ldb = (kxn ? c.n : c.k) + sweep.pad_b, ldc = c.n + sweep.pad_c;
+              std::vector<float> a(c.m * lda), b((kxn ? c.k : c.n) * ldb), bv(any_bias ? c.n : 0), out(c.m * ldc);
+              for (std::vector<float>* v : {&a, &b, &bv, &out})
+                for (float& x : *v) x = u(rng);
+              std::vector<double> expected(out.begin(), out.end());
+              for (int64_t i = 0; i < c.m; ++i)
+                for (int64_t j = 0; j < c.n; ++j) {
+                  double s = (accumulate ? expected[i * ldc + j] : 0.0) + (bias && !accumulate ? bv[j] : 0.0);
+                  for (int64_t p = 0; p < c.k; ++p)
+                    s += double(a[i * lda + p]) * (kxn ? b[p * ldb + j] : b[j * ldb + p]);
+                  expected[i * ldc + j] = s;
+                }
+              attn::GemmArgs g;
+              g.m = c.m, g.n = c.n, g.k = c.k, g.a = a.data(), g.lda = lda, g.b = b.data(), g.ldb = ldb;
+              g.b_layout = layout, g.c = out.data(), g.ldc = ldc, g.accumulate = accumulate;
+              g.bias = bias && !accumulate ? bv.data() : nullptr;
+              attn::GemmScratch scratch;
+              attn::gemm_parallel(g, threads, scratch);
+              double worst = 0;
+              for (size_t i = 0; i < out.size(); ++i) worst = std::max(worst, std::fabs(out[i] - expected[i]));
+              CHECK(worst < sweep.tolerance);
+            }
+  });
 }
 
 // A bench form: out (batch, tokens, d_model) from x.

@@ -85,8 +85,20 @@ void expect_usage_error(const std::string& args, const std::string& mentions) {
   CHECK(r.out.empty());
 }
 
+void expect_error_text(const std::string& args, const std::string& err) {
+  CAPTURE(args);
+  const CliResult r = run_cli(args);
+  CHECK(r.exit_code == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err == err);
+}
+
 void check_contains(const std::string& text, const std::vector<std::string>& pieces) {
   for (const std::string& piece : pieces) CHECK_MESSAGE(text.find(piece) != std::string::npos, "missing: " << piece);
+}
+
+void check_lacks(const std::string& text, const std::vector<std::string>& pieces) {
+  for (const std::string& piece : pieces) CHECK_MESSAGE(text.find(piece) == std::string::npos, "present: " << piece);
 }
 
 std::vector<std::string> lines_of(const std::string& text) {

@@ -26,5 +26,9 @@ std::vector<std::string> lines_of(const std::string& text);  // its lines, witho
 
 // Runs args, expects exit 2, an empty stdout and exactly one stderr line containing `mentions`.
 void expect_usage_error(const std::string& args, const std::string& mentions);
+// Runs args, expects exit 2, an empty stdout and exactly `err` on stderr.
+void expect_error_text(const std::string& args, const std::string& err);
 // CHECKs that `text` holds every one of `pieces`, naming each one it lacks.
 void check_contains(const std::string& text, const std::vector<std::string>& pieces);
+// CHECKs that `text` holds none of `pieces`, naming each one it holds.
+void check_lacks(const std::string& text, const std::vector<std::string>& pieces);

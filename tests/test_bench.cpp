@@ -30,51 +30,15 @@ const std::pair<const char*, Forward> kForms[] = {
 }  // namespace
 
 TEST_CASE("bench: the fast GEMM equals a plain triple loop, edges, layouts, bias and strides included") {
-  std::mt19937 rng(7);
-  std::uniform_real_distribution<float> u(-1, 1);
-  struct Case {
-    int64_t m, n, k;
-  };
   // Edges of the 6x16 and 8x32 tiles, of the 120/128-row and 256/384-deep blocks, the in-place
   // narrow path, k = 0.
-  const Case cases[] = {{1, 1, 1},     {5, 15, 3},    {6, 16, 8}, {7, 17, 385}, {121, 33, 70}, {250, 129, 400},
-                        {13, 64, 768}, {300, 130, 5}, {4, 20, 0}, {8, 32, 257}, {9, 33, 256},  {129, 96, 64}};
-  on_every_isa([&] {
-    for (const Case& c : cases)
-      for (BLayout layout : {BLayout::KxN, BLayout::NxK})
-        for (bool bias : {false, true})
-          for (bool accumulate : {false, true})
-            for (int threads : {1, 2}) {
-              CAPTURE(c.m);
-              CAPTURE(c.n);
-              CAPTURE(c.k);
-              CAPTURE(bias);
-              CAPTURE(accumulate);
-              CAPTURE(threads);
-              CAPTURE(layout == BLayout::KxN ? "KxN" : "NxK");
-              const int64_t lda = c.k + 3, ldb = (layout == BLayout::KxN ? c.n : c.k) + 2, ldc = c.n + 5;
-              std::vector<float> a(c.m * lda), b((layout == BLayout::KxN ? c.k : c.n) * ldb), bv(c.n), out(c.m * ldc);
-              for (float& v : a) v = u(rng);
-              for (float& v : b) v = u(rng);
-              for (float& v : bv) v = u(rng);
-              for (float& v : out) v = u(rng);
-              std::vector<float> expected = out;
-              for (int64_t i = 0; i < c.m; ++i)
-                for (int64_t j = 0; j < c.n; ++j) {
-                  double s = (accumulate ? expected[i * ldc + j] : 0.0) + (bias && !accumulate ? bv[j] : 0.0);
-                  for (int64_t p = 0; p < c.k; ++p)
-                    s += double(a[i * lda + p]) * (layout == BLayout::KxN ? b[p * ldb + j] : b[j * ldb + p]);
-                  expected[i * ldc + j] = static_cast<float>(s);
-                }
-              GemmArgs g;
-              g.m = c.m, g.n = c.n, g.k = c.k, g.a = a.data(), g.lda = lda, g.b = b.data(), g.ldb = ldb;
-              g.b_layout = layout, g.c = out.data(), g.ldc = ldc, g.accumulate = accumulate;
-              g.bias = bias && !accumulate ? bv.data() : nullptr;
-              GemmScratch scratch;
-              gemm_parallel(g, threads, scratch);
-              CHECK(max_diff(out, expected) < 1e-4);  // padding columns between rows untouched too
-            }
-  });
+  const std::vector<GemmCase> cases = {{1, 1, 1},     {5, 15, 3},      {6, 16, 8},    {7, 17, 385},
+                                       {121, 33, 70}, {250, 129, 400}, {13, 64, 768}, {300, 130, 5},
+                                       {4, 20, 0},    {8, 32, 257},    {9, 33, 256},  {129, 96, 64}};
+  GemmSweep sweep;
+  sweep.layouts = {BLayout::KxN, BLayout::NxK}, sweep.biases = {false, true};
+  sweep.pad_a = 3, sweep.pad_b = 2, sweep.pad_c = 5, sweep.tolerance = 1e-4;
+  check_gemm_against_loop(cases, sweep, 7);
 }
 
 TEST_CASE("bench: every form computes the chapter's MultiHeadAttention with the same seeded weights") {

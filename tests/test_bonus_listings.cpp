@@ -157,16 +157,13 @@ TEST_CASE("bonus listings: only the lines the lesson adds are marked # added, an
 TEST_CASE("bonus step cells: mla's forward steps keep the class's names, latent_new and latent_total") {
   const CliResult r = run_cli("mla --py -");
   REQUIRE(r.exit_code == 0);
-  CHECK(r.out.find("\nlatent_new = mla.W_DKV(x)") != std::string::npos);
-  CHECK(r.out.find("\nlatent_total = latent_new") != std::string::npos);
-  CHECK(r.out.find("\nkeys_all = mla.W_UK(latent_total)") != std::string::npos);
-  CHECK(r.out.find("\nvalues_all = mla.W_UV(latent_total)") != std::string::npos);
+  // The class's names; the exports keep `latent` (a learner's export of it still checks), bound by a line marked
+  // as added.
+  check_contains(r.out,
+                 {"\nlatent_new = mla.W_DKV(x)", "\nlatent_total = latent_new", "\nkeys_all = mla.W_UK(latent_total)",
+                  "\nvalues_all = mla.W_UV(latent_total)", "\nlatent = latent_total  # added"});
   CHECK(r.out.find("\nlatent = mla.W_DKV(x)") == std::string::npos);
-  // The exports keep `latent` (a learner's export of it still checks), bound by a line marked as added.
-  CHECK(r.out.find("\nlatent = latent_total  # added") != std::string::npos);
-  const CliResult j = run_cli("mla --json -");
-  for (const char* name : {"\"latent_new\"", "\"latent_total\"", "\"latent\""})
-    CHECK(j.out.find(name) != std::string::npos);
+  check_contains(run_cli("mla --json -").out, {"\"latent_new\"", "\"latent_total\"", "\"latent\""});
 }
 
 TEST_CASE("swa: a cached multi-token prefill, NaN rows before the fix, the uncached output after") {

@@ -10,6 +10,7 @@
 
 #include "features/check/replay.h"
 #include "lessons/lesson.h"
+#include "check_report.h"
 #include "run_cli.h"
 
 namespace {
@@ -48,33 +49,19 @@ TEST_CASE("check: the book's printed context_vec exported last is a match, not o
 }
 
 TEST_CASE("check: the KV cache and sliding-window mistakes are named at the right tensor") {
-  const struct {
-    const char* fixture;
-    const char* first;
-    const char* diagnosis;
-    const char* detail;
-  } cases[] = {
-      {"swa-window-off-by-one", "First difference: mask_bool (", "sliding window one token too wide",
+  const NamedMistake cases[] = {
+      {kMistakes + "swa-window-off-by-one.json", "mask_bool", "sliding window one token too wide",
        "mask_bool = (diff < 0) | (diff > 3): 4 keys visible."},
-      {"swa-cache-oldest", "First difference: swa.cache_k (", "sliding-window cache keeping the oldest tokens",
+      {kMistakes + "swa-cache-oldest.json", "swa.cache_k", "sliding-window cache keeping the oldest tokens",
        "cache_k, cache_v = ...[:, :3], the oldest 3 tokens."},
-      {"swa-cache-oldest-last", "First difference: out (", "sliding-window cache keeping the oldest tokens", ""},
-      {"kv-mask-row0", "First difference: out (", "KV-cache mask rows taken from row 0",
+      {kMistakes + "swa-cache-oldest-last.json", "out", "sliding-window cache keeping the oldest tokens", ""},
+      {kMistakes + "kv-mask-row0.json", "out", "KV-cache mask rows taken from row 0",
        "self.mask.bool()[:num_tokens_Q, :num_tokens_K] with use_cache=True."},
-      {"kv-mask-row0-outs", "First difference: out (", "KV-cache mask rows taken from row 0", ""},
-      {"no-reset-cache", "First difference: prompt (", "no reset_cache() before a new prompt",
+      {kMistakes + "kv-mask-row0-outs.json", "out", "KV-cache mask rows taken from row 0", ""},
+      {kMistakes + "no-reset-cache.json", "prompt", "no reset_cache() before a new prompt",
        "prompt = mha(x[:, :3, :], use_cache=True) after the token-by-token steps, without mha.reset_cache()"},
   };
-  for (const auto& c : cases) {
-    INFO(c.fixture);
-    const CliResult r = check_fixture(c.fixture);
-    CHECK(r.exit_code == 1);
-    CHECK(r.err.empty());
-    CHECK(r.out.find(c.first) != std::string::npos);
-    CHECK(r.out.find(std::string("\nDiagnosis: ") + c.diagnosis + "\n") != std::string::npos);
-    CHECK(flat(r.out).find(c.detail) != std::string::npos);
-    no_untrue_reason(r.out);
-  }
+  for (const NamedMistake& c : cases) no_untrue_reason(expect_named_mistake(c).out);
 }
 
 TEST_CASE("check: a step that ran is not said to have never reached the tensor") {
@@ -96,38 +83,25 @@ TEST_CASE("check: a step that ran is not said to have never reached the tensor")
   CHECK(flat(discarded.out).find("that step never reached your attn_scores") != std::string::npos);
 }
 
+const char* const kSettingsDiagnosis = "an export whose tensors show other settings than it declares";
+
 TEST_CASE("check: the declared settings are checked against every exported shape, in any order") {
   // mha run with d_out=4, exported without it, attn_weights first: the same shape at d_out 2 and 4.
-  const CliResult r = check_fixture("export-settings-weights-first");
-  CHECK(r.exit_code == 1);
-  CHECK(r.out.find("First difference: attn_weights (") != std::string::npos);
-  CHECK(r.out.find("\nDiagnosis: an export whose tensors show other settings than it declares\n") != std::string::npos);
-  CHECK(flat(r.out).find("d_out=4: export(..., d_out=4), as attn-tutor mha --d-out 4 runs it.") != std::string::npos);
+  expect_named_mistake({kMistakes + "export-settings-weights-first.json", "attn_weights", kSettingsDiagnosis,
+                        "d_out=4: export(..., d_out=4), as attn-tutor mha --d-out 4 runs it."});
 }
 
 TEST_CASE("check: an export that forgets num_kv_groups, latent_dim or window is named") {
-  const struct {
-    const char* fixture;
-    const char* first;
-    const char* setting;
-  } cases[] = {
-      {"export-settings-kv-groups", "First difference: keys_new (",
+  const NamedMistake cases[] = {
+      {kMistakes + "export-settings-kv-groups.json", "keys_new", kSettingsDiagnosis,
        "num_kv_groups=1: export(..., num_kv_groups=1), as attn-tutor gqa --num-kv-groups 1 runs it."},
-      {"export-settings-latent", "First difference: latent (",
+      {kMistakes + "export-settings-latent.json", "latent", kSettingsDiagnosis,
        "latent_dim=3: export(..., latent_dim=3), as attn-tutor mla --latent-dim 3 runs it."},
       // the window changes values, not shapes
-      {"export-settings-window", "First difference: mask_bool (",
+      {kMistakes + "export-settings-window.json", "mask_bool", kSettingsDiagnosis,
        "window=2: export(..., window=2), as attn-tutor swa --window 2 runs it."},
   };
-  for (const auto& c : cases) {
-    INFO(c.fixture);
-    const CliResult r = check_fixture(c.fixture);
-    CHECK(r.exit_code == 1);
-    CHECK(r.out.find(c.first) != std::string::npos);
-    CHECK(r.out.find("\nDiagnosis: an export whose tensors show other settings than it declares\n") !=
-          std::string::npos);
-    CHECK(flat(r.out).find(c.setting) != std::string::npos);
-  }
+  for (const NamedMistake& c : cases) expect_named_mistake(c);
   // Without the tensor whose shape differs: the values alone name it.
   for (const char* fixture : {"export-settings-kv-groups", "export-settings-latent"}) {
     INFO(fixture);

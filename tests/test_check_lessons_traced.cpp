@@ -6,6 +6,7 @@
 
 #include <doctest/doctest.h>
 
+#include "check_report.h"
 #include "run_cli.h"
 
 namespace {
@@ -44,13 +45,11 @@ TEST_CASE("check program: the whole chapter's program and notebook check clean a
 }
 
 TEST_CASE("check program: a chapter program with one mistake differs at it, with its lesson's diagnosis") {
-  const CliResult r = run_cli_wide("check '" + kLessonTraces + "/chapter-triu.json' --color never");
+  const CliResult r =
+      expect_named_mistake({kLessonTraces + "/chapter-triu.json", "mask", "mask with triu missing diagonal=1", ""});
   CAPTURE(r.out);
-  CHECK(r.exit_code == 1);
   CHECK(r.out.find("its first difference is in lesson causal-mask") != std::string::npos);
-  CHECK(r.out.find("First difference: mask ") != std::string::npos);
   CHECK(r.out.find("(`mask = torch.triu(torch.ones(context_length, context_length))`): differs") != std::string::npos);
-  CHECK(r.out.find("Diagnosis: mask with triu missing diagonal=1") != std::string::npos);
   // The sections before it all match: the first difference is the first in program order.
   const size_t first_cross = r.out.find("✗");
   REQUIRE(first_cross != std::string::npos);
@@ -63,13 +62,11 @@ TEST_CASE("check program: a chapter program with one mistake differs at it, with
 TEST_CASE("check program: a chapter program with the wrapper's heads reversed names the wrapper's context_vecs") {
   // The wrapper's first head equals 3.5.3's CausalAttention (same seed, same sizes): its values stay 3.5.3's
   // matches, and the first difference is the wrapper's concatenation, with its diagnosis.
-  const CliResult r = run_cli_wide("check '" + kLessonTraces + "/chapter-heads-reversed.json' --color never");
+  const CliResult r = expect_named_mistake(
+      {kLessonTraces + "/chapter-heads-reversed.json", "context_vecs", "heads concatenated in the wrong order", ""});
   CAPTURE(r.out);
-  CHECK(r.exit_code == 1);
-  CHECK(r.out.find("its first difference is in lesson wrapper") != std::string::npos);
-  CHECK(r.out.find("First difference: context_vecs (") != std::string::npos);
   CHECK(r.out.find("(`context_vecs = mha(batch)`): differs from the lesson's In [51]") != std::string::npos);
-  CHECK(r.out.find("Diagnosis: heads concatenated in the wrong order") != std::string::npos);
+  CHECK(r.out.find("its first difference is in lesson wrapper") != std::string::npos);
   CHECK(r.out.find("1 differ.") != std::string::npos);
 }
 
@@ -77,12 +74,10 @@ TEST_CASE("check program: a chapter's mistake in a class used again later is dia
   // CausalAttention written once (3.5.3) without the scaling and used again by 3.6.1's wrapper: the
   // diagnosis reruns the mistake in both lessons, so it explains the wrapper's differences too (no
   // "another mistake follows").
-  const CliResult r = run_cli_wide("check '" + kLessonTraces + "/chapter-noscale.json' --color never");
+  const CliResult r =
+      expect_named_mistake({kLessonTraces + "/chapter-noscale.json", "attn_weights", "no √d_k scaling", ""});
   CAPTURE(r.out);
-  CHECK(r.exit_code == 1);
   CHECK(r.out.find("its first difference is in lesson dropout") != std::string::npos);
-  CHECK(r.out.find("First difference: attn_weights (") != std::string::npos);
-  CHECK(r.out.find("Diagnosis: no √d_k scaling") != std::string::npos);
   CHECK(r.out.find("another mistake follows") == std::string::npos);
   CHECK(r.out.find("7 differ.") != std::string::npos);
 }

@@ -15,7 +15,7 @@
 #include "lessons/lesson.h"
 #include "lessons/ui_text.h"
 #include "features/check/check.h"
-#include "run_cli.h"
+#include "check_report.h"
 
 namespace {
 
@@ -67,28 +67,34 @@ bool lesson_runs(const attn::LessonInfo& l, const attn::LessonOptions& o) {
   }
 }
 
+// body(lesson, the setting's name, its options) for every lesson and every setting the lesson runs with.
+template <class F>
+void for_each_running_setting(F&& body) {
+  for (const attn::LessonInfo& l : attn::lessons())
+    for (const Setting& setting : settings()) {
+      attn::LessonOptions o;
+      setting.second(o);
+      if (lesson_runs(l, o)) body(l, setting.first, o);
+    }
+}
+
 }  // namespace
 
 TEST_CASE("check: every rerun of every lesson runs, for a few settings each") {
   int64_t total = 0;
-  for (const attn::LessonInfo& l : attn::lessons()) {
-    for (const Setting& setting : settings()) {
-      attn::LessonOptions o;
-      setting.second(o);
-      if (!lesson_runs(l, o)) continue;
-      for (bool shapes_differ : {false, true}) {
-        std::vector<attn::RerunFailure> failures;
-        int64_t runs = 0;
-        const std::vector<attn::WhatIf> what_ifs = attn::mistake_what_ifs(l.name, o, shapes_differ, &runs, &failures);
-        total += runs;
-        for (const attn::RerunFailure& f : failures)
-          FAIL_CHECK(l.name << " (" << setting.first << std::string(shapes_differ ? ", settings reruns" : "")
-                            << "): mistake " << attn::mistake(f.mistake).id << " ("
-                            << attn::ui(f.detail.key, attn::Lang::En, f.detail.args) << ") throws: " << f.error);
-        CHECK(what_ifs.size() + failures.size() == static_cast<size_t>(runs));
-      }
+  for_each_running_setting([&](const attn::LessonInfo& l, const std::string& setting, const attn::LessonOptions& o) {
+    for (bool shapes_differ : {false, true}) {
+      std::vector<attn::RerunFailure> failures;
+      int64_t runs = 0;
+      const std::vector<attn::WhatIf> what_ifs = attn::mistake_what_ifs(l.name, o, shapes_differ, &runs, &failures);
+      total += runs;
+      for (const attn::RerunFailure& f : failures)
+        FAIL_CHECK(l.name << " (" << setting << std::string(shapes_differ ? ", settings reruns" : "") << "): mistake "
+                          << attn::mistake(f.mistake).id << " ("
+                          << attn::ui(f.detail.key, attn::Lang::En, f.detail.args) << ") throws: " << f.error);
+      CHECK(what_ifs.size() + failures.size() == static_cast<size_t>(runs));
     }
-  }
+  });
   CHECK(total > 1000);  // the test ran them, not an empty list
 }
 
@@ -148,21 +154,16 @@ TEST_CASE("check: the mistakes after the chapter are offered only where they cha
                                   id == M::GqaWrongGroup || id == M::MlaValuesFromUk));
   };
   int64_t offered = 0;
-  for (const attn::LessonInfo& l : attn::lessons()) {
-    for (const Setting& setting : settings()) {
-      attn::LessonOptions o;
-      setting.second(o);
-      if (!lesson_runs(l, o)) continue;
-      const std::vector<attn::Binding> book = l.run(o).timeline();
-      for (const attn::MistakeRerun& m : own_reruns(l, o)) {
-        if (!module_mistake(l, m.mistake)) continue;
-        ++offered;
-        CHECK_MESSAGE(!same_timeline(l.run(m.opt).timeline(), book),
-                      l.name << " (" << setting.first << "): " << attn::mistake(m.mistake).id << " ("
-                             << attn::ui(m.detail.key, attn::Lang::En, m.detail.args) << ") changes nothing");
-      }
+  for_each_running_setting([&](const attn::LessonInfo& l, const std::string& setting, const attn::LessonOptions& o) {
+    const std::vector<attn::Binding> book = l.run(o).timeline();
+    for (const attn::MistakeRerun& m : own_reruns(l, o)) {
+      if (!module_mistake(l, m.mistake)) continue;
+      ++offered;
+      CHECK_MESSAGE(!same_timeline(l.run(m.opt).timeline(), book),
+                    l.name << " (" << setting << "): " << attn::mistake(m.mistake).id << " ("
+                           << attn::ui(m.detail.key, attn::Lang::En, m.detail.args) << ") changes nothing");
     }
-  }
+  });
   CHECK(offered > 40);
   auto ids = [](const std::string& lesson, const attn::LessonOptions& o) {
     std::vector<M> out;
@@ -188,50 +189,42 @@ TEST_CASE("check: the mistakes after the chapter are offered only where they cha
   CHECK(ids("naive-scores", attn::LessonOptions()).empty());    // a lesson without diagnoses
 }
 
-namespace {
-
-const std::string kMistakes = std::string(ATTN_TEST_FIXTURE_DIR) + "/mistakes/";
-
-}  // namespace
-
 TEST_CASE("check: the mistakes after the chapter and the shape-changing ones are named exactly") {
   // Real PyTorch's learner programs (tools/learner_mistakes_bonus.py): the first difference, the one
   // diagnosis and what was rerun. The ids' own fixtures are also in test_check.cpp's loop over every mistake.
   const struct {
-    const char* file;
-    const char* first;   // the first differing tensor
-    const char* id;      // the diagnosis
-    const char* detail;  // in what exactly was rerun
+    const char* id;                                             // the diagnosis
+    const char* detail;                                         // in what exactly was rerun
+    std::vector<std::pair<const char*, const char*>> fixtures;  // each fixture and its first differing tensor
   } cases[] = {
-      {"gqa-repeat", "keys", "gqa-repeat",
-       "keys_base.repeat(1, 2, 1, 1) and values alike: query head h reads group h % 2"},
-      {"gqa-wrong-group", "keys", "gqa-wrong-group", "h // num_kv_groups = h // 4 instead of h // group_size = h // 1"},
-      {"mla-values-from-uk", "values_all", "mla-values-from-uk", "values_all = self.W_UK(latent_total)"},
-      {"no-scaling-gqa", "attn_weights", "no-scaling", "not divided by head_dim**0.5 (head_dim = 2)"},
-      {"view-no-transpose-merge", "context_vecs", "view-no-transpose", "the heads merged with"},
-      {"view-no-transpose-gqa", "queries", "view-no-transpose", "(key/value groups alike)"},
-      {"view-no-transpose-merge-gqa", "context_vec", "view-no-transpose", "the heads merged with"},
-      {"view-no-transpose-mla", "attn_weights", "view-no-transpose", "(key/value groups alike)"},
-      {"view-no-transpose-kv-cache", "attn_weights", "view-no-transpose", "(key/value groups alike)"},
-      {"view-no-transpose-swa", "attn_weights", "view-no-transpose", "(key/value groups alike)"},
-      {"causal-norm-whole", "masked_simple_norm", "causal-norm-whole", "masked_simple / masked_simple.sum()"},
-      {"causal-norm-whole-sums", "row_sums", "causal-norm-whole", "row_sums = masked_simple.sum()"},
-      {"causal-norm-whole-weights", "attn_weights", "causal-norm-whole", "then attn_weights / attn_weights.sum()"},
-      {"wrapper-cat-tokens", "context_vecs", "wrapper-cat-tokens", "dim=1): (b, num_heads * num_tokens, d_out)"},
+      {"gqa-repeat",
+       "keys_base.repeat(1, 2, 1, 1) and values alike: query head h reads group h % 2",
+       {{"gqa-repeat", "keys"}}},
+      {"gqa-wrong-group",
+       "h // num_kv_groups = h // 4 instead of h // group_size = h // 1",
+       {{"gqa-wrong-group", "keys"}}},
+      {"mla-values-from-uk", "values_all = self.W_UK(latent_total)", {{"mla-values-from-uk", "values_all"}}},
+      {"no-scaling", "not divided by head_dim**0.5 (head_dim = 2)", {{"no-scaling-gqa", "attn_weights"}}},
+      {"view-no-transpose",
+       "the heads merged with",
+       {{"view-no-transpose-merge", "context_vecs"}, {"view-no-transpose-merge-gqa", "context_vec"}}},
+      {"view-no-transpose",
+       "(key/value groups alike)",
+       {{"view-no-transpose-gqa", "queries"},
+        {"view-no-transpose-mla", "attn_weights"},
+        {"view-no-transpose-kv-cache", "attn_weights"},
+        {"view-no-transpose-swa", "attn_weights"}}},
+      {"causal-norm-whole", "masked_simple / masked_simple.sum()", {{"causal-norm-whole", "masked_simple_norm"}}},
+      {"causal-norm-whole", "row_sums = masked_simple.sum()", {{"causal-norm-whole-sums", "row_sums"}}},
+      {"causal-norm-whole", "then attn_weights / attn_weights.sum()", {{"causal-norm-whole-weights", "attn_weights"}}},
+      {"wrapper-cat-tokens", "dim=1): (b, num_heads * num_tokens, d_out)", {{"wrapper-cat-tokens", "context_vecs"}}},
   };
   for (const auto& c : cases) {
-    INFO(c.file);
-    const CliResult r = run_cli_wide(std::string("check '") + kMistakes + c.file + ".json' --color never");
-    CHECK(r.exit_code == 1);
-    CHECK(r.err.empty());
-    CHECK(r.out.find(std::string("First difference: ") + c.first + " (") != std::string::npos);
     const attn::Mistake* m = attn::find_mistake(c.id);
-    REQUIRE(m != nullptr);
-    CHECK(r.out.find("\nDiagnosis: " + m->title(attn::Lang::En) + "\n") != std::string::npos);
-    for (const attn::Mistake& other : attn::known_mistakes())  // one diagnosis, and no settings
-      if (other.id != m->id) CHECK(r.out.find(": " + other.title(attn::Lang::En) + "\n") == std::string::npos);
-    std::string flat = r.out;  // wrapped lines joined
-    for (size_t at = flat.find("\n  "); at != std::string::npos; at = flat.find("\n  ", at)) flat.replace(at, 3, " ");
-    CHECK(flat.find(c.detail) != std::string::npos);
+    REQUIRE_MESSAGE(m != nullptr, c.id);
+    for (const auto& fixture : c.fixtures) {
+      expect_named_mistake({std::string(ATTN_TEST_FIXTURE_DIR) + "/mistakes/" + fixture.first + ".json", fixture.second,
+                            m->title(attn::Lang::En), c.detail});
+    }
   }
 }

@@ -135,13 +135,11 @@ TEST_CASE("d2l-mha runs d2l.ai §11.5's example and prints its shapes") {
 
   const CliResult zero = run_cli("d2l-mha --dropout 0 --seed 7");
   REQUIRE(zero.exit_code == 0);
-  CHECK(zero.out.find(">>> attention.eval()") != std::string::npos);
-  CHECK(zero.out.find("torch.manual_seed(7)") != std::string::npos);
+  check_contains(zero.out, {">>> attention.eval()", "torch.manual_seed(7)"});
 
   const CliResult tokens = run_cli("d2l-mha --tokens 'the cat sat' --num-hiddens 6 --num-heads 3 --json -");
   REQUIRE(tokens.exit_code == 0);
-  CHECK(tokens.out.find("\"name\": \"attention(X, X, X, valid_lens)\", \"cell\": 14") != std::string::npos);
-  CHECK(tokens.out.find("\"shape\": [2,3,6]") != std::string::npos);
+  check_contains(tokens.out, {"\"name\": \"attention(X, X, X, valid_lens)\", \"cell\": 14", "\"shape\": [2,3,6]"});
 }
 
 TEST_CASE("d2l-mha rejects bad --valid-lens and --num-hiddens with one line") {

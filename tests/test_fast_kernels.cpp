@@ -98,43 +98,10 @@ TEST_CASE("fast kernels: AVX-512 runs a 6x64 GEMM micro-kernel and a 4x64 one fo
 }
 
 TEST_CASE("fast kernels: the GEMM past one k block and across the 6x64 tile's edges, C added after the k loop") {
-  std::mt19937 rng(3);
-  std::uniform_real_distribution<float> u(-1, 1);
-  struct Case {
-    int64_t m, n, k;
-  };
-  const Case cases[] = {{7, 65, 769}, {6, 64, 1537}, {13, 127, 800}, {145, 129, 50}, {5, 63, 770}};
-  on_every_isa([&] {
-    for (const Case& c : cases)
-      for (bool accumulate : {false, true})
-        for (int threads : {1, 2}) {
-          CAPTURE(c.m);
-          CAPTURE(c.n);
-          CAPTURE(c.k);
-          CAPTURE(accumulate);
-          CAPTURE(threads);
-          const int64_t lda = c.k + 1, ldb = c.k + 3, ldc = c.n + 2;
-          std::vector<float> a(c.m * lda), b(c.n * ldb), out(c.m * ldc);
-          for (float& x : a) x = u(rng);
-          for (float& x : b) x = u(rng);
-          for (float& x : out) x = u(rng);
-          std::vector<double> expected(out.begin(), out.end());
-          for (int64_t i = 0; i < c.m; ++i)
-            for (int64_t j = 0; j < c.n; ++j) {
-              double s = accumulate ? expected[i * ldc + j] : 0.0;
-              for (int64_t p = 0; p < c.k; ++p) s += double(a[i * lda + p]) * b[j * ldb + p];
-              expected[i * ldc + j] = s;
-            }
-          GemmArgs g;
-          g.m = c.m, g.n = c.n, g.k = c.k, g.a = a.data(), g.lda = lda, g.b = b.data(), g.ldb = ldb;
-          g.b_layout = BLayout::NxK, g.c = out.data(), g.ldc = ldc, g.accumulate = accumulate;
-          GemmScratch scratch;
-          gemm_parallel(g, threads, scratch);
-          double worst = 0;
-          for (size_t i = 0; i < out.size(); ++i) worst = std::max(worst, std::fabs(out[i] - expected[i]));
-          CHECK(worst < 1e-3);  // k up to 1537 terms of size 1; the padding between rows is compared too
-        }
-  });
+  GemmSweep sweep;
+  sweep.layouts = {BLayout::NxK}, sweep.biases = {false};
+  sweep.pad_a = 1, sweep.pad_b = 3, sweep.pad_c = 2, sweep.tolerance = 1e-3;  // k up to 1537 terms of size 1
+  check_gemm_against_loop({{7, 65, 769}, {6, 64, 1537}, {13, 127, 800}, {145, 129, 50}, {5, 63, 770}}, sweep, 3);
 }
 
 TEST_CASE(

@@ -157,34 +157,31 @@ TEST_CASE("heatmap plain grid: legend, token labels, values and shading after th
       "# \u2591 \u22650.15 \u2592 \u22650.16 \u2593 \u22650.18 \u2588 \u22650.19\n"
       "            Your  journey   starts     with      one     step\n"
       "Your    \u2588 0.1921 \u2592 0.1646 \u2592 0.1652 \u2591 0.1550 \u2592 0.1721 \u2591 0.1510\n";
-  CHECK(has(r.out,
-            "        [0.1935, 0.1663, 0.1666, 0.1542, 0.1666, 0.1529]],\n       grad_fn=<SoftmaxBackward0>)\n" + grid));
-  // masked_simple_norm: the 0s above the diagonal are masked, quarters shade on the fixed scale.
-  CHECK(has(
+  check_contains(
       r.out,
-      "# fixed scale 0\u20261 (weights are read against 0 and 1)\n"
-      "# \u2591 >0 \u2592 \u22650.25 \u2593 \u22650.5 \u2588 \u22650.75  blank = 0  \u00b7 masked (never attended)\n"));
-  CHECK(has(r.out, "journey \u2593 0.5517 \u2592 0.4483 \u00b7 0.0000 \u00b7 0.0000 \u00b7 0.0000 \u00b7 0.0000\n"));
-  CHECK(has(r.out,
-            "step    \u2591 0.1935 \u2591 0.1663 \u2591 0.1666 \u2591 0.1542 \u2591 0.1666 \u2591 0.1529\n"
-            "# masked_simple_norm.shape: torch.Size([6, 6])\n"));
-  // bool masks: their values, no marks
-  CHECK(has(r.out, "Your      False \u2588  True \u2588  True \u2588  True \u2588  True \u2588  True\n"));
+      {"        [0.1935, 0.1663, 0.1666, 0.1542, 0.1666, 0.1529]],\n       grad_fn=<SoftmaxBackward0>)\n" + grid,
+       // masked_simple_norm: the 0s above the diagonal are masked, quarters shade on the fixed scale.
+       "# fixed scale 0\u20261 (weights are read against 0 and 1)\n"
+       "# \u2591 >0 \u2592 \u22650.25 \u2593 \u22650.5 \u2588 \u22650.75  blank = 0  \u00b7 masked (never attended)\n",
+       "journey \u2593 0.5517 \u2592 0.4483 \u00b7 0.0000 \u00b7 0.0000 \u00b7 0.0000 \u00b7 0.0000\n",
+       "step    \u2591 0.1935 \u2591 0.1663 \u2591 0.1666 \u2591 0.1542 \u2591 0.1666 \u2591 0.1529\n"
+       "# masked_simple_norm.shape: torch.Size([6, 6])\n",
+       // bool masks: their values, no marks
+       "Your      False \u2588  True \u2588  True \u2588  True \u2588  True \u2588  True\n"});
   CHECK_FALSE(has(r.out, "\x1b"));
 }
 
 TEST_CASE("heatmap plain grid: masked -inf cells and min-max scores") {
   const CliResult r = run_cli(kCausalPlain);
   REQUIRE(r.exit_code == 0);
-  CHECK(has(
-      r.out,
-      "# heatmap of masked: rows are queries, columns keys\n"
-      "# scale from the smallest to the largest value, 0.0078\u20260.4656\n"
-      "# \u2591 \u22650.0078 \u2592 \u22650.12 \u2593 \u22650.24 \u2588 \u22650.35  \u00b7 masked (never attended)\n"));
-  CHECK(has(r.out, "Your    \u2593 0.2899 \u00b7   -inf \u00b7   -inf \u00b7   -inf \u00b7   -inf \u00b7   -inf\n"));
-  CHECK(has(r.out,
-            "# heatmap of attn_scores: rows are queries, columns keys\n"
-            "# scale from the smallest to the largest value, -0.0511\u20260.4656\n"));
+  check_contains(r.out,
+                 {"# heatmap of masked: rows are queries, columns keys\n"
+                  "# scale from the smallest to the largest value, 0.0078\u20260.4656\n"
+                  "# \u2591 \u22650.0078 \u2592 \u22650.12 \u2593 \u22650.24 \u2588 \u22650.35  \u00b7 masked "
+                  "(never attended)\n",
+                  "Your    \u2593 0.2899 \u00b7   -inf \u00b7   -inf \u00b7   -inf \u00b7   -inf \u00b7   -inf\n",
+                  "# heatmap of attn_scores: rows are queries, columns keys\n"
+                  "# scale from the smallest to the largest value, -0.0511\u20260.4656\n"});
 }
 
 TEST_CASE("heatmap leading dims: one grid per batch and head, index labels when not one row per token") {

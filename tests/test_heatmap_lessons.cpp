@@ -81,17 +81,17 @@ TEST_CASE("heatmap for every lesson: every attention matrix and every head's wei
 
 TEST_CASE("heatmap for every lesson: the lessons that drew nothing now draw their weights, per head") {
   const std::string trainable = run_cli("trainable --heatmap --color never").out;
-  CHECK(has(trainable, "# heatmap of attn_weights inside the module's forward: rows are queries, columns"));
-  CHECK(has(trainable, "# bars of attn_weights_2: one bar per token\n"));
+  check_contains(trainable, {"# heatmap of attn_weights inside the module's forward: rows are queries, columns",
+                             "# bars of attn_weights_2: one bar per token\n"});
   const std::string wrapper = run_cli("wrapper --heatmap --color never").out;
-  CHECK(has(wrapper, "# heatmap of attn_weights inside head 0's forward"));
-  CHECK(has(wrapper, "# heatmap of attn_weights inside head 1's forward"));
+  check_contains(wrapper, {"# heatmap of attn_weights inside head 0's forward",
+                           "# heatmap of attn_weights inside head 1's forward"});
   CHECK_FALSE(has(wrapper, "inside head 2's"));
   CHECK(has(run_cli("wrapper --heatmap --color never --num-heads 3").out, "inside head 2's forward"));
   const std::string d2l = run_cli("d2l-mha --heatmap --color never").out;
   // (their axes are positions, which the title says: tests/test_heatmap_readable.cpp)
-  CHECK(has(d2l, "# heatmap of masked_softmax(X, valid_lens): rows are queries, columns keys; rows"));
-  CHECK(has(d2l, "# heatmap of self.attention_weights: rows are queries, columns keys; rows and"));
+  check_contains(d2l, {"# heatmap of masked_softmax(X, valid_lens): rows are queries, columns keys; rows",
+                       "# heatmap of self.attention_weights: rows are queries, columns keys; rows and"});
   const std::string course = run_cli("course-mha --heatmap --color never").out;
   CHECK(has(course, "inside head 1's forward"));
   for (const char* lesson : {"mha", "kv-cache", "gqa", "mla", "swa"}) {

@@ -185,13 +185,11 @@ TEST_CASE("mha-forms: the lesson against real PyTorch 1.13, bit for bit (tests/f
 TEST_CASE("mha-forms: the summary's max|diff| lines and the version notes, in English and Chinese") {
   const CliResult en = run_cli("mha-forms --color never");
   REQUIRE(en.exit_code == 0);
-  CHECK(en.out.find("7 MHAPyTorchClass                      0\n") != std::string::npos);
-  CHECK(en.out.find("MHAPyTorchScaledDotProduct needs PyTorch 2.0 or newer") != std::string::npos);
-  CHECK(en.out.find("[    nan,     nan,     nan]") != std::string::npos);
+  check_contains(en.out, {"7 MHAPyTorchClass                      0\n",
+                          "MHAPyTorchScaledDotProduct needs PyTorch 2.0 or newer", "[    nan,     nan,     nan]"});
   const CliResult zh = run_cli("mha-forms --lang zh --color never");
   REQUIRE(zh.exit_code == 0);
-  CHECK(zh.out.find("写法 7") != std::string::npos);
-  CHECK(zh.out.find("9 MHAPyTorchFlexAttention") != std::string::npos);
+  check_contains(zh.out, {"写法 7", "9 MHAPyTorchFlexAttention"});
 }
 
 TEST_CASE("mha-forms: refused settings give one line and exit 2") {

@@ -48,16 +48,12 @@ std::string key_problem(const std::string& key) {
 }  // namespace
 
 TEST_CASE("prose keys: the rule itself catches cut, numbered and fragment keys") {
-  CHECK(key_problem("course_out_equal.note").empty());
-  CHECK(key_problem("heading.heads_one_by_one").empty());
-  CHECK(key_problem("core.json.not-utf-8-text").empty());
-  CHECK_FALSE(key_problem("i_torch_equal_out_course_out_boo.note").empty());
-  CHECK_FALSE(key_problem("dropout_example.note2").empty());
-  CHECK_FALSE(key_problem("heading.3.6.22").empty());
-  CHECK_FALSE(key_problem("attn_weights.explain_if").empty());
-  CHECK_FALSE(key_problem("attn_weights.explain_else").empty());
-  CHECK_FALSE(key_problem("torch_equal_z_x.note2_if").empty());
-  CHECK_FALSE(key_problem("a_name_that_is_long_enough_to_read.explain").empty());
+  for (const char* good : {"course_out_equal.note", "heading.heads_one_by_one", "core.json.not-utf-8-text"})
+    CHECK_MESSAGE(key_problem(good).empty(), good);
+  for (const char* bad :
+       {"i_torch_equal_out_course_out_boo.note", "dropout_example.note2", "heading.3.6.22", "attn_weights.explain_if",
+        "attn_weights.explain_else", "torch_equal_z_x.note2_if", "a_name_that_is_long_enough_to_read.explain"})
+    CHECK_MESSAGE(!key_problem(bad).empty(), bad);
 }
 
 TEST_CASE("prose keys: every key of every text table is a name by role, at most 40 characters") {
