@@ -18,6 +18,7 @@ Regenerate (needs torch and numpy; deterministic):
 import argparse
 import os
 import sys
+from unittest import mock
 
 import torch
 import torch.nn as nn
@@ -54,15 +55,15 @@ def causal_setup(inputs=None, d_out=2):
 # ---- the mistakes -------------------------------------------------------------------------------------
 
 def softmax_dim():
-    """CausalAttention with §3.5.1's dim=1 kept after the batch dimension came first."""
-    class MyCausalAttention(CausalAttention):
-        softmax_dim = 1  # the mistake
-
+    """CausalAttention with §3.5.1's dim=1 kept after the batch dimension came first: the book's forward, its
+    torch.softmax(..., dim=-1) taking dim=1."""
     batch = tb.book_batch()
     torch.manual_seed(123)
-    ca = MyCausalAttention(3, 2, batch.shape[1], 0.0)
+    ca = CausalAttention(3, 2, batch.shape[1], 0.0)
     ca.trace = s = {}
-    context_vecs = ca(batch)
+    softmax = torch.softmax
+    with mock.patch.object(torch, "softmax", lambda x, dim: softmax(x, dim=1)):  # the mistake
+        context_vecs = ca(batch)
     return "dropout", {"batch": batch, "keys": s["keys"], "queries": s["queries"], "attn_scores": s["attn_scores"],
                        "attn_weights": s["attn_weights"], "context_vecs": context_vecs}, {}
 
