@@ -14,6 +14,7 @@ program_text() gives every program as the learner wrote it, whole, for the tools
 
     /usr/bin/python3 tools/program_diffs.py --out DIR FOLDER         # every program of FOLDER, whole, into DIR
     /usr/bin/python3 tools/program_diffs.py --store FOLDER BASE.py EDITED/NAME.py   # (re)write FOLDER/NAME.diff
+    (BASE.py: a program of FOLDER, or its path from the repository's root, tests/learners/c11_wrapper_dropout.py)
 
 To change a stored program: --out to a scratch folder, edit NAME.py there, --store it again (a diff that no
 longer applies to its base, after the base was edited, is an error that names the hunk); a whole program's
