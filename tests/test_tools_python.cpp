@@ -1,6 +1,6 @@
 // The Python beside the binary, with python3 alone (no torch): python/ (the learners' exporter and the
-// tracer the binary embeds), tools/program_diffs.py (the learner corpus's mistakes stored as diffs against
-// its correct programs) and tools/common.py (a case's command line from the binary's own option table).
+// tracer the binary embeds), tools/program_diffs.py (the learner corpus stored once: the book's code in
+// tools/book_listings.py, a program that changes another as a diff against it) and tools/common.py (a case's command line from the binary's own option table).
 #include <doctest/doctest.h>
 
 #include <sys/wait.h>
@@ -59,22 +59,35 @@ TEST_CASE("python/: the tracer the binary embeds is python/tracer.py, and the ex
   CHECK(fixtures > 50);
 }
 
-TEST_CASE("learner corpus: every mistake stored as a diff applies to its correct program, whole") {
+TEST_CASE("learner corpus: every program stored as a diff applies to its base, whole") {
   const std::string dir = temp_dir();
-  for (const auto& [folder, out] : std::vector<std::pair<std::string, std::string>>{
-           {"tests/learners", dir + "/learners"}, {"tests/fixtures/traces/programs", dir + "/traces"}}) {
-    const Run r = python(dir, "tools/program_diffs.py --out '" + out + "' " + folder);
+  const std::vector<std::pair<std::string, std::string>> folders{{"tests/learners", dir + "/learners"},
+                                                                 {"tests/fixtures/traces/programs", dir + "/traces"}};
+  for (const auto& folder : folders) {
+    const Run r = python(dir, "tools/program_diffs.py --out '" + folder.second + "' " + folder.first);
     REQUIRE_MESSAGE(r.code == 0, r.err);
-    const auto diffs = files_in(kSource + "/" + folder, ".diff");
-    const auto whole = files_in(kSource + "/" + folder, ".py");
+  }
+  for (const auto& folder : folders) {
+    const std::string out = folder.second;
+    const auto diffs = files_in(kSource + "/" + folder.first, ".diff");
+    const auto whole = files_in(kSource + "/" + folder.first, ".py");
     CHECK(diffs.size() >= 3);
     CHECK(files_in(out, ".py").size() == diffs.size() + whole.size());
     for (const auto& name : diffs) {
-      const std::string diff = read_text_file(kSource + "/" + folder + "/" + name + ".diff");
-      const std::string base = kSource + "/" + folder + "/" + diff.substr(4, diff.find('\n') - 4);
-      REQUIRE_MESSAGE(fs::exists(base), name);
-      CHECK_MESSAGE(read_text_file(out + "/" + name + ".py") != read_text_file(base), name);  // the change applied
+      const std::string diff = read_text_file(kSource + "/" + folder.first + "/" + name + ".diff");
+      const std::string base = diff.substr(4, diff.find('\n') - 4);
+      // The base: a program of the same folder, or a path from the repository's root; whole, or a diff itself.
+      const fs::path where = base.find('/') == std::string::npos ? fs::path(folder.first) / base : fs::path(base);
+      std::string base_out;
+      for (const auto& f : folders)
+        if (fs::path(f.first) == where.parent_path()) base_out = f.second + "/" + where.filename().string();
+      REQUIRE_MESSAGE(!base_out.empty(), name);
+      const std::string stem = kSource + "/" + (where.parent_path() / where.stem()).string();
+      CHECK_MESSAGE((fs::exists(stem + ".py") || fs::exists(stem + ".diff")), name);
+      CHECK_MESSAGE(read_text_file(out + "/" + name + ".py") != read_text_file(base_out), name);  // the change applied
     }
+    for (const auto& name : whole)  // every `# <book: NAME>` line expanded to the book's code
+      CHECK_MESSAGE(read_text_file(out + "/" + name + ".py").find("# <book:") == std::string::npos, name);
   }
   // Every program the manifest expects is there, whole or as a diff.
   const auto manifest = nlohmann::json::parse(read_text_file(kSource + "/tests/learners/expected.json"));
@@ -85,12 +98,54 @@ TEST_CASE("learner corpus: every mistake stored as a diff applies to its correct
   }
 }
 
+TEST_CASE("learner corpus: a `# <book: NAME>` line becomes the book's code of tools/book_listings.py") {
+  const std::string dir = temp_dir();
+  const std::string corpus = dir + "/corpus";
+  fs::create_directories(corpus);
+  write_file(corpus, "whole.py", "import torch\n# <book: CausalAttention>\nprint(1)\n");
+  write_file(corpus, "init.py", "# <book: MultiHeadAttention.__init__>\n# <book: inputs>\n");
+  write_file(corpus, "changed.diff",
+             "--- whole.py\n+++ changed.py\n@@ -1,3 +1,3 @@\n-import torch\n+import torch  # changed\n"
+             " class CausalAttention(nn.Module):\n     def __init__(self, d_in, d_out, context_length, dropout, "
+             "qkv_bias=False):\n");
+  const Run r = python(dir, "tools/program_diffs.py --out '" + dir + "/out' '" + corpus + "'");
+  REQUIRE_MESSAGE(r.code == 0, r.err);
+  const std::string book = read_text_file(kSource + "/tools/book_listings.py");
+  const std::string whole = read_text_file(dir + "/out/whole.py");
+  const size_t at = book.find("class CausalAttention(nn.Module):");
+  REQUIRE(at != std::string::npos);
+  const std::string causal = book.substr(at, book.find("\n\n\nclass ", at) + 1 - at);  // the class, to its last line
+  CHECK(whole == "import torch\n" + causal + "print(1)\n");
+  CHECK(read_text_file(dir + "/out/changed.py") == "import torch  # changed\n" + causal + "print(1)\n");
+  const std::string init = read_text_file(dir + "/out/init.py");
+  check_contains(init, {"class MultiHeadAttention(nn.Module):", "self.register_buffer(", "inputs = torch.tensor(",
+                        "# step     (x^6)\n)\n"});
+  CHECK(init.find("def forward") == std::string::npos);  // the constructor only
+  // A name the book does not have: one line, nothing written.
+  write_file(corpus, "init.py", "# <book: CausalAttention_v9>\n");
+  const Run bad = python(dir, "tools/program_diffs.py --out '" + dir + "/out2' '" + corpus + "'");
+  CHECK(bad.code == 1);
+  CHECK(count_lines(bad.err) == 1);
+  check_contains(bad.err, {"init.py line 1", "has no CausalAttention_v9"});
+  CHECK_FALSE(fs::exists(dir + "/out2"));
+  // Two diffs that name each other as their base: refused, not an endless loop.
+  write_file(corpus, "init.py", "x = 1\n");
+  write_file(corpus, "a.diff", "--- b.py\n+++ a.py\n@@ -1 +1 @@\n-x = 1\n+x = 2\n");
+  write_file(corpus, "b.diff", "--- a.py\n+++ b.py\n@@ -1 +1 @@\n-x = 2\n+x = 1\n");
+  const Run circle = python(dir, "tools/program_diffs.py --out '" + dir + "/out3' '" + corpus + "'");
+  CHECK(circle.code == 1);
+  check_contains(circle.err, {"its bases come back to it"});
+  CHECK_FALSE(fs::exists(dir + "/out3"));
+}
+
 TEST_CASE("learner corpus: a diff that no longer applies is refused with one line, and nothing is written") {
   const std::string dir = temp_dir();
   const std::string corpus = dir + "/corpus";
   fs::create_directories(corpus);
   const std::string learners = kSource + "/tests/learners/";
-  fs::copy_file(learners + "c12_mha_book_steps.py", corpus + "/c12_mha_book_steps.py");
+  const Run whole = python(dir, "tools/program_diffs.py --out '" + dir + "/whole' tests/learners");
+  REQUIRE_MESSAGE(whole.code == 0, whole.err);
+  fs::copy_file(dir + "/whole/c12_mha_book_steps.py", corpus + "/c12_mha_book_steps.py");
   std::string diff = read_text_file(learners + "m05_mha_scale_dout.diff");
   diff.replace(diff.find("\n-attn_weights"), 14, "\n-attn_weightz");  // a removed line the base does not have
   write_file(corpus, "m05_mha_scale_dout.diff", diff);

@@ -5,8 +5,8 @@ verdict with tests/learners/expected.json (a maintainer tool: it needs real PyTo
     /usr/bin/python3 tools/check_learner_programs.py [--attn-tutor build/attn-tutor] [--only NAME]
                                                      [--ways export,py,ipynb] [--python PYTHON] [-v]
 
-The three ways, each in a fresh temporary folder that gets the program whole (a mistake stored as a diff
-against a correct program, NAME.diff, applied by tools/program_diffs.py):
+The three ways, each in a fresh temporary folder that gets the program whole (tools/program_diffs.py: a
+program stored as a diff, NAME.diff, applied to its base; a `# <book: NAME>` line, the book's code):
   export  run the program as it is (its `# --- export ---` block writes export.json with
           python/export_pytorch.py), then `attn-tutor check export.json`;
   py      the program without its export block, `attn-tutor check NAME.py --python PYTHON`;
@@ -230,7 +230,7 @@ def main():
     rows, failures, reports = [], 0, []
     for name in names:
         entry = manifest[name]
-        try:  # a program stored as a diff against a correct one is given whole (tools/program_diffs.py)
+        try:  # a program stored as a diff or with `# <book: NAME>` lines is given whole (tools/program_diffs.py)
             source = program_diffs.program_text(CORPUS, name)
         except (OSError, program_diffs.DiffError) as e:
             die(f"{name}: {e}")

@@ -227,6 +227,7 @@ def run_mha(case, rec):
     mha.trace = {}
     context_vecs = mha(batch)
     t = mha.trace
+    t["context_heads"] = t["context_transposed"].transpose(1, 2)  # the book's forward transposes it on that line
     rec("context_vecs", context_vecs)
     for key, name in [("keys", "keys"), ("queries", "queries"), ("values", "values"),
                       ("keys_view", "keys"), ("queries_view", "queries"), ("values_view", "values"),

@@ -18,6 +18,7 @@ Regenerate (needs torch and numpy; deterministic):
 import argparse
 import os
 import sys
+from unittest import mock
 
 import torch
 import torch.nn as nn
@@ -31,6 +32,7 @@ import learner_mistakes_cache  # noqa: E402  (after the chapter: the KV cache, s
 import learner_mistakes_bonus  # noqa: E402  (after the chapter: grouped-query, latent, split heads; two of the chapter)
 import torch_book as tb  # noqa: E402
 import common  # noqa: E402  (export_all: the learners' exporter)
+import program_diffs  # noqa: E402  (book_text: the book's code as it stands in book_listings.py)
 from torch_book import CausalAttention, MultiHeadAttention, MultiHeadAttentionWrapper, SelfAttention_v2  # noqa: E402
 
 torch.set_grad_enabled(False)
@@ -51,18 +53,32 @@ def causal_setup(inputs=None, d_out=2):
     return inputs, queries, keys, values, queries @ keys.T
 
 
+def dropout_cells(dropout):
+    """§3.5.2's cells: the weights masked with -inf (causal_setup's scores), then dropout on ones and on
+    them, each after torch.manual_seed(123); the four tensors by name."""
+    inputs, queries, keys, values, attn_scores = causal_setup()
+    mask = torch.triu(torch.ones(6, 6), diagonal=1)
+    attn_weights = torch.softmax(attn_scores.masked_fill(mask.bool(), -torch.inf) / keys.shape[-1]**0.5, dim=1)
+    torch.manual_seed(123)
+    example = torch.ones(6, 6)
+    dropped_example = dropout(example)
+    torch.manual_seed(123)
+    return {"attn_weights": attn_weights, "example": example, "dropout(example)": dropped_example,
+            "dropout(attn_weights)": dropout(attn_weights)}
+
+
 # ---- the mistakes -------------------------------------------------------------------------------------
 
 def softmax_dim():
-    """CausalAttention with §3.5.1's dim=1 kept after the batch dimension came first."""
-    class MyCausalAttention(CausalAttention):
-        softmax_dim = 1  # the mistake
-
+    """CausalAttention with §3.5.1's dim=1 kept after the batch dimension came first: the book's forward, its
+    torch.softmax(..., dim=-1) taking dim=1."""
     batch = tb.book_batch()
     torch.manual_seed(123)
-    ca = MyCausalAttention(3, 2, batch.shape[1], 0.0)
+    ca = CausalAttention(3, 2, batch.shape[1], 0.0)
     ca.trace = s = {}
-    context_vecs = ca(batch)
+    softmax = torch.softmax
+    with mock.patch.object(torch, "softmax", lambda x, dim: softmax(x, dim=1)):  # the mistake
+        context_vecs = ca(batch)
     return "dropout", {"batch": batch, "keys": s["keys"], "queries": s["queries"], "attn_scores": s["attn_scores"],
                        "attn_weights": s["attn_weights"], "context_vecs": context_vecs}, {}
 
@@ -117,16 +133,7 @@ def dropout_scale():
         mask = torch.empty_like(x).bernoulli_(1 - p)
         return x * mask / p  # the mistake: 1/p instead of 1/(1 - p)
 
-    inputs, queries, keys, values, attn_scores = causal_setup()
-    mask = torch.triu(torch.ones(6, 6), diagonal=1)
-    attn_weights = torch.softmax(attn_scores.masked_fill(mask.bool(), -torch.inf) / keys.shape[-1]**0.5, dim=1)
-    torch.manual_seed(123)
-    example = torch.ones(6, 6)
-    dropped_example = my_dropout(example)
-    torch.manual_seed(123)
-    dropped = my_dropout(attn_weights)
-    return "dropout", {"attn_weights": attn_weights, "example": example, "dropout(example)": dropped_example,
-                       "dropout(attn_weights)": dropped}, {"dropout": p}
+    return "dropout", dropout_cells(my_dropout), {"dropout": p}
 
 
 def head_order():
@@ -175,56 +182,19 @@ def missing_reseed():
 
 def mkl_dropout():
     """The book's dropout cells on an Intel CPU with PyTorch <= 2.6 (the MKL model; see the docstring)."""
-    inputs, queries, keys, values, attn_scores = causal_setup()
-    mask = torch.triu(torch.ones(6, 6), diagonal=1)
-    attn_weights = torch.softmax(attn_scores.masked_fill(mask.bool(), -torch.inf) / keys.shape[-1]**0.5, dim=1)
     with mkl.bernoulli_path("mkl"):
-        torch.manual_seed(123)
-        dropout = torch.nn.Dropout(0.5)
-        example = torch.ones(6, 6)
-        dropped_example = dropout(example)
-        torch.manual_seed(123)
-        dropped = dropout(attn_weights)
-    return "dropout", {"attn_weights": attn_weights, "dropout(example)": dropped_example,
-                       "dropout(attn_weights)": dropped}, {}
+        cells = dropout_cells(torch.nn.Dropout(0.5))
+    return "dropout", {name: t for name, t in cells.items() if name != "example"}, {}
 
 
-# The steps of a reader's run on Intel/Windows, typos and all; `attn_scores` below is the global
-# of its In [32] that the forward method falls back on.
-attn_scores = None
-
-
-class ReaderCausalAttention(nn.Module):
-    def __init__(self, d_in, d_out, context_length, dropout, bias=False):
-        super().__init__()
-        self.query = nn.Linear(d_in, d_out, bias=bias)
-        self.key = nn.Linear(d_in, d_out, bias=bias)
-        self.value = nn.Linear(d_in, d_out, bias=bias)
-        self.dropout = nn.Dropout(dropout)
-        self.output = d_out
-        self.register_buffer('mask', torch.triu(torch.ones((context_length, context_length)), diagonal=1))
-
-    def forward(self, input):
-        batch_size, num_tokens, d_in = input.shape
-        key = self.key(input)
-        query = self.query(input)
-        value = self.value(input)
-        attn_socres = query @ key.transpose(1, 2)  # noqa: F841  (the typo)
-        attn_scores.masked_fill_(self.mask.bool()[:num_tokens, :num_tokens], -torch.inf)
-        attn_weight = torch.softmax(attn_scores / key.shape[-1]**0.5, dim=-1)
-        attn_weight = self.dropout(attn_weight)
-        context_vec = attn_weight @ value
-        return context_vec
-
-
-class ReaderWrapper(nn.Module):
-    def __init__(self, d_in, d_out, context_length, dropout, num_heads, qkv_bias=False):
-        super().__init__()
-        self.heads = nn.ModuleList(
-            [ReaderCausalAttention(d_in, d_out, context_length, dropout, qkv_bias) for _ in range(num_heads)])
-
-    def forward(self, x):
-        return torch.cat([head(x) for head in self.heads], dim=-1)
+# A reader's run on Intel/Windows: the book's CausalAttention typed with `attn_socres` for the scores, so the
+# forward masks and weighs the global `attn_scores` of their In [32] (the namespace's, set by stale_scores),
+# and the book's wrapper with heads of that class. Their other renamings (query for W_query, ...) change no value.
+READER = {"torch": torch, "nn": nn, "attn_scores": None}
+exec(compile(program_diffs.book_text("CausalAttention").replace(
+    "        attn_scores = queries @ keys.transpose(1, 2)\n",
+    "        attn_socres = queries @ keys.transpose(1, 2)  # the typo\n") + program_diffs.book_text(
+    "MultiHeadAttentionWrapper"), "the reader's In [41] and In [44]", "exec"), READER)
 
 
 IN_45 = [[0.4772, 0.1063, 0.4566, 0.2729], [0.5668, 0.2819, 0.5771, 0.3006], [0.6008, 0.3481, 0.6229, 0.3097],
@@ -233,13 +203,13 @@ IN_45 = [[0.4772, 0.1063, 0.4566, 0.2729], [0.5668, 0.2819, 0.5771, 0.3006], [0.
 
 def stale_scores():
     """A reader's run on Intel/Windows (§3.5.3-3.6.1): attn_socres leaves the global attn_scores in use; no re-seed before the wrapper."""
-    global attn_scores
-    inputs, queries, keys, values, attn_scores = causal_setup()  # In [32]
+    inputs, queries, keys, values, READER["attn_scores"] = causal_setup()  # In [32]
+    assert "attn_socres" in READER["CausalAttention"].forward.__code__.co_varnames  # the typo applied
     batch = torch.stack((inputs, inputs), dim=0)                # In [40]
     torch.manual_seed(123)                                      # In [42]
-    ca = ReaderCausalAttention(3, 2, batch.shape[1], 0.0)
+    ca = READER["CausalAttention"](3, 2, batch.shape[1], 0.0)
     ca(batch)
-    mha = ReaderWrapper(3, 2, batch.shape[1], 0.0, num_heads=2)  # In [45]
+    mha = READER["MultiHeadAttentionWrapper"](3, 2, batch.shape[1], 0.0, num_heads=2)  # In [45]
     context_vecs = mha(batch)
     got = [[round(v, 4) for v in row] for row in context_vecs[0].tolist()]
     assert got == IN_45 and torch.equal(context_vecs[0], context_vecs[1]), got  # exactly the notebook's print

@@ -2,8 +2,8 @@
 
     /usr/bin/python3 tools/gen_trace_fixtures.py
 
-Runs each program of tests/fixtures/traces/programs/ (given whole: a NAME.diff there is applied to its base by
-tools/program_diffs.py) and three of tests/learners/ (FROM_LEARNERS) (a .py, and the notebook made from it: one code cell per
+Runs each program of tests/fixtures/traces/programs/ (given whole by tools/program_diffs.py: a NAME.diff there
+applied to its base, a `# <book: NAME>` line expanded) and three of tests/learners/ (FROM_LEARNERS) (a .py, and the notebook made from it: one code cell per
 "# %%" block) under check's tracer (python/tracer.py, the one the binary embeds) with this Python, and
 writes its "attn-tutor-trace/1" document (docs/trace-json.md) to tests/fixtures/traces/NAME.json (the notebook's
 NAME-ipynb.json). CI has no torch: the tests check these documents with `attn-tutor check TRACE.json`.

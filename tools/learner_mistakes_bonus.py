@@ -1,6 +1,7 @@
 """Learners' mistakes after the chapter for tools/gen_mistake_fixtures.py (which exports each into
 tests/fixtures/mistakes/): the lessons after the chapter (kv-cache, gqa, mla, swa), each a learner's class
-written as tools/torch_bonus.py writes the book's bonus classes, with one mistake in its forward; and two
+written as tools/torch_bonus.py writes the book's bonus classes, with one mistake in its forward (the step
+of the forward it changes, overridden); and two
 more of the chapter's. Real PyTorch 1.13.
 
 Each function returns (lesson, tensors, config) as tools/learner_mistakes.py's do: the learner's tensors in
@@ -30,62 +31,40 @@ def run_with(lesson, name, cls, config, names):
     return lesson, dict(value(n) for n in names), config
 
 
-def attend_with(mistake, module, queries, keys, values, mask_bool, seen):
-    """tbn.attend with one mistake: "scale" (softmax of the masked scores, not divided by head_dim**0.5) or
-    "merge" (the heads merged back by contiguous().view with no transpose(1, 2))."""
-    b, _, n_q, _ = queries.shape
-    attn_scores = queries @ keys.transpose(2, 3)
-    seen["attn_scores"] = attn_scores.clone()
-    attn_scores = attn_scores.masked_fill(mask_bool, -torch.inf)
-    if mistake == "scale":
-        attn_weights = module.dropout(torch.softmax(attn_scores, dim=-1))  # the mistake: no / keys.shape[-1]**0.5
-    else:
-        attn_weights = module.dropout(torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=-1))
-    merged = attn_weights @ values
-    if mistake != "merge":
-        merged = merged.transpose(1, 2)  # (the mistake leaves it out)
-    context_vec = merged.contiguous().view(b, n_q, module.d_out)
-    seen.update(mask_bool=mask_bool, masked_scores=attn_scores, attn_weights=attn_weights, context_vec=context_vec)
-    return module.out_proj(context_vec)
-
-
-class LearnerGQA(tbn.GroupedQueryAttention):
-    """GroupedQueryAttention's forward as a learner writes it; `mistake` picks the one line that differs."""
+class LearnerSteps:
+    """A bonus class with one step of its forward as a learner writes it wrong; `mistake` picks the step:
+    "view" (the heads viewed straight as (b, heads, T, head_dim), no transpose(1, 2)), "scale" (the softmax of
+    the masked scores not divided by head_dim**0.5), "merge" (the heads merged by contiguous().view with no
+    transpose(1, 2)); the subclasses add their own."""
     mistake = None
 
-    def forward(self, x, use_cache=False):
-        seen = self.seen = {}
-        b, n, _ = x.shape
-        queries_p, keys_p, values_p = self.W_query(x), self.W_key(x), self.W_value(x)
-        if self.mistake == "view":  # the mistake: straight to (b, heads, T, head_dim), no transpose(1, 2)
-            queries = queries_p.view(b, self.num_heads, n, self.head_dim)
-            keys_new = keys_p.view(b, self.num_kv_groups, n, self.head_dim)
-            values_new = values_p.view(b, self.num_kv_groups, n, self.head_dim)
-        else:
-            queries = queries_p.view(b, n, self.num_heads, self.head_dim).transpose(1, 2)
-            keys_new = keys_p.view(b, n, self.num_kv_groups, self.head_dim).transpose(1, 2)
-            values_new = values_p.view(b, n, self.num_kv_groups, self.head_dim).transpose(1, 2)
-        if use_cache:
-            keys_base, values_base = self.append_kv(keys_new, values_new, 2)
-        else:
-            keys_base, values_base = keys_new, values_new
-            if self.cache_k is not None or self.cache_v is not None:
-                self.reset_cache()
-        if self.mistake == "repeat":  # the mistake: the groups tiled, [g0, g1, g0, g1]
-            keys = keys_base.repeat(1, self.group_size, 1, 1)
-            values = values_base.repeat(1, self.group_size, 1, 1)
-        elif self.mistake == "group":  # the mistake: a loop over the heads, the group by num_kv_groups
-            keys = torch.stack([keys_base[:, h // self.num_kv_groups] for h in range(self.num_heads)], dim=1)
-            values = torch.stack([values_base[:, h // self.num_kv_groups] for h in range(self.num_heads)], dim=1)
-        else:
-            keys = keys_base.repeat_interleave(self.group_size, dim=1)
-            values = values_base.repeat_interleave(self.group_size, dim=1)
-        mask = self.future_mask(use_cache, queries.shape[-2], keys.shape[-2])
-        seen.update(queries_p=queries_p, keys_p=keys_p, values_p=values_p, queries=queries, keys_new=keys_new,
-                    values_new=values_new, keys=keys, values=values)
-        if self.mistake in ("scale", "merge"):
-            return attend_with(self.mistake, self, queries, keys, values, mask, seen)
-        return tbn.attend(self, queries, keys, values, mask, seen)
+    def to_heads(self, t, num_heads):
+        if self.mistake != "view":
+            return super().to_heads(t, num_heads)
+        b, n, _ = t.shape
+        return t.view(b, num_heads, n, self.head_dim)  # the mistake
+
+    def scaled_softmax(self, attn_scores, keys):
+        if self.mistake != "scale":
+            return super().scaled_softmax(attn_scores, keys)
+        return torch.softmax(attn_scores, dim=-1)  # the mistake: no / keys.shape[-1]**0.5
+
+    def merge_heads(self, context, b, n_q):
+        if self.mistake != "merge":
+            return super().merge_heads(context, b, n_q)
+        return context.contiguous().view(b, n_q, self.d_out)  # the mistake: no transpose(1, 2)
+
+
+class LearnerGQA(LearnerSteps, tbn.GroupedQueryAttention):
+    """GroupedQueryAttention; also "repeat" (the groups tiled, [g0, g1, g0, g1]) and "group" (a loop over the
+    heads, the group by num_kv_groups)."""
+
+    def expand_groups(self, kv):
+        if self.mistake == "repeat":
+            return kv.repeat(1, self.group_size, 1, 1)  # the mistake
+        if self.mistake == "group":
+            return torch.stack([kv[:, h // self.num_kv_groups] for h in range(self.num_heads)], dim=1)  # the mistake
+        return super().expand_groups(kv)
 
 
 def gqa_with(mistake, config, names):
@@ -115,30 +94,13 @@ def gqa_merge_view():
     return gqa_with("merge", {}, ["queries", "attn_weights", "context_vec", "full"])
 
 
-class LearnerMLA(tbn.MultiHeadLatentAttention):
-    mistake = None
+class LearnerMLA(LearnerSteps, tbn.MultiHeadLatentAttention):
+    """MultiHeadLatentAttention; also "uk" (the values up-projected with W_UK)."""
 
-    def forward(self, x, use_cache=False):
-        seen = self.seen = {}
-        b, n, _ = x.shape
-        queries_all = self.W_query(x)
-        latent_new = self.W_DKV(x)
-        latent_total = self.cached_latent(latent_new, use_cache)
-        keys_all = self.W_UK(latent_total)
-        values_all = self.W_UK(latent_total) if self.mistake == "uk" else self.W_UV(latent_total)  # the mistake
-        k = latent_total.shape[1]
-        if self.mistake == "view":  # the mistake: straight to (b, heads, T, head_dim)
-            queries = queries_all.view(b, self.num_heads, n, self.head_dim).contiguous()
-            keys = keys_all.view(b, self.num_heads, k, self.head_dim).contiguous()
-            values = values_all.view(b, self.num_heads, k, self.head_dim).contiguous()
-        else:
-            queries = queries_all.view(b, n, self.num_heads, self.head_dim).transpose(1, 2).contiguous()
-            keys = keys_all.view(b, k, self.num_heads, self.head_dim).transpose(1, 2).contiguous()
-            values = values_all.view(b, k, self.num_heads, self.head_dim).transpose(1, 2).contiguous()
-        mask_bool = self.future_mask(use_cache, queries.shape[-2], keys.shape[-2])
-        seen.update(queries_all=queries_all, latent=latent_total, keys_all=keys_all, values_all=values_all,
-                    queries=queries, keys=keys, values=values)
-        return tbn.attend(self, queries, keys, values, mask_bool, seen)
+    def up_project(self, latent):
+        if self.mistake == "uk":
+            return self.W_UK(latent), self.W_UK(latent)  # the mistake
+        return super().up_project(latent)
 
 
 def mla_values_from_uk():
@@ -151,42 +113,30 @@ def mla_view():
     return run_with("mla", "MultiHeadLatentAttention", cls, {"latent_dim": 3}, ["keys_all", "attn_weights", "full"])
 
 
-class LearnerKVCache(tbn.MultiHeadAttention):
-    """ch04/03's class with the heads viewed straight as (b, heads, T, head_dim): its cache then holds
-    (b, heads, K, head_dim) and grows along dim=2."""
+class StraightHeads:
+    """A bonus class (ch04/03's or ch04/06's) with the heads viewed straight as (b, heads, T, head_dim), no
+    transpose(1, 2): its cache then holds (b, heads, K, head_dim) and grows along dim=2."""
+    token_dim = 2
 
-    def forward(self, x, use_cache=False):
-        seen = self.seen = {}
+    def split_new(self, x):
         b, n, _ = x.shape
-        shape = (b, self.num_heads, n, self.head_dim)
-        keys_new, values_new, queries = self.W_key(x).view(shape), self.W_value(x).view(shape), self.W_query(x).view(shape)
-        keys, values = self.append_kv(keys_new, values_new, 2) if use_cache else (keys_new, values_new)
-        mask_bool = self.step_mask(use_cache, queries.shape[-2], keys.shape[-2])
-        seen.update(queries=queries, keys=keys, values=values)
-        return tbn.attend(self, queries, keys, values, mask_bool, seen)
+        shape = (b, self.num_heads, n, self.head_dim)  # the mistake
+        return self.W_key(x).view(shape), self.W_value(x).view(shape), self.W_query(x).view(shape)
+
+    def heads_first(self, *ts):
+        return ts
+
+
+class LearnerKVCache(StraightHeads, tbn.MultiHeadAttention):
+    pass
 
 
 def kv_cache_view():
     return run_with("kv-cache", "MultiHeadAttention", LearnerKVCache, {}, [("attn_weights", 0), "full", "cache_k", "out", "rest"])
 
 
-class LearnerSWA(tbn.MultiHeadAttentionWithSWA):
-    """ch04/06's class with the heads viewed straight as (b, heads, T, head_dim); its cache along dim=2."""
-
-    def forward(self, x, use_cache=False):
-        seen = self.seen = {}
-        b, n, _ = x.shape
-        shape = (b, self.num_heads, n, self.head_dim)
-        keys_new, values_new, queries = self.W_key(x).view(shape), self.W_value(x).view(shape), self.W_query(x).view(shape)
-        q_start = k_start = 0
-        if use_cache:
-            keys, values, k_start = self.cached_window(keys_new, values_new, 2, self.sliding_window_size)
-            q_start = self.ptr_current_pos
-        else:
-            keys, values = keys_new, values_new
-        mask_bool = self.window_mask(use_cache, q_start, k_start, queries.shape[-2], keys.shape[-2], seen)
-        seen.update(queries=queries, keys=keys, values=values)
-        return tbn.attend(self, queries, keys, values, mask_bool, seen)
+class LearnerSWA(StraightHeads, tbn.MultiHeadAttentionWithSWA):
+    pass
 
 
 def swa_view():

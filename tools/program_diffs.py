@@ -1,24 +1,37 @@
 #!/usr/bin/python3
-"""Programs kept as a diff against another program of their folder (tests/learners/, tests/fixtures/traces/programs/).
+"""The learner programs (tests/learners/, tests/fixtures/traces/programs/) as they are stored, and whole.
 
-A program that is another one with one mistake is stored as NAME.diff: a unified diff (3 lines of context)
-whose `--- BASE.py` line names the whole program of the same folder it changes; the diff is the mistake.
+Each piece of code is stored once:
+- A program that copies one of the book's classes (or its embeddings) verbatim holds the line
+  `# <book: NAME>` in its place: program_text() puts there the text of NAME in tools/book_listings.py (the
+  book's code, verbatim; `# <book: NAME.__init__>`: the class with its constructor only).
+- A program that is another one with a change (a mistake, another header, another setting) is stored as
+  NAME.diff: a unified diff (3 lines of context) whose `--- BASE.py` line names the program it changes
+  (whole, or itself a diff): BASE.py of the same folder, or a path with a "/" from the repository's root
+  (tests/learners/c10_wrapper_loop.py).
 program_text() gives every program as the learner wrote it, whole, for the tools that run them
 (check_learner_programs.py, gen_trace_fixtures.py), which write it into a temporary folder first.
 
     /usr/bin/python3 tools/program_diffs.py --out DIR FOLDER         # every program of FOLDER, whole, into DIR
     /usr/bin/python3 tools/program_diffs.py --store FOLDER BASE.py EDITED/NAME.py   # (re)write FOLDER/NAME.diff
+    (BASE.py: a program of FOLDER, or its path from the repository's root, tests/learners/c11_wrapper_dropout.py)
 
-To change a stored mistake: --out to a scratch folder, edit NAME.py there, --store it again (a diff that no
-longer applies to its base, after the base was edited, is an error that names the hunk).
+To change a stored program: --out to a scratch folder, edit NAME.py there, --store it again (a diff that no
+longer applies to its base, after the base was edited, is an error that names the hunk); a whole program's
+`# <book: ...>` lines stay as they are in the file.
 """
 import argparse
+import ast
 import difflib
 import os
 import re
 import sys
 
 HUNK = re.compile(r"@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+BOOK_LINE = re.compile(r"# <book: (\w+)(\.__init__)?>\n?$")
+TOOLS = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(TOOLS)
+BOOK = os.path.join(TOOLS, "book_listings.py")
 
 
 class DiffError(Exception):
@@ -74,20 +87,77 @@ def base_of(diff_name, diff_text):
     return diff_text.split("\n", 1)[0][4:].strip()
 
 
-def program_text(folder, name):
-    """The program NAME.py of folder, whole: the file itself, or its NAME.diff applied to its base."""
+def book_text(name, init_only=False, book=BOOK):
+    """The text of the top-level class or variable NAME of book (tools/book_listings.py) as it stands there;
+    init_only: the class's lines up to the end of its __init__. None when book has no such NAME."""
+    with open(book, encoding="utf-8") as f:
+        source = f.read()
+    lines = source.splitlines(True)
+    for node in ast.parse(source, book).body:
+        if isinstance(node, ast.ClassDef):
+            names = [node.name]
+        elif isinstance(node, ast.Assign):
+            names = [t.id for t in node.targets if isinstance(t, ast.Name)]
+        else:
+            continue
+        if name not in names:
+            continue
+        end = node.end_lineno
+        if init_only:
+            init = [n for n in getattr(node, "body", []) if isinstance(n, ast.FunctionDef) and n.name == "__init__"]
+            if not init:
+                return None
+            end = init[0].end_lineno
+        return "".join(lines[node.lineno - 1:end])
+    return None
+
+
+def expand(path, text):
+    """text with each line `# <book: NAME>` (or `# <book: NAME.__init__>`) replaced by that code of the book."""
+    out = []
+    for i, line in enumerate(text.splitlines(True)):
+        m = BOOK_LINE.match(line)
+        if not m:
+            out.append(line)
+            continue
+        code = book_text(m.group(1), bool(m.group(2)))
+        if code is None:
+            raise DiffError("%s line %d: tools/book_listings.py has no %s; name one of its classes or variables"
+                            % (path, i + 1, m.group(1) + (m.group(2) or "")))
+        out.append(code)
+    return "".join(out)
+
+
+def whole_text(path):
+    """The whole program stored as the file path (.py), its `# <book: ...>` lines expanded."""
+    with open(path, encoding="utf-8") as f:
+        return expand(path, f.read())
+
+
+def base_path(folder, base):
+    """Where the base a diff names lies: BASE.py of folder, or a path with a "/" from the repository's root."""
+    return os.path.join(ROOT, *base.split("/")) if "/" in base else os.path.join(folder, base)
+
+
+def program_text(folder, name, _within=()):
+    """The program NAME.py of folder, whole: the file itself, or its NAME.diff applied to its base, itself whole
+    (each with its `# <book: ...>` lines expanded)."""
     path = os.path.join(folder, name + ".py")
     if os.path.exists(path):
-        with open(path, encoding="utf-8") as f:
-            return f.read()
+        return whole_text(path)
     diff_path = os.path.join(folder, name + ".diff")
     with open(diff_path, encoding="utf-8") as f:
         diff_text = f.read()
     base = base_of(diff_path, diff_text)
-    if not base.endswith(".py") or os.sep in base or not os.path.exists(os.path.join(folder, base)):
-        raise DiffError("%s: its base %r is not a whole program of %s" % (diff_path, base, folder))
-    with open(os.path.join(folder, base), encoding="utf-8") as f:
-        return apply(diff_path, diff_text, f.read())
+    where = base_path(folder, base)
+    base_folder, base_name = os.path.dirname(where), os.path.basename(where)[:-3]
+    if not base.endswith(".py") or ".." in base.split("/") or os.sep in base.replace("/", "") or not any(
+            os.path.isfile(os.path.join(base_folder, base_name + ext)) for ext in (".py", ".diff")):
+        raise DiffError("%s: its base %r is not a program of %s (or a path from the repository's root)"
+                        % (diff_path, base, folder))
+    if os.path.abspath(diff_path) in _within:
+        raise DiffError("%s: its bases come back to it; give one of them whole" % diff_path)
+    return apply(diff_path, diff_text, program_text(base_folder, base_name, _within + (os.path.abspath(diff_path),)))
 
 
 def program_names(folder):
@@ -107,7 +177,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", nargs=2, metavar=("DIR", "FOLDER"), help="write every program of FOLDER whole into DIR")
     ap.add_argument("--store", nargs=3, metavar=("FOLDER", "BASE", "PROGRAM"),
-                    help="store PROGRAM (a whole .py) as FOLDER/NAME.diff against FOLDER/BASE")
+                    help="store PROGRAM (a whole .py) as FOLDER/NAME.diff against BASE (a program of FOLDER, or a "
+                    "path from the repository's root)")
     args = ap.parse_args()
     try:
         if args.out:
@@ -120,10 +191,11 @@ def main():
             print("wrote %d programs of %s into %s" % (len(texts), folder, dest))
         elif args.store:
             folder, base, program = args.store
-            base = os.path.basename(base)
+            if "/" in base and os.path.dirname(os.path.abspath(os.path.join(ROOT, base))) == os.path.abspath(folder):
+                base = os.path.basename(base)  # a program of the same folder goes by its name
             name = os.path.basename(program)
-            with open(os.path.join(folder, base), encoding="utf-8") as f:
-                base_text = f.read()
+            where = base_path(folder, base)
+            base_text = program_text(os.path.dirname(where), os.path.basename(where)[:-3])
             with open(program, encoding="utf-8") as f:
                 text = f.read()
             diff = make(base, base_text, name, text)

@@ -13,28 +13,24 @@ import torch
 import torch.nn as nn
 
 
-def heads(t, num_heads, head_dim):
-    """(b, T, num_heads * head_dim) -> (b, num_heads, T, head_dim)"""
-    b, n, _ = t.shape
-    return t.view(b, n, num_heads, head_dim).transpose(1, 2)
-
-
 def attend(module, queries, keys, values, mask_bool, seen):
     """scores, -inf where mask_bool, softmax(scores / sqrt(head_dim)), dropout, @ values, heads merged, out_proj"""
     b, _, n_q, _ = queries.shape
     attn_scores = queries @ keys.transpose(2, 3)
     seen["attn_scores"] = attn_scores.clone()
     attn_scores = attn_scores.masked_fill(mask_bool, -torch.inf)
-    attn_weights = torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=-1)
+    attn_weights = module.scaled_softmax(attn_scores, keys)
     attn_weights = module.dropout(attn_weights)
-    context_vec = (attn_weights @ values).transpose(1, 2).contiguous().view(b, n_q, module.d_out)
+    context_vec = module.merge_heads(attn_weights @ values, b, n_q)
     seen.update(mask_bool=mask_bool, masked_scores=attn_scores, attn_weights=attn_weights, context_vec=context_vec)
     return module.out_proj(context_vec)
 
 
 class CachedAttention(nn.Module):
     """What the four modules share: the head sizes, dropout, the cache buffers (`caches`), ptr_current_pos,
-    reset_cache and, for the chapter's layer shapes, W_query, W_key, W_value and out_proj in its order."""
+    reset_cache, the steps of attend() that split and merge the heads and scale the scores (a learner's
+    mistake in tools/learner_mistakes_bonus.py overrides the one step it changes) and, for the chapter's
+    layer shapes, W_query, W_key, W_value and out_proj in its order."""
 
     caches = ("cache_k", "cache_v")
 
@@ -55,11 +51,30 @@ class CachedAttention(nn.Module):
         self.W_value = nn.Linear(d_in, self.d_out, bias=qkv_bias)
         self.out_proj = nn.Linear(self.d_out, self.d_out)
 
+    def to_heads(self, t, num_heads):
+        """(b, T, num_heads * head_dim) -> (b, num_heads, T, head_dim)"""
+        b, n, _ = t.shape
+        return t.view(b, n, num_heads, self.head_dim).transpose(1, 2)
+
+    def scaled_softmax(self, attn_scores, keys):
+        """softmax(scores / sqrt(head_dim)) over the keys"""
+        return torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=-1)
+
+    def merge_heads(self, context, b, n_q):
+        """(b, num_heads, T, head_dim) -> (b, T, d_out)"""
+        return context.transpose(1, 2).contiguous().view(b, n_q, self.d_out)
+
+    token_dim = 1  # the tokens' dimension in split_new's layout, along which the cache grows
+
     def split_new(self, x):
         """The new tokens' keys, values and queries as (b, T, num_heads, head_dim)."""
         b, n, _ = x.shape
         shape = (b, n, self.num_heads, self.head_dim)
         return self.W_key(x).view(shape), self.W_value(x).view(shape), self.W_query(x).view(shape)
+
+    def heads_first(self, *ts):
+        """split_new's layout -> (b, num_heads, T, head_dim), for each of ts"""
+        return tuple(t.transpose(1, 2) for t in ts)
 
     def append_kv(self, keys_new, values_new, dim):
         """cache_k and cache_v with the new keys and values appended along dim (the first call: them)."""
@@ -95,10 +110,10 @@ class MultiHeadAttention(CachedAttention):
         seen = self.seen = {}
         keys_new, values_new, queries = self.split_new(x)
         if use_cache:
-            keys, values = self.append_kv(keys_new, values_new, 1)
+            keys, values = self.append_kv(keys_new, values_new, self.token_dim)
         else:
             keys, values = keys_new, values_new
-        keys, queries, values = keys.transpose(1, 2), queries.transpose(1, 2), values.transpose(1, 2)
+        keys, queries, values = self.heads_first(keys, queries, values)
         mask_bool = self.step_mask(use_cache, queries.shape[-2], keys.shape[-2])
         seen.update(queries=queries, keys=keys, values=values)
         return attend(self, queries, keys, values, mask_bool, seen)
@@ -127,21 +142,24 @@ class GroupedQueryAttention(CachedAttention):
     def forward(self, x, use_cache=False):
         seen = self.seen = {}
         queries_p, keys_p, values_p = self.W_query(x), self.W_key(x), self.W_value(x)
-        queries = heads(queries_p, self.num_heads, self.head_dim)
-        keys_new = heads(keys_p, self.num_kv_groups, self.head_dim)
-        values_new = heads(values_p, self.num_kv_groups, self.head_dim)
+        queries = self.to_heads(queries_p, self.num_heads)
+        keys_new = self.to_heads(keys_p, self.num_kv_groups)
+        values_new = self.to_heads(values_p, self.num_kv_groups)
         if use_cache:
             keys_base, values_base = self.append_kv(keys_new, values_new, 2)
         else:
             keys_base, values_base = keys_new, values_new
             if self.cache_k is not None or self.cache_v is not None:
                 self.reset_cache()
-        keys = keys_base.repeat_interleave(self.group_size, dim=1)
-        values = values_base.repeat_interleave(self.group_size, dim=1)
+        keys, values = self.expand_groups(keys_base), self.expand_groups(values_base)
         mask = self.future_mask(use_cache, queries.shape[-2], keys.shape[-2])
         seen.update(queries_p=queries_p, keys_p=keys_p, values_p=values_p, queries=queries, keys_new=keys_new,
                     values_new=values_new, keys=keys, values=values)
         return attend(self, queries, keys, values, mask, seen)
+
+    def expand_groups(self, kv):
+        """(b, num_kv_groups, K, head_dim) -> (b, num_heads, K, head_dim): each group once for each of its heads"""
+        return kv.repeat_interleave(self.group_size, dim=1)
 
 
 class MultiHeadLatentAttention(CachedAttention):
@@ -165,15 +183,19 @@ class MultiHeadLatentAttention(CachedAttention):
         self.cache_c_kv = latent_new if self.cache_c_kv is None else torch.cat([self.cache_c_kv, latent_new], dim=1)
         return self.cache_c_kv
 
+    def up_project(self, latent):
+        """The keys and the values of every token, from its latent."""
+        return self.W_UK(latent), self.W_UV(latent)
+
     def forward(self, x, use_cache=False):
         seen = self.seen = {}
         queries_all = self.W_query(x)
         latent_new = self.W_DKV(x)
         latent_total = self.cached_latent(latent_new, use_cache)
-        keys_all, values_all = self.W_UK(latent_total), self.W_UV(latent_total)
-        queries = heads(queries_all, self.num_heads, self.head_dim).contiguous()
-        keys = heads(keys_all, self.num_heads, self.head_dim).contiguous()
-        values = heads(values_all, self.num_heads, self.head_dim).contiguous()
+        keys_all, values_all = self.up_project(latent_total)
+        queries = self.to_heads(queries_all, self.num_heads).contiguous()
+        keys = self.to_heads(keys_all, self.num_heads).contiguous()
+        values = self.to_heads(values_all, self.num_heads).contiguous()
         mask_bool = self.future_mask(use_cache, queries.shape[-2], keys.shape[-2])
         seen.update(queries_all=queries_all, latent=latent_total, keys_all=keys_all, values_all=values_all,
                     queries=queries, keys=keys, values=values)
@@ -194,11 +216,11 @@ class MultiHeadAttentionWithSWA(CachedAttention):
         keys_new, values_new, queries = self.split_new(x)
         q_start = k_start = 0
         if use_cache:
-            keys, values, k_start = self.cached_window(keys_new, values_new, 1, self.sliding_window_size)
+            keys, values, k_start = self.cached_window(keys_new, values_new, self.token_dim, self.sliding_window_size)
             q_start = self.ptr_current_pos
         else:
             keys, values = keys_new, values_new
-        keys, queries, values = keys.transpose(1, 2), queries.transpose(1, 2), values.transpose(1, 2)
+        keys, queries, values = self.heads_first(keys, queries, values)
         mask_bool = self.window_mask(use_cache, q_start, k_start, queries.shape[-2], keys.shape[-2], seen)
         seen.update(queries=queries, keys=keys, values=values)
         return attend(self, queries, keys, values, mask_bool, seen)

@@ -14,131 +14,67 @@ from collections import defaultdict
 
 import numpy as np
 import torch
-import torch.nn as nn
 
-# ---- the book's classes (§3.4.2, listings 3.1-3.5), verbatim; `trace` only records ----------------
+import book_listings
 
+# ---- the book's classes (§3.4.2, listings 3.1-3.5), verbatim in book_listings.py -----------------------
+# `module.trace = {}` before a call records the forward's intermediates into that dict (recorded() below);
+# the classes' text stays the book's.
 
-class SelfAttention_v1(nn.Module):
-    def __init__(self, d_in, d_out):
-        super().__init__()
-        self.W_query = nn.Parameter(torch.rand(d_in, d_out))
-        self.W_key = nn.Parameter(torch.rand(d_in, d_out))
-        self.W_value = nn.Parameter(torch.rand(d_in, d_out))
-
-    def forward(self, x):
-        keys = x @ self.W_key
-        queries = x @ self.W_query
-        values = x @ self.W_value
-        attn_scores = queries @ keys.T  # omega
-        attn_weights = torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=-1)
-        context_vec = attn_weights @ values
-        return context_vec
+SelfAttention_v1, SelfAttention_v2 = book_listings.SelfAttention_v1, book_listings.SelfAttention_v2
+CausalAttention, MultiHeadAttention = book_listings.CausalAttention, book_listings.MultiHeadAttention
+MultiHeadAttentionWrapper = book_listings.MultiHeadAttentionWrapper
 
 
-class SelfAttention_v2(nn.Module):
-    def __init__(self, d_in, d_out, qkv_bias=False):
-        super().__init__()
-        self.W_query = nn.Linear(d_in, d_out, bias=qkv_bias)
-        self.W_key = nn.Linear(d_in, d_out, bias=qkv_bias)
-        self.W_value = nn.Linear(d_in, d_out, bias=qkv_bias)
+def local_values(forward, module, *args):
+    """Runs forward(module, *args) under sys.settrace, watching its own frame only; returns (result, bound,
+    last): bound[name] the values local `name` was given, each cloned when given (before an in-place change
+    on a later line), and last[name] what it held at the return."""
+    bound, last, code = defaultdict(list), {}, forward.__code__
 
-    def forward(self, x):
-        keys = self.W_key(x)
-        queries = self.W_query(x)
-        values = self.W_value(x)
-        attn_scores = queries @ keys.T
-        attn_weights = torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=-1)
-        context_vec = attn_weights @ values
-        return context_vec
+    def in_forward(frame, event, arg):
+        for name, v in frame.f_locals.items():
+            if name not in last or last[name] is not v:
+                bound[name].append(v.clone() if isinstance(v, torch.Tensor) else v)
+                last[name] = v
+        return in_forward
 
+    def calls(frame, event, arg):
+        return in_forward if frame.f_code is code else None
 
-class CausalAttention(nn.Module):
-    softmax_dim = -1  # the book's; a learner's mistake changes it
-
-    def __init__(self, d_in, d_out, context_length, dropout, qkv_bias=False):
-        super().__init__()
-        self.d_out = d_out
-        self.W_query = nn.Linear(d_in, d_out, bias=qkv_bias)
-        self.W_key = nn.Linear(d_in, d_out, bias=qkv_bias)
-        self.W_value = nn.Linear(d_in, d_out, bias=qkv_bias)
-        self.dropout = nn.Dropout(dropout)
-        self.register_buffer('mask', torch.triu(torch.ones(context_length, context_length), diagonal=1))
-        self.trace = None
-
-    def forward(self, x):
-        b, num_tokens, d_in = x.shape
-        keys = self.W_key(x)
-        queries = self.W_query(x)
-        values = self.W_value(x)
-        attn_scores = queries @ keys.transpose(1, 2)
-        attn_scores.masked_fill_(self.mask.bool()[:num_tokens, :num_tokens], -torch.inf)
-        attn_weights = torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=self.softmax_dim)
-        attn_weights = self.dropout(attn_weights)
-        context_vec = attn_weights @ values
-        if self.trace is not None:
-            self.trace.update(keys=keys, queries=queries, values=values, attn_scores=attn_scores,
-                              attn_weights=attn_weights)
-        return context_vec
+    previous = sys.gettrace()
+    sys.settrace(calls)
+    try:
+        result = forward(module, *args)
+    finally:
+        sys.settrace(previous)
+    return result, bound, last
 
 
-class MultiHeadAttentionWrapper(nn.Module):
-    def __init__(self, d_in, d_out, context_length, dropout, num_heads, qkv_bias=False):
-        super().__init__()
-        self.heads = nn.ModuleList(
-            [CausalAttention(d_in, d_out, context_length, dropout, qkv_bias)
-             for _ in range(num_heads)]
-        )
+def recorded(cls, entries):
+    """cls.forward records, when module.trace is a dict, trace[key] = what entries[key] picks of the forward's
+    locals: a name (its value at the return) or (name, k) (the k-th value it was given)."""
+    forward = cls.forward
 
-    def forward(self, x):
-        return torch.cat([head(x) for head in self.heads], dim=-1)
+    def forward_recorded(self, *args):
+        trace = getattr(self, "trace", None)
+        if trace is None:
+            return forward(self, *args)
+        result, bound, last = local_values(forward, self, *args)
+        for key, what in entries.items():
+            trace[key] = bound[what[0]][what[1]] if isinstance(what, tuple) else last[what]
+        return result
+
+    cls.forward = forward_recorded
 
 
-class MultiHeadAttention(nn.Module):
-    def __init__(self, d_in, d_out, context_length, dropout, num_heads, qkv_bias=False):
-        super().__init__()
-        assert d_out % num_heads == 0, "d_out must be divisible by num_heads"
-        self.d_out = d_out
-        self.num_heads = num_heads
-        self.head_dim = d_out // num_heads
-        self.W_query = nn.Linear(d_in, d_out, bias=qkv_bias)
-        self.W_key = nn.Linear(d_in, d_out, bias=qkv_bias)
-        self.W_value = nn.Linear(d_in, d_out, bias=qkv_bias)
-        self.out_proj = nn.Linear(d_out, d_out)
-        self.dropout = nn.Dropout(dropout)
-        self.register_buffer('mask', torch.triu(torch.ones(context_length, context_length), diagonal=1))
-        self.trace = None
-
-    def forward(self, x):
-        t = self.trace if self.trace is not None else {}
-        b, num_tokens, d_in = x.shape
-        keys = self.W_key(x)
-        queries = self.W_query(x)
-        values = self.W_value(x)
-        t["keys"], t["queries"], t["values"] = keys, queries, values
-        keys = keys.view(b, num_tokens, self.num_heads, self.head_dim)
-        values = values.view(b, num_tokens, self.num_heads, self.head_dim)
-        queries = queries.view(b, num_tokens, self.num_heads, self.head_dim)
-        t["keys_view"], t["queries_view"], t["values_view"] = keys, queries, values
-        keys = keys.transpose(1, 2)
-        queries = queries.transpose(1, 2)
-        values = values.transpose(1, 2)
-        t["keys_heads"], t["queries_heads"], t["values_heads"] = keys, queries, values
-        attn_scores = queries @ keys.transpose(2, 3)
-        t["attn_scores"] = attn_scores.clone()  # masked_fill_ below works in place
-        mask_bool = self.mask.bool()[:num_tokens, :num_tokens]
-        attn_scores.masked_fill_(mask_bool, -torch.inf)
-        t["mask_bool"], t["masked_scores"] = mask_bool, attn_scores
-        attn_weights = torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=-1)
-        attn_weights = self.dropout(attn_weights)
-        t["attn_weights"] = attn_weights
-        context_heads = attn_weights @ values
-        context_vec = context_heads.transpose(1, 2)
-        t["context_heads"], t["context_transposed"] = context_heads, context_vec
-        context_vec = context_vec.contiguous().view(b, num_tokens, self.d_out)
-        t["context_merged"] = context_vec
-        context_vec = self.out_proj(context_vec)
-        return context_vec
+recorded(CausalAttention, {name: name for name in ("keys", "queries", "values", "attn_scores", "attn_weights")})
+recorded(MultiHeadAttention, {
+    "keys": ("keys", 0), "queries": ("queries", 0), "values": ("values", 0),
+    "keys_view": ("keys", 1), "queries_view": ("queries", 1), "values_view": ("values", 1),
+    "keys_heads": ("keys", 2), "queries_heads": ("queries", 2), "values_heads": ("values", 2),
+    "attn_scores": ("attn_scores", 0), "mask_bool": "mask_bool", "masked_scores": "attn_scores",
+    "attn_weights": "attn_weights", "context_transposed": ("context_vec", 0), "context_merged": ("context_vec", 1)})
 
 
 # ---- random cases -----------------------------------------------------------------------------------
