@@ -1,12 +1,12 @@
 #pragma once
-// The compiled-in files written as "field = value" lines (lessons/options.txt, lessons/NAME/docs.txt),
+// The compiled-in files written as "field = value" lines (lessons/options.txt, lessons/NAME/lesson.txt),
 // and the lookup of one compiled-in file by its name.
 #include <string>
 #include <vector>
 
 namespace attn {
 
-// The compiled-in file `name` ("options.txt", "mha/docs.txt", "mha/listings.txt"); std::logic_error
+// The compiled-in file `name` ("options.txt", "mha/lesson.txt", "mha/listings.txt"); std::logic_error
 // naming lessons/NAME when it is not compiled in.
 const std::string& embedded_text(const std::string& name);
 

@@ -98,7 +98,7 @@ class ExportNames {
   mutable std::shared_ptr<const std::vector<std::string>> names_;  // once computed
 };
 
-// A lesson's descriptor: its row in lessons/registry.cpp. Its title and summary are the keys
+// A lesson's descriptor: its row in lessons/registry.cpp with its lessons/NAME/lesson.txt. Its title and summary are the keys
 // lesson.title and lesson.summary of lessons/NAME/text.txt.
 struct LessonInfo {
   std::string name;                     // the subcommand, and its folder lessons/NAME/

@@ -1,5 +1,5 @@
 #pragma once
-// Each lesson's rows in README.md's lesson table and man/attn-tutor.1's LESSONS, from lessons/NAME/docs.txt
+// Each lesson's rows in README.md's lesson table and man/attn-tutor.1's LESSONS, from lessons/NAME/lesson.txt
 // (English, as those files are), in the registry's order: lessons/option_docs.cpp writes them there.
 #include <string>
 

@@ -14,7 +14,12 @@ namespace {
 // Each entry of lessons/mistakes.txt with its MistakeId (generated from the entries, in their order).
 std::vector<Mistake> bound_rows() {
   std::vector<Mistake> rows;
-  for (size_t i = 0; i < std::size(kMistakeIds); ++i) rows.push_back({static_cast<MistakeId>(i), kMistakeIds[i]});
+  for (size_t i = 0; i < std::size(kMistakeIds); ++i) {
+    Mistake m;
+    m.key = static_cast<MistakeId>(i);
+    m.id = kMistakeIds[i];
+    rows.push_back(m);
+  }
   const std::string file = "lessons/mistakes.txt";
   size_t at = 0;  // the row the entry being read belongs to, plus one
   for (const FieldLine& l : field_lines(embedded_text("mistakes.txt"), file)) {

@@ -112,7 +112,7 @@ std::string python_config_keys() {
 std::vector<GeneratedBlock> generated_blocks() {
   const std::string from = "generated from lessons/options.txt and lessons/registry.cpp by lessons/option_docs.cpp";
   const std::string lessons_from =
-      "generated from lessons/*/docs.txt and lessons/registry.cpp by lessons/option_docs.cpp";
+      "generated from lessons/*/lesson.txt and lessons/registry.cpp by lessons/option_docs.cpp";
   return {
       {"README.md", "<!-- " + from + ": begin -->", "<!-- generated: end -->", readme_rows()},
       {"man/attn-tutor.1", ".\\\" " + from + ": begin", ".\\\" generated: end", man_rows()},

@@ -1,6 +1,7 @@
 // The lessons, one row each: the registry every command, help text, completion and table is built from.
-// A new lesson is its folder lessons/NAME/ (its cells and its text.txt) plus one row here.
+// A new lesson is its folder lessons/NAME/ (its cells, its text.txt, its descriptor lesson.txt) plus one row here.
 #include "lessons/lesson.h"
+#include "lessons/lesson_file.h"
 #include "lessons/lesson_work.h"
 
 namespace attn {
@@ -37,6 +38,13 @@ LessonWork mha_forms_work(const LessonOptions& opt);     // lessons/mha-forms/co
 
 namespace {
 
+// A row: the lesson's name and functions, with the facts of its descriptor lessons/NAME/lesson.txt.
+LessonInfo row(const std::string& name, Notebook (*run)(const LessonOptions&), LessonWork (*work)(const LessonOptions&),
+               void (*diagnoses)(Reruns&), bool (*settings_exist)(const LessonOptions&)) {
+  const LessonFile f = lesson_file(name);
+  return {name, f.sections, f.options, f.defaults, run, work, diagnoses, settings_exist, f.eval_unless_dropout};
+}
+
 // Each row's exports, computed from its cells when first asked for.
 std::vector<LessonInfo> bind_exports(std::vector<LessonInfo> rows) {
   for (LessonInfo& row : rows) row.exports.bind(row.run);
@@ -63,110 +71,24 @@ bool d2l_mha_settings_exist(const LessonOptions& o);     // lessons/d2l-mha/mist
 
 const std::vector<LessonInfo>& lessons() {
   static const std::vector<LessonInfo> all = bind_exports({
-      // name, the sections it replays, the options it takes beyond the common ones, its own defaults (where
-      // lessons/options.txt states none or another), its cells, its work (the cost model's), its
-      // diagnoses (`check`'s reruns) and whether other settings can exist for it (nullptr: always)
-      {"naive-scores", {"3.3.1", "3.3.2"}, {}, {}, naive_scores_lesson, naive_scores_work, nullptr, nullptr},
-      {"softmax", {"3.3.1", "3.3.2"}, {}, {}, softmax_lesson, softmax_work, softmax_diagnoses, nullptr},
-      {"trainable",
-       {"3.4.1", "3.4.2"},
-       {"--d-out", "--init"},
-       {},
-       trainable_lesson,
-       trainable_work,
-       trainable_diagnoses,
-       nullptr},
-      {"causal-mask",
-       {"3.5.1"},
-       {"--d-out"},
-       {},
-       causal_mask_lesson,  // its mask is the scores' size: no buffer, no dropout
-       causal_mask_work,
-       causal_mask_diagnoses,
-       nullptr},
-      {"dropout",
-       {"3.5.2", "3.5.3"},
-       {"--d-out", "--dropout", "--context-length", "--bernoulli"},
-       {{"--dropout", "0.5"}},
-       dropout_lesson,
-       dropout_work,
-       dropout_diagnoses,
-       nullptr},
-      {"wrapper",
-       {"3.6.1"},
-       {"--d-out", "--num-heads", "--dropout", "--context-length", "--bernoulli", "--no-reseed"},
-       {{"--num-heads", "2"}, {"--dropout", "0.0"}},
-       wrapper_lesson,
-       wrapper_work,
-       wrapper_diagnoses,
-       nullptr},
-      {"mha",
-       {"3.6.2"},
-       {"--d-out", "--num-heads", "--dropout", "--context-length", "--bernoulli", "--gpt2"},
-       {{"--num-heads", "2"}, {"--dropout", "0.0"}},
-       mha_lesson,
-       mha_work,
-       mha_diagnoses,
-       mha_settings_exist},
-      {"course-mha",
-       {"course"},
-       {"--num-heads", "--dropout", "--context-length", "--bernoulli", "--preset", "--d-model"},
-       {{"--num-heads", ""}, {"--dropout", "0.1"}},
-       course_mha_lesson,
-       course_mha_work,
-       course_mha_diagnoses,
-       course_mha_settings_exist},
-      {"d2l-mha",
-       {"d2l 11.5"},
-       {"--num-heads", "--dropout", "--bernoulli", "--num-hiddens", "--valid-lens"},
-       {{"--num-heads", "5"}, {"--dropout", "0.5"}, {"--num-hiddens", "100"}},
-       d2l_mha_lesson,
-       d2l_mha_work,
-       d2l_mha_diagnoses,
-       d2l_mha_settings_exist,
-       true},
+      // name, its cells, its work (the cost model's), its diagnoses (`check`'s reruns) and whether other
+      // settings can exist for it (nullptr: always); the rest of its row is lessons/NAME/lesson.txt
+      row("naive-scores", naive_scores_lesson, naive_scores_work, nullptr, nullptr),
+      row("softmax", softmax_lesson, softmax_work, softmax_diagnoses, nullptr),
+      row("trainable", trainable_lesson, trainable_work, trainable_diagnoses, nullptr),
+      row("causal-mask", causal_mask_lesson, causal_mask_work, causal_mask_diagnoses, nullptr),
+      row("dropout", dropout_lesson, dropout_work, dropout_diagnoses, nullptr),
+      row("wrapper", wrapper_lesson, wrapper_work, wrapper_diagnoses, nullptr),
+      row("mha", mha_lesson, mha_work, mha_diagnoses, mha_settings_exist),
+      row("course-mha", course_mha_lesson, course_mha_work, course_mha_diagnoses, course_mha_settings_exist),
+      row("d2l-mha", d2l_mha_lesson, d2l_mha_work, d2l_mha_diagnoses, d2l_mha_settings_exist),
       // After the chapter: the book's bonus material (rasbt/LLMs-from-scratch ch04), listed apart, not in `all`.
-      {"kv-cache",
-       {"ch04/03_kv-cache"},
-       {"--d-out", "--num-heads", "--context-length"},
-       {{"--d-out", "4"}, {"--num-heads", "2"}},
-       kv_cache_lesson,
-       kv_cache_work,
-       kv_cache_diagnoses,
-       nullptr},
-      {"gqa",
-       {"ch04/04_gqa"},
-       {"--d-out", "--num-heads", "--num-kv-groups"},
-       {{"--d-out", "8"}, {"--num-heads", "4"}, {"--num-kv-groups", "2"}},
-       gqa_lesson,
-       gqa_work,
-       gqa_diagnoses,
-       nullptr},
-      {"mla",
-       {"ch04/05_mla"},
-       {"--d-out", "--num-heads", "--latent-dim"},
-       {{"--d-out", "4"}, {"--num-heads", "2"}, {"--latent-dim", "2"}},
-       mla_lesson,
-       mla_work,
-       mla_diagnoses,
-       nullptr},
-      {"swa",
-       {"ch04/06_swa"},
-       {"--d-out", "--num-heads", "--window"},
-       {{"--d-out", "4"}, {"--num-heads", "2"}, {"--window", "3"}},
-       swa_lesson,
-       swa_work,
-       swa_diagnoses,
-       nullptr},
+      row("kv-cache", kv_cache_lesson, kv_cache_work, kv_cache_diagnoses, nullptr),
+      row("gqa", gqa_lesson, gqa_work, gqa_diagnoses, nullptr),
+      row("mla", mla_lesson, mla_work, mla_diagnoses, nullptr),
+      row("swa", swa_lesson, swa_work, swa_diagnoses, nullptr),
       // The chapter's own bonus (ch03/02_bonus_efficient-multihead-attention): the nine forms of MultiHeadAttention.
-      {"mha-forms",
-       {"ch03/02_bonus"},
-       {"--d-out", "--num-heads"},
-       {{"--d-out", "3"}, {"--num-heads", "3"}},
-       mha_forms_lesson,
-       mha_forms_work,
-       nullptr,
-       nullptr},
+      row("mha-forms", mha_forms_lesson, mha_forms_work, nullptr, nullptr),
   });
   return all;
 }

@@ -66,7 +66,7 @@ TEST_CASE("generated: a block follows the table (a changed row changes it)") {
   CHECK(blocks[3].text.find("\"num_kv_groups\"") != std::string::npos);
 }
 
-TEST_CASE("generated: the lesson tables follow the registry and each lesson's docs.txt") {
+TEST_CASE("generated: the lesson tables follow the registry and each lesson's lesson.txt") {
   const std::vector<GeneratedBlock> blocks = generated_blocks();
   REQUIRE(blocks.size() == 6);
   const std::string& readme = blocks[4].text;
