@@ -23,6 +23,17 @@ void tensor_cell(Notebook& nb, const std::vector<std::string>& code, const std::
   if (!confusion.empty()) nb.confusion(confusion);
 }
 
+void projection_cell(Notebook& nb, const std::vector<std::string>& code, const std::string& layer_name,
+                     const Linear& layer, const std::string& out_name, const Tensor& out, const std::string& note,
+                     const std::string& explain) {
+  nb.cell(code);
+  nb.show(layer_name + ".weight", layer.weight);
+  nb.show(layer_name + ".bias", *layer.bias);
+  nb.show(out_name, out);
+  nb.note(note);
+  nb.explain(explain);
+}
+
 void section_heading(Notebook& nb, const std::string& section) {
   nb.heading_case(section, "lesson.section_title", section);
 }

@@ -5,9 +5,12 @@
 
 #include "core/py_repr.h"
 #include "lessons/lesson.h"
+#include "nn/linear.h"
 
 namespace attn {
 
+// A whole number as notes and code write it: "12".
+inline std::string str(int64_t v) { return std::to_string(v); }
 // "journey": token i as notes and comments name it (label_text: shortened, escaped).
 std::string quoted_token(const LessonOptions& opt, int64_t i);
 // The seed as written in code, canonical (123 for --seed 0123 or +123).
@@ -21,6 +24,11 @@ std::vector<std::string> inputs_code(const LessonOptions& opt);
 // (and `confusion` unless empty), none of them quoting values.
 void tensor_cell(Notebook& nb, const std::vector<std::string>& code, const std::string& name, const Tensor& t,
                  const std::string& note, const std::string& explain, const std::string& confusion = "");
+// A cell that applies a Linear with a bias (out_proj, the course's projection_layer): `code`, then
+// print(LAYER.weight), print(LAYER.bias) and print(OUT), with the prose keys `note` and `explain`.
+void projection_cell(Notebook& nb, const std::vector<std::string>& code, const std::string& layer_name,
+                     const Linear& layer, const std::string& out_name, const Tensor& out, const std::string& note,
+                     const std::string& explain);
 // The heading that opens book section `section` ("3.3.1"): its title is the case `section` of the
 // lesson's [lesson.section_title] (the titles `lessons --json` lists too).
 void section_heading(Notebook& nb, const std::string& section);

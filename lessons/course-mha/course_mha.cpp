@@ -31,8 +31,6 @@ struct CourseConfig {
   int64_t head_size() const { return d_model / num_heads; }
 };
 
-std::string str(int64_t v) { return std::to_string(v); }
-
 CourseConfig resolve(const LessonOptions& opt) {
   CourseConfig c;
   c.post = opt.preset == "post";
@@ -336,13 +334,11 @@ Notebook course_mha_lesson(const LessonOptions& opt) {
                {heads, hs, d_model, str(c.head_size() - 1)});
   nb.explain("head_outputs.explain");
 
-  nb.cell({"out = self.projection_layer(head_outputs)", "print(self.projection_layer.weight)",
-           "print(self.projection_layer.bias)", "print(out)"});
-  nb.show("self.projection_layer.weight", mha.projection_layer.weight);
-  nb.show("self.projection_layer.bias", *mha.projection_layer.bias);
-  nb.show("out", t.projected);
-  nb.note("projection.note");
-  nb.explain("projection.explain");
+  projection_cell(nb,
+                  {"out = self.projection_layer(head_outputs)", "print(self.projection_layer.weight)",
+                   "print(self.projection_layer.bias)", "print(out)"},
+                  "self.projection_layer", mha.projection_layer, "out", t.projected, "projection.note",
+                  "projection.explain");
 
   nb.cell({"out = self.dropout(out)", "print(out)"});
   nb.show("out", t.out);

@@ -13,8 +13,6 @@ namespace attn {
 
 namespace {
 
-std::string str(int64_t v) { return std::to_string(v); }
-
 void class_cell(Notebook& nb, const LessonOptions& opt, const GroupedQueryAttention& gqa) {
   class_parameters_cell(
       nb, opt, "GroupedQueryAttention", "gqa",

@@ -17,7 +17,6 @@ namespace attn {
 
 namespace {
 
-std::string str(int64_t v) { return std::to_string(v); }
 std::string slice(int64_t a, int64_t b) { return str(a) + ":" + str(b); }
 
 // Multiply-adds of one forward call with n_q new tokens and n_k keys: the three projections and out_proj of

@@ -14,8 +14,6 @@ namespace attn {
 
 namespace {
 
-std::string str(int64_t v) { return std::to_string(v); }
-
 void chapter_cell(Notebook& nb, const LessonOptions& opt, FormsSetup& s) {
   std::vector<std::string> code = chapter_mha(opt).listing;
   code.insert(code.end(), {"torch.manual_seed(" + fmt_seed(opt, 123) + ")",

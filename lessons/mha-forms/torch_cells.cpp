@@ -19,8 +19,6 @@ namespace attn {
 
 namespace {
 
-std::string str(int64_t v) { return std::to_string(v); }
-
 // A form that needs a newer PyTorch than the chapter: what its cell records and prints after computing `out`.
 struct NewerTorchForm {
   const char* out_name;  // "out_sdpa": its difference from `full` is shown

@@ -15,8 +15,6 @@ namespace {
 
 std::string stride_text(const Tensor& t) { return shape_text(t.strides()); }
 std::string bool_text(bool b) { return b ? "True" : "False"; }
-std::string str(int64_t v) { return std::to_string(v); }
-
 void batched_matmul_cells(Notebook& nb) {
   section_heading(nb, "3.6.2");
   // The book's example tensor: (b, num_heads, num_tokens, head_dim) = (1, 2, 3, 4).
@@ -200,14 +198,11 @@ Notebook mha_lesson(const LessonOptions& opt) {
   const char* why = !viewable ? "view_fails" : mha.head_dim == 1 ? "head_dim_one" : h == 1 ? "one_head" : "sizes_allow";
   nb.confusion_case("contiguous.confusion", why);
 
-  nb.cell({"context_vec = self.out_proj(context_vec)",
-           "# forward returns context_vec: back outside, context_vecs = mha(batch)", "print(mha.out_proj.weight)",
-           "print(mha.out_proj.bias)", "print(context_vecs)"});
-  nb.show("mha.out_proj.weight", mha.out_proj.weight);
-  nb.show("mha.out_proj.bias", *mha.out_proj.bias);
-  nb.show("context_vecs", t.context_vec);
-  nb.note("out_proj.note");
-  nb.explain("out_proj.explain");
+  projection_cell(nb,
+                  {"context_vec = self.out_proj(context_vec)",
+                   "# forward returns context_vec: back outside, context_vecs = mha(batch)",
+                   "print(mha.out_proj.weight)", "print(mha.out_proj.bias)", "print(context_vecs)"},
+                  "mha.out_proj", mha.out_proj, "context_vecs", t.context_vec, "out_proj.note", "out_proj.explain");
 
   if (opt.gpt2) gpt2_cells(nb, opt);
   return nb;

@@ -11,8 +11,6 @@ namespace attn {
 
 namespace {
 
-std::string str(int64_t v) { return std::to_string(v); }
-
 void class_cell(Notebook& nb, const LessonOptions& opt, const MultiHeadLatentAttention& mla) {
   class_parameters_cell(
       nb, opt, "MultiHeadLatentAttention", "mla",

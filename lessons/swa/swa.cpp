@@ -14,8 +14,6 @@ namespace attn {
 
 namespace {
 
-std::string str(int64_t v) { return std::to_string(v); }
-
 // (full - causal).abs().max(dim=-1).values: per token, how far the window moved its output.
 Tensor per_token_diff(const Tensor& a, const Tensor& b) {
   const int64_t n = a.size(1);
