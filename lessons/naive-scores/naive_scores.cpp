@@ -1,5 +1,6 @@
 // §3.3.1-3.3.2: attention scores as plain dot products, first for the query "journey", then for
 // every pair of tokens.
+#include "lessons/common/query_scores.h"
 #include "lessons/lesson.h"
 #include "lessons/lesson_text.h"
 #include "core/ops_math.h"
@@ -29,11 +30,9 @@ Notebook naive_scores_lesson(const LessonOptions& opt) {
   nb.note("query.note", {journey});
   nb.explain("query.explain", {journey});
 
-  nb.cell({"attn_scores_2 = torch.empty(inputs.shape[0])",
-           "for i, x_i in enumerate(inputs):", "    attn_scores_2[i] = torch.dot(x_i, query)", "print(attn_scores_2)"});
-  std::vector<float> scores(static_cast<size_t>(n));
-  for (int64_t i = 0; i < n; ++i) scores[static_cast<size_t>(i)] = dot(select(inputs, 0, i), query).item();
-  Tensor attn_scores_2({n}, scores);
+  nb.cell(query_scores_code());
+  Tensor attn_scores_2 = query_scores(inputs, query);
+  const std::vector<float> scores = attn_scores_2.values();
   nb.show("attn_scores_2", attn_scores_2);
   int64_t best = 0;
   for (int64_t i = 1; i < n; ++i)

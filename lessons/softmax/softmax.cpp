@@ -2,6 +2,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "lessons/common/query_scores.h"
 #include "lessons/lesson.h"
 #include "lessons/lesson_text.h"
 #include "core/ops_math.h"
@@ -20,14 +21,11 @@ Notebook softmax_lesson(const LessonOptions& opt) {
 
   section_heading(nb, "3.3.1");
   std::vector<std::string> setup = inputs_code(opt);
-  setup.insert(setup.end(), {"query = inputs[1]", "attn_scores_2 = torch.empty(inputs.shape[0])",
-                             "for i, x_i in enumerate(inputs):", "    attn_scores_2[i] = torch.dot(x_i, query)",
-                             "print(attn_scores_2)"});
+  setup.push_back("query = inputs[1]");
+  for (const std::string& line : query_scores_code()) setup.push_back(line);
   nb.cell(setup);
   Tensor query = select(inputs, 0, 1);
-  std::vector<float> s(static_cast<size_t>(n));
-  for (int64_t i = 0; i < n; ++i) s[static_cast<size_t>(i)] = dot(select(inputs, 0, i), query).item();
-  Tensor attn_scores_2({n}, s);
+  Tensor attn_scores_2 = query_scores(inputs, query);
   nb.show("attn_scores_2", attn_scores_2);
   nb.note("intro.note", {journey});
   nb.explain("intro.explain", {journey});
@@ -38,7 +36,7 @@ Notebook softmax_lesson(const LessonOptions& opt) {
   nb.show("Attention weights:", "attn_weights_2_tmp", attn_weights_2_tmp);
   nb.show("Sum:", "attn_weights_2_tmp.sum()", sum(attn_weights_2_tmp));
   bool all_positive = true;
-  for (float v : s) all_positive = all_positive && v > 0.0f;
+  for (float v : attn_scores_2.values()) all_positive = all_positive && v > 0.0f;
   nb.note_case("sum_attn_weights_2_tmp_sum.note", all_positive ? "all_positive" : "some_negative");
   nb.explain("sum_attn_weights_2_tmp_sum.explain", {N});
 
