@@ -107,11 +107,11 @@ TEST_CASE("check program: a traced value a call repeats or a module keeps is nam
     std::string trace, first, where, diagnosis;
   };
   for (const Case& c : std::vector<Case>{{"kv-mask-row0.json", "mask_bool",
-                                          "line 65 of kv-mask-row0.py (`out = mha(x[:, i:i + 1, :], use_cache=True)`): "
+                                          "line 99 of kv-mask-row0.py (`out = mha(x[:, i:i + 1, :], use_cache=True)`): "
                                           "differs from the lesson's In [5]",
                                           "KV-cache mask rows taken from row 0"},
                                          {"swa-cache-oldest.json", "swa.cache_k",
-                                          "line 66 of swa-cache-oldest.py (`out = swa(x[:, i:i + 1, :], "
+                                          "line 98 of swa-cache-oldest.py (`out = swa(x[:, i:i + 1, :], "
                                           "use_cache=True)`): differs from the lesson's In [8]",
                                           "sliding-window cache keeping the oldest tokens"},
                                          {"mha-eval-mode.json", "attn_weights",

@@ -1,24 +1,19 @@
-# kv-cache, the bonus class: full, the step loop with its masks and weights, reset, a prompt and the rest.
+# kv-cache, the bonus class as the book's MultiHeadAttention with a cache: full, the step loop with its
+# masks and weights, reset, a prompt and the rest.
 import torch
 import torch.nn as nn
 
 torch.set_grad_enabled(False)
-inputs = torch.tensor([[0.43, 0.15, 0.89], [0.55, 0.87, 0.66], [0.57, 0.85, 0.64],
-                       [0.22, 0.58, 0.33], [0.77, 0.25, 0.10], [0.05, 0.80, 0.55]])
+# <book: inputs>
 x = inputs.unsqueeze(0)
 
 
-class MultiHeadAttention(nn.Module):
+# <book: MultiHeadAttention>
+
+
+class MultiHeadAttentionCached(MultiHeadAttention):
     def __init__(self, d_in, d_out, context_length, dropout, num_heads, qkv_bias=False):
-        super().__init__()
-        self.d_out, self.num_heads, self.head_dim = d_out, num_heads, d_out // num_heads
-        self.W_query = nn.Linear(d_in, d_out, bias=qkv_bias)
-        self.W_key = nn.Linear(d_in, d_out, bias=qkv_bias)
-        self.W_value = nn.Linear(d_in, d_out, bias=qkv_bias)
-        self.out_proj = nn.Linear(d_out, d_out)
-        self.dropout = nn.Dropout(dropout)
-        self.register_buffer("mask", torch.triu(torch.ones(context_length, context_length), diagonal=1),
-                             persistent=False)
+        super().__init__(d_in, d_out, context_length, dropout, num_heads, qkv_bias)
         self.register_buffer("cache_k", None, persistent=False)
         self.register_buffer("cache_v", None, persistent=False)
         self.ptr_current_pos = 0
@@ -58,7 +53,7 @@ class MultiHeadAttention(nn.Module):
 
 
 torch.manual_seed(123)
-mha = MultiHeadAttention(d_in=3, d_out=4, context_length=6, dropout=0.0, num_heads=2)
+mha = MultiHeadAttentionCached(d_in=3, d_out=4, context_length=6, dropout=0.0, num_heads=2)
 full = mha(x)
 steps = [("x", x), ("attn_weights", mha.attn_weights), ("full", full)]
 for i in range(6):

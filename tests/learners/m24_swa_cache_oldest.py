@@ -1,22 +1,19 @@
-# swa: the bonus class, but the cache keeps the oldest W tokens ([:, :W]) instead of the newest.
+# swa: the bonus class (on the book's MultiHeadAttention), but the cache keeps the oldest W tokens ([:, :W])
+# instead of the newest.
 import torch
 import torch.nn as nn
 
 torch.set_grad_enabled(False)
-inputs = torch.tensor([[0.43, 0.15, 0.89], [0.55, 0.87, 0.66], [0.57, 0.85, 0.64],
-                       [0.22, 0.58, 0.33], [0.77, 0.25, 0.10], [0.05, 0.80, 0.55]])
+# <book: inputs>
 x = inputs.unsqueeze(0)
 
 
-class MultiHeadAttentionWithSWA(nn.Module):
+# <book: MultiHeadAttention>
+
+
+class MultiHeadAttentionWithSWA(MultiHeadAttention):
     def __init__(self, d_in, d_out, dropout, num_heads, qkv_bias=False, sliding_window_size=None):
-        super().__init__()
-        self.d_out, self.num_heads, self.head_dim = d_out, num_heads, d_out // num_heads
-        self.W_query = nn.Linear(d_in, d_out, bias=qkv_bias)
-        self.W_key = nn.Linear(d_in, d_out, bias=qkv_bias)
-        self.W_value = nn.Linear(d_in, d_out, bias=qkv_bias)
-        self.out_proj = nn.Linear(d_out, d_out)
-        self.dropout = nn.Dropout(dropout)
+        super().__init__(d_in, d_out, 0, dropout, num_heads, qkv_bias)  # context_length 0: the window is the mask
         self.sliding_window_size = sliding_window_size
         self.cache_k = self.cache_v = None
         self.ptr_current_pos = 0
@@ -52,16 +49,11 @@ class MultiHeadAttentionWithSWA(nn.Module):
         context_vec = (attn_weights @ values).transpose(1, 2).contiguous().view(b, num_tokens, self.d_out)
         return self.out_proj(context_vec)
 
-    def reset_cache(self):
-        self.cache_k = self.cache_v = None
-        self.ptr_current_pos = 0
-
 
 torch.manual_seed(123)
 swa = MultiHeadAttentionWithSWA(d_in=3, d_out=4, dropout=0.0, num_heads=2, sliding_window_size=3)
 full = swa(x)
 steps = [("full", full)]
-swa.reset_cache()
 for i in range(x.shape[1]):
     out = swa(x[:, i:i + 1, :], use_cache=True)
     print(i, tuple(swa.cache_k.shape), (out - full[:, i:i + 1, :]).abs().max().item())
