@@ -250,6 +250,8 @@ std::vector<std::string> bad_command_lines(const std::string& dir) {
       entry("c-cellrange.json", "{\"name\": \"context_vecs\", \"data\": [1], \"cell\": 999}"),
       config("c-float.json", "\"d_out\": 4.0"), config("c-ntokens.json", "\"num_tokens\": 7"),
       config("c-key.json", "\"d_ouy\": 4"), config("c-untaken.json", "\"num_kv_groups\": 2"),
+      config("c-dropout.json", "\"dropout\": 2.5"),
+      export_with("c-validlens.json", "\"lesson\": \"d2l-mha\", \"config\": {\"valid_lens\": 5}, " + tensor),
       // check FILE.py / FILE.ipynb: the learner's program under the tracer (features/check/python_trace.cpp)
       program_line(dir, "/no/such.py", ""), program_line(dir, "mha-correct.py", "--python no-such-python-xyz"),
       program_line(dir, "mha-correct.py", "--python '" + not_executable + "'"),

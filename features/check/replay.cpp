@@ -17,13 +17,6 @@ namespace {
 
 using nlohmann::json;
 
-// "valid_lens" -> "valid-lens": the option's name, as the keys of features/check/text.txt spell it.
-std::string option_word(std::string key) {
-  for (char& ch : key)
-    if (ch == '_') ch = '-';
-  return key;
-}
-
 struct ConfigReader {
   const LearnerExport& ex;
   const json& c;
@@ -66,12 +59,12 @@ struct ConfigReader {
       case OptionKind::Number:
         if (!c[key].is_number() || !(c[key].get<double>() >= static_cast<double>(row.min) &&
                                      c[key].get<double>() <= static_cast<double>(row.max)))
-          fail(key, error_text("check.err." + option_word(key)));  // a number's own message
+          fail(key, error_text("check.err.use-number", {std::to_string(row.min), std::to_string(row.max)}));
         return c[key].get<double>();
       case OptionKind::Text:
         // A string as the CLI takes it, under 1024 characters (one per query of 16 tokens is under 100).
         if (!c[key].is_string() || c[key].get_ref<const std::string&>().size() > 1024)
-          fail(key, error_text("check.err." + option_word(key)));  // a text's own message
+          fail(key, error_text("check.err.use-text", {row.flag}));
         return c[key];
     }
     return nullptr;
