@@ -3,6 +3,8 @@
 // library answers isatty() with 1 for every stream and cannot set a terminal's mode).
 #include <cstddef>
 
+#include "core/no_copy.h"
+
 namespace attn {
 
 // Whether standard stream `fd` (0, 1, 2) is a terminal.
@@ -17,12 +19,10 @@ size_t output_rows();
 // Single keys from the terminal on stdin, unechoed, for the life of the object (non-canonical mode),
 // restored when it ends and on SIGINT, SIGTERM and SIGHUP. Under node Ctrl-C arrives as a key and ends
 // the stepping like q.
-class TerminalKeys {
+class TerminalKeys : NoCopy {
  public:
   TerminalKeys();
   ~TerminalKeys();
-  TerminalKeys(const TerminalKeys&) = delete;
-  TerminalKeys& operator=(const TerminalKeys&) = delete;
   bool active() const { return active_; }  // false: stdin's mode could not be set
   int read_key();                          // one byte, or -1 at the end of input
 

@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "core/named.h"
 #include "lessons/field_file.h"
 
 namespace attn {
@@ -15,29 +16,20 @@ std::string OptionRow::config_key() const {
   return key;
 }
 
-const char* kind_name(OptionKind kind) {
-  switch (kind) {
-    case OptionKind::Flag:
-      return "flag";
-    case OptionKind::Integer:
-      return "integer";
-    case OptionKind::Number:
-      return "number";
-    case OptionKind::Choice:
-      return "choice";
-    case OptionKind::Text:
-      return "text";
-  }
-  return "text";
-}
+constexpr EnumName<OptionKind> kKindNames[] = {{OptionKind::Flag, "flag"},
+                                               {OptionKind::Integer, "integer"},
+                                               {OptionKind::Number, "number"},
+                                               {OptionKind::Choice, "choice"},
+                                               {OptionKind::Text, "text"}};
+
+const char* kind_name(OptionKind kind) { return enum_name(kKindNames, kind); }
 
 namespace {
 
 OptionKind kind_of(const std::string& word, const std::string& where) {
-  for (OptionKind kind :
-       {OptionKind::Flag, OptionKind::Integer, OptionKind::Number, OptionKind::Choice, OptionKind::Text})
-    if (word == kind_name(kind)) return kind;
-  throw std::logic_error(where + ": unknown kind '" + word + "'");
+  OptionKind kind;
+  if (!enum_value(kKindNames, word, kind)) throw std::logic_error(where + ": unknown kind '" + word + "'");
+  return kind;
 }
 
 // lessons/options.txt: [--flag] then "field = value" lines (see the file's header).

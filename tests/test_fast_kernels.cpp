@@ -8,6 +8,7 @@
 #include <cmath>
 #include <limits>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "fast/bench_attention.h"
@@ -95,6 +96,34 @@ TEST_CASE("fast kernels: AVX-512 runs a 6x64 GEMM micro-kernel and a 4x64 one fo
   CHECK((flash.fn != set.micro_kernel));
   const KernelSet& portable = kernel_set(Isa::Portable);  // no flash kernel of its own: the GEMM's
   CHECK((flash_kernel_of(portable).fn == portable.micro_kernel));
+}
+
+TEST_CASE("fast kernels: each kernel set is its row of kKernelShapes, its peak loop worded from it") {
+  for (Isa isa : supported_isas()) {
+    CAPTURE(isa_name(isa));
+    const KernelSet& set = kernel_set(isa);
+    const KernelShape& shape = kernel_shape(isa);
+    const FlashKernel flash = flash_kernel_of(set);
+    CHECK(shape.isa == isa);
+    CHECK(set.mr == shape.mr);
+    CHECK(set.nr == shape.nv * set.fma_lanes);
+    CHECK(set.kc == shape.kc);
+    CHECK(set.mc == shape.mc);
+    CHECK(set.nc == shape.nc);
+    CHECK(set.flash_br == shape.flash_tile);
+    CHECK(set.flash_bc == shape.flash_tile);
+    CHECK(flash.mr == shape.flash_mr);
+    CHECK(flash.nr == set.nr);
+    CHECK(set.fma_chains == shape.fma_chains);
+    CHECK(set.fma_flops_per_iteration == 2.0 * set.fma_chains * set.fma_lanes);
+  }
+  if (isa_supported(Isa::Avx512))
+    CHECK(std::string(kernel_set(Isa::Avx512).fma_loop_text) == "16 independent 16-lane FMAs");
+  if (isa_supported(Isa::Avx2Fma))
+    CHECK(std::string(kernel_set(Isa::Avx2Fma).fma_loop_text) == "12 independent 8-lane FMAs");
+  if (isa_supported(Isa::Neon)) CHECK(std::string(kernel_set(Isa::Neon).fma_loop_text) == "24 independent 4-lane FMAs");
+  CHECK(std::string(kernel_set(Isa::Portable).fma_loop_text) == "a multiply and an add on 96 independent floats");
+  CHECK(kernel_set(Isa::Portable).nr == 16);
 }
 
 TEST_CASE("fast kernels: the GEMM past one k block and across the 6x64 tile's edges, C added after the k loop") {

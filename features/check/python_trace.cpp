@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/bounded_read.h"
+#include "core/no_copy.h"
 #include "core/safe_text.h"
 #include "core/usage_error.h"
 #include "features/check/process_run.h"
@@ -28,7 +29,7 @@ bool ends_with(const std::string& s, const std::string& tail) {
 constexpr std::size_t kMaxTraceBytes = 64 * kMiB;
 
 // The private folder the trace is written to, removed with what is in it whatever ends the run.
-struct TraceFolder {
+struct TraceFolder : NoCopy {
   std::string dir, trace, part;
   TraceFolder() {
     const char* tmp = std::getenv("TMPDIR");
@@ -51,8 +52,6 @@ struct TraceFolder {
     ::unlink(part.c_str());
     ::rmdir(dir.c_str());
   }
-  TraceFolder(const TraceFolder&) = delete;
-  TraceFolder& operator=(const TraceFolder&) = delete;
 };
 
 std::string last_line(const std::string& text) {

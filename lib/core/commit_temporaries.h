@@ -7,6 +7,8 @@
 
 #include <string>
 
+#include "core/no_copy.h"
+
 namespace attn {
 
 // Blocks SIGINT, SIGTERM and SIGHUP in this thread for its lifetime (the renames run under it).
@@ -18,12 +20,10 @@ struct HoldSignals {
 
 // For one commit: the handler on the signals the caller does not ignore (nohup's stay ignored), the
 // registry emptied and the temporaries still in it removed at the end, whatever the end.
-class Temporaries {
+class Temporaries : NoCopy {
  public:
   Temporaries();
   ~Temporaries();
-  Temporaries(const Temporaries&) = delete;
-  Temporaries& operator=(const Temporaries&) = delete;
 
   // Creates a temporary in `dir` and registers it before a signal can miss it; returns its slot
   // and descriptor, or -1 with errno set.

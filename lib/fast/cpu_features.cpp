@@ -2,12 +2,19 @@
 
 #include <atomic>
 
+#include "core/named.h"
 #include "fast/kernels.h"
 #include "fast/parallel.h"
 
 namespace attn {
 
 namespace {
+
+// Widest first: what the report shows, and the word --kernels takes.
+constexpr EnumName<Isa> kIsaNames[] = {
+    {Isa::Avx512, "AVX-512"}, {Isa::Avx2Fma, "AVX2+FMA"}, {Isa::Neon, "NEON"}, {Isa::Portable, "portable C++"}};
+constexpr EnumName<Isa> kIsaWords[] = {
+    {Isa::Avx512, "avx512"}, {Isa::Avx2Fma, "avx2"}, {Isa::Neon, "neon"}, {Isa::Portable, "portable"}};
 
 bool cpu_has(Isa isa) {
   switch (isa) {
@@ -37,40 +44,16 @@ std::atomic<Isa>& active() {
 
 }  // namespace
 
-const char* isa_name(Isa isa) {
-  switch (isa) {
-    case Isa::Avx512:
-      return "AVX-512";
-    case Isa::Avx2Fma:
-      return "AVX2+FMA";
-    case Isa::Neon:
-      return "NEON";
-    case Isa::Portable:
-      break;
-  }
-  return "portable C++";
-}
+const char* isa_name(Isa isa) { return enum_name(kIsaNames, isa); }
 
-bool isa_from_name(const std::string& name, Isa& isa) {
-  if (name == "avx512")
-    isa = Isa::Avx512;
-  else if (name == "avx2")
-    isa = Isa::Avx2Fma;
-  else if (name == "neon")
-    isa = Isa::Neon;
-  else if (name == "portable")
-    isa = Isa::Portable;
-  else
-    return false;
-  return true;
-}
+bool isa_from_name(const std::string& name, Isa& isa) { return enum_value(kIsaWords, name, isa); }
 
 bool isa_supported(Isa isa) { return cpu_has(isa); }
 
 std::vector<Isa> supported_isas() {
   std::vector<Isa> list;
-  for (Isa isa : {Isa::Avx512, Isa::Avx2Fma, Isa::Neon, Isa::Portable})
-    if (cpu_has(isa)) list.push_back(isa);
+  for (const EnumName<Isa>& row : kIsaNames)
+    if (cpu_has(row.value)) list.push_back(row.value);
   return list;
 }
 

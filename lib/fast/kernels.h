@@ -35,8 +35,8 @@ struct KernelSet {
   double fma_flops_per_iteration;
   const char* fma_loop_text;  // e.g. "16 independent 16-lane FMAs" (--version, the JSON's peak_loop)
   int fma_chains, fma_lanes;  // its facts, for a report to word in its own language: 16 chains of 16 lanes
-  // Flash attention's tiles through their own micro-kernel where the set has one (AVX-512: 4x64, so that
-  // one 64-query strip covers a tile and a 64-wide head is one strip); else the GEMM's (mr, nr, micro_kernel).
+  // Flash attention's tiles through their own micro-kernel where the set names one (the vector sets: AVX-512's
+  // 4x64, AVX2's and NEON's the GEMM's own); else (portable) the GEMM's (mr, nr, micro_kernel).
   int64_t flash_mr = 0, flash_nr = 0;
   MicroKernelFn flash_kernel = nullptr;
 };
@@ -48,6 +48,29 @@ struct FlashKernel {
 };
 inline FlashKernel flash_kernel_of(const KernelSet& k) {
   return k.flash_kernel ? FlashKernel{k.flash_mr, k.flash_nr, k.flash_kernel} : FlashKernel{k.mr, k.nr, k.micro_kernel};
+}
+
+// Each kernel set's sizes, side by side. The GEMM micro-kernel's tile is mr rows by nv vectors of the set's
+// lanes (nr = nv · lanes: AVX-512 6x64, AVX2 and NEON 6x16, portable 6x16 of single floats); its blocking kc,
+// mc, nc; flash attention's tiles of flash_tile queries by flash_tile keys, through a micro-kernel of flash_mr
+// rows by the same nv vectors (AVX-512's 4x64: one 64-query strip covers a tile, a 64-wide head is one strip);
+// exp_sums partial sums in the online softmax; fma_chains independent chains in the peak loop (AVX2: latency
+// 4 x 2 FMA units = 8 in flight at least, 12 of the 16 YMM registers; NEON: enough for four FMA units, as on
+// Apple's cores). A full-width AVX-512 core (two 512-bit FMA units) needs the broadcasts few against the FMAs:
+// at 8x32 (8 broadcasts, 2 loads, 16 FMAs) its loop is modelled at 89% of the FMA ports, at 6x64 and 4x64 at
+// 99% (docs/performance.md).
+struct KernelShape {
+  Isa isa;
+  int mr, nv, kc, mc, nc, flash_tile, flash_mr, exp_sums, fma_chains;
+};
+constexpr KernelShape kKernelShapes[] = {{Isa::Avx512, 6, 4, 768, 144, 2304, 64, 4, 4, 16},
+                                         {Isa::Avx2Fma, 6, 2, 384, 120, 2304, 48, 6, 1, 12},
+                                         {Isa::Neon, 6, 4, 384, 120, 2304, 48, 6, 1, 24},
+                                         {Isa::Portable, 6, 16, 384, 120, 2304, 48, 6, 1, 96}};
+constexpr const KernelShape& kernel_shape(Isa isa) {
+  for (const KernelShape& s : kKernelShapes)
+    if (s.isa == isa) return s;
+  return kKernelShapes[3];
 }
 
 const KernelSet& kernel_set(Isa isa);  // isa must be supported

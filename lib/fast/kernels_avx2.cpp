@@ -1,5 +1,5 @@
-// The AVX2+FMA kernels (x86-64): a 6x16 micro-kernel (12 YMM accumulators), flash tiles of 48x48,
-// exp on 8 lanes. Compiled per function with target("avx2,fma") and chosen at run time, so the
+// The AVX2+FMA kernels (x86-64): a 6x16 micro-kernel (12 YMM accumulators, two 8-lane vectors of B),
+// flash tiles of 48x48, exp on 8 lanes, and the peak loop: 12 independent 8-lane FMA chains (kernels.h). Compiled per function with target("avx2,fma") and chosen at run time, so the
 // build runs on any x86-64.
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -14,8 +14,6 @@
 #include "fast/simd_kernels.h"
 
 namespace attn {
-
-namespace {
 
 // The vector traits of fast/simd_kernels.h: 8 lanes of __m256.
 struct Avx2 {
@@ -45,53 +43,7 @@ struct Avx2 {
   }
 };
 
-constexpr int64_t MR = 6, NR = 16;
-
-// A(r, p) at a[r*rs + p*ks]: six row pointers, each stepped by ks (rows in place: rs = lda, ks = 1).
-ATTN_AVX2 void micro_kernel(int64_t kc, const float* a, int64_t rs, int64_t ks, const float* b, float* c, int64_t ldc,
-                            Start start, const float* v) {
-  __m256 acc[MR][2];
-  for (int r = 0; r < MR; ++r)  // C's rows are needed at the end: start fetching them now
-    _mm_prefetch(reinterpret_cast<const char*>(c + r * ldc + NR - 1), _MM_HINT_T0);
-  for (int r = 0; r < MR; ++r)
-    for (int h = 0; h < 2; ++h) {
-      const float* cr = c + r * ldc + 8 * h;
-      acc[r][h] = start == Start::C         ? _mm256_loadu_ps(cr)
-                  : start == Start::ScaledC ? _mm256_mul_ps(_mm256_broadcast_ss(v + r), _mm256_loadu_ps(cr))
-                  : start == Start::Bias    ? _mm256_loadu_ps(v + 8 * h)
-                                            : _mm256_setzero_ps();
-    }
-  const float *a0 = a, *a1 = a + rs, *a2 = a + 2 * rs, *a3 = a + 3 * rs, *a4 = a + 4 * rs, *a5 = a + 5 * rs;
-#pragma GCC unroll 4
-  for (int64_t p = 0; p < kc; ++p, a0 += ks, a1 += ks, a2 += ks, a3 += ks, a4 += ks, a5 += ks, b += NR) {
-    const __m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8);
-    __m256 x = _mm256_broadcast_ss(a0);
-    acc[0][0] = _mm256_fmadd_ps(x, b0, acc[0][0]), acc[0][1] = _mm256_fmadd_ps(x, b1, acc[0][1]);
-    x = _mm256_broadcast_ss(a1);
-    acc[1][0] = _mm256_fmadd_ps(x, b0, acc[1][0]), acc[1][1] = _mm256_fmadd_ps(x, b1, acc[1][1]);
-    x = _mm256_broadcast_ss(a2);
-    acc[2][0] = _mm256_fmadd_ps(x, b0, acc[2][0]), acc[2][1] = _mm256_fmadd_ps(x, b1, acc[2][1]);
-    x = _mm256_broadcast_ss(a3);
-    acc[3][0] = _mm256_fmadd_ps(x, b0, acc[3][0]), acc[3][1] = _mm256_fmadd_ps(x, b1, acc[3][1]);
-    x = _mm256_broadcast_ss(a4);
-    acc[4][0] = _mm256_fmadd_ps(x, b0, acc[4][0]), acc[4][1] = _mm256_fmadd_ps(x, b1, acc[4][1]);
-    x = _mm256_broadcast_ss(a5);
-    acc[5][0] = _mm256_fmadd_ps(x, b0, acc[5][0]), acc[5][1] = _mm256_fmadd_ps(x, b1, acc[5][1]);
-  }
-  for (int r = 0; r < MR; ++r) {
-    _mm256_storeu_ps(c + r * ldc, acc[r][0]);
-    _mm256_storeu_ps(c + r * ldc + 8, acc[r][1]);
-  }
-}
-
-}  // namespace
-
-// The peak loop: 12 independent 8-lane FMA chains: latency 4 x 2 FMA units = 8 in flight at least; 12 of
-// the 16 YMM registers, the rest for the constants.
-const KernelSet& avx2_kernels() {
-  return simd_kernel_set<Avx2, 1, 12>(Isa::Avx2Fma, MR, NR, {384, 120, 2304}, micro_kernel, 48,
-                                      "12 independent 8-lane FMAs");
-}
+const KernelSet& avx2_kernels() { return simd_kernel_set<Isa::Avx2Fma, Avx2>(); }
 
 }  // namespace attn
 #endif

@@ -15,10 +15,6 @@
 
 namespace attn {
 
-namespace {
-
-constexpr int MR = 6, NV = 4, NR = 4 * NV;
-
 // The vector traits of fast/simd_kernels.h: 4 lanes of float32x4_t.
 struct Neon {
   using reg = float32x4_t;
@@ -38,46 +34,7 @@ struct Neon {
   static float reduce_max(reg v) { return vmaxvq_f32(v); }
 };
 
-void micro_kernel(int64_t kc, const float* a, int64_t rs, int64_t ks, const float* b, float* c, int64_t ldc,
-                  Start start, const float* v) {
-  float32x4_t acc[MR][NV];
-#pragma GCC unroll 6
-  for (int r = 0; r < MR; ++r)
-#pragma GCC unroll 4
-    for (int h = 0; h < NV; ++h) {
-      const float* cr = c + r * ldc + 4 * h;
-      acc[r][h] = start == Start::C         ? vld1q_f32(cr)
-                  : start == Start::ScaledC ? vmulq_n_f32(vld1q_f32(cr), v[r])
-                  : start == Start::Bias    ? vld1q_f32(v + 4 * h)
-                                            : vdupq_n_f32(0.0f);
-    }
-  const float* rows[MR];
-#pragma GCC unroll 6
-  for (int r = 0; r < MR; ++r) rows[r] = a + r * rs;
-#pragma GCC unroll 2
-  for (int64_t p = 0; p < kc; ++p, b += NR) {
-    float32x4_t bv[NV];
-#pragma GCC unroll 4
-    for (int h = 0; h < NV; ++h) bv[h] = vld1q_f32(b + 4 * h);
-#pragma GCC unroll 6
-    for (int r = 0; r < MR; ++r) {
-      const float x = rows[r][p * ks];
-#pragma GCC unroll 4
-      for (int h = 0; h < NV; ++h) acc[r][h] = vfmaq_n_f32(acc[r][h], bv[h], x);
-    }
-  }
-#pragma GCC unroll 6
-  for (int r = 0; r < MR; ++r)
-#pragma GCC unroll 4
-    for (int h = 0; h < NV; ++h) vst1q_f32(c + r * ldc + 4 * h, acc[r][h]);
-}
-
-}  // namespace
-
-const KernelSet& neon_kernels() {
-  return simd_kernel_set<Neon, 1, 24>(Isa::Neon, MR, NR, {384, 120, 2304}, micro_kernel, 48,
-                                      "24 independent 4-lane FMAs");
-}
+const KernelSet& neon_kernels() { return simd_kernel_set<Isa::Neon, Neon>(); }
 
 }  // namespace attn
 #endif

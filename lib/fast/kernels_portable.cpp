@@ -11,7 +11,9 @@ namespace attn {
 
 namespace {
 
-constexpr int64_t MR = 6, NR = 16;
+// Its row of kKernelShapes (kernels.h): a tile of MR x NR single floats.
+constexpr KernelShape kShape = kernel_shape(Isa::Portable);
+constexpr int64_t MR = kShape.mr, NR = kShape.nv;
 
 void micro_kernel(int64_t kc, const float* a, int64_t rs, int64_t ks, const float* b, float* c, int64_t ldc,
                   Start start, const float* v) {
@@ -51,8 +53,9 @@ void softmax_row(const float* in, float* out, int64_t n, float scale) {
   for (int64_t j = 0; j < n; ++j) out[j] *= 1.0f / total;
 }
 
-// A multiply and an add per lane on 96 independent values: what the portable kernels can reach.
-constexpr int kValues = 96;
+// A multiply and an add per lane on 96 independent values (its peak loop's chains): what the portable kernels
+// can reach.
+constexpr int kValues = kShape.fma_chains;
 float fma_loop(long n) {
   float acc[kValues];
   for (int j = 0; j < kValues; ++j) acc[j] = 1.0f + 0.001f * j;
@@ -69,18 +72,18 @@ const KernelSet& portable_kernels() {
   static const KernelSet k{Isa::Portable,
                            MR,
                            NR,
-                           384,
-                           120,
-                           2304,
+                           kShape.kc,
+                           kShape.mc,
+                           kShape.nc,
                            micro_kernel,
-                           48,
-                           48,
+                           kShape.flash_tile,
+                           kShape.flash_tile,
                            online_softmax,
                            softmax_row,
                            fma_loop,
                            2.0 * kValues,
                            "a multiply and an add on 96 independent floats",
-                           static_cast<int>(kValues),
+                           kValues,
                            1};
   return k;
 }

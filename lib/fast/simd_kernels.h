@@ -10,6 +10,8 @@
 //   reduce_add, reduce_max          all lanes to one float, in the instruction set's order
 //   has_scale2, scale2(p, n)        optional: true, and p · 2^n for an integral n that underflows to 0
 //                                   by itself (AVX-512's vscalefps): exp then needs no mask
+//   adds_c_last                     optional: true where the micro-kernel prefetches C and adds it after
+//                                   the k loop (simd_micro_kernel)
 // A kernel file defines ATTN_SIMD_TARGET (its functions' target attribute; empty where the instruction set
 // is the baseline) and its traits, then includes this header: each function here is compiled for that
 // target, with internal linkage, one copy per kernel file.
@@ -17,6 +19,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <string>
 #include <type_traits>
 
 #include "fast/kernels.h"
@@ -67,6 +70,11 @@ template <class V, class = void>
 struct HasScale2 : std::false_type {};
 template <class V>
 struct HasScale2<V, std::void_t<decltype(V::has_scale2)>> : std::bool_constant<V::has_scale2> {};
+
+template <class V, class = void>
+struct AddsCLast : std::false_type {};
+template <class V>
+struct AddsCLast<V, std::void_t<decltype(V::adds_c_last)>> : std::bool_constant<V::adds_c_last> {};
 
 // exp(r) for |r| <= ln 2 / 2: Cephes' degree-6 polynomial, 1 + r + r^2 (1/2 + r (1/6 + ...)).
 template <class V>
@@ -170,13 +178,70 @@ ATTN_SIMD_TARGET void simd_softmax_row(const float* in, float* out, int64_t n, f
   for (int64_t j = full; j < n; ++j) out[j] *= inv;
 }
 
-// The KernelSet of a vector instruction set, made once: its micro-kernel and blocking, the functions
-// here for V, and the peak loop of kChains chains (2 flops a lane each).
-// flash: flash attention's own micro-kernel, if the set has one (kernels.h, flash_kernel_of).
-template <class V, int kSums, int kChains>
-const KernelSet& simd_kernel_set(Isa isa, int64_t mr, int64_t nr, const int64_t (&kc_mc_nc)[3],
-                                 MicroKernelFn micro_kernel, int64_t flash_tile, const char* fma_loop_text,
-                                 FlashKernel flash = {0, 0, nullptr});
+// The micro-kernel's tile: MR rows of A by NV vectors of B (nr = NV · V::lanes), MR · NV accumulators; each
+// k step loads B's row once (NV vectors) and broadcasts A's MR floats, each into NV FMAs. kPacked: A(r, p)
+// at a[r + p*ks] (packed strips, flash's P^T); else at a[r*rs + p] (rows in place). The accumulators
+// start from C (Start::C, ScaledC) or, where V::adds_c_last, C is prefetched at the start and added
+// after the k loop, so that its load from L2 or memory does not hold up the first FMAs.
+template <class V, int MR, int NV, bool kPacked>
+ATTN_SIMD_TARGET void simd_tile(int64_t kc, const float* a, int64_t rs, int64_t ks, const float* b, float* c,
+                                int64_t ldc, Start start, const float* v) {
+  using reg = typename V::reg;
+  constexpr int L = V::lanes;
+  constexpr bool kCLast = AddsCLast<V>::value;
+  const bool reads_c = start == Start::C || start == Start::ScaledC;
+  if (kCLast && reads_c)
+#pragma GCC unroll 8
+    for (int r = 0; r < MR; ++r)
+#pragma GCC unroll 4
+      for (int j = 0; j < NV * L; j += 16) __builtin_prefetch(c + r * ldc + j);  // a 64-byte line each
+  reg acc[MR][NV];
+#pragma GCC unroll 8
+  for (int r = 0; r < MR; ++r)
+#pragma GCC unroll 4
+    for (int h = 0; h < NV; ++h) {
+      const float* cr = c + r * ldc + L * h;
+      acc[r][h] = start == Start::Bias             ? load<V>(v + L * h)
+                  : kCLast || start == Start::Zero ? V::set1(0.0f)
+                  : start == Start::C              ? load<V>(cr)
+                                                   : V::set1(v[r]) * load<V>(cr);
+    }
+  const float* rows[MR];
+#pragma GCC unroll 8
+  for (int r = 0; r < MR; ++r) rows[r] = kPacked ? a + r : a + r * rs;
+  const int64_t step = kPacked ? ks : 1;
+#pragma GCC unroll 2
+  for (int64_t p = 0; p < kc; ++p, b += NV * L) {
+    reg bv[NV];
+#pragma GCC unroll 4
+    for (int h = 0; h < NV; ++h) bv[h] = load<V>(b + L * h);
+#pragma GCC unroll 8
+    for (int r = 0; r < MR; ++r) {
+      const reg x = V::set1(rows[r][p * step]);
+#pragma GCC unroll 4
+      for (int h = 0; h < NV; ++h) acc[r][h] = V::fmadd(x, bv[h], acc[r][h]);
+    }
+  }
+#pragma GCC unroll 8
+  for (int r = 0; r < MR; ++r) {
+    const reg scale = V::set1(start == Start::ScaledC ? v[r] : 1.0f);
+#pragma GCC unroll 4
+    for (int h = 0; h < NV; ++h) {
+      float* cr = c + r * ldc + L * h;
+      store<V>(cr, kCLast && reads_c ? V::fmadd(scale, load<V>(cr), acc[r][h]) : acc[r][h]);
+    }
+  }
+}
+
+// The micro-kernel (kernels.h, MicroKernelFn) of MR rows by NV vectors: A packed (rs == 1) or in place.
+template <class V, int MR, int NV>
+ATTN_SIMD_TARGET void simd_micro_kernel(int64_t kc, const float* a, int64_t rs, int64_t ks, const float* b, float* c,
+                                        int64_t ldc, Start start, const float* v) {
+  if (rs == 1)
+    simd_tile<V, MR, NV, true>(kc, a, rs, ks, b, c, ldc, start, v);
+  else
+    simd_tile<V, MR, NV, false>(kc, a, rs, ks, b, c, ldc, start, v);
+}
 
 // The peak loop: kChains independent FMA chains of V::lanes lanes (kernels.h, FmaLoopFn); the sum is only
 // there to keep the loop alive.
@@ -196,29 +261,32 @@ ATTN_SIMD_TARGET float simd_fma_loop(long n) {
   return V::reduce_add(s);
 }
 
-template <class V, int kSums, int kChains>
-const KernelSet& simd_kernel_set(Isa isa, int64_t mr, int64_t nr, const int64_t (&kc_mc_nc)[3],
-                                 MicroKernelFn micro_kernel, int64_t flash_tile, const char* fma_loop_text,
-                                 FlashKernel flash) {
+// The KernelSet of vector instruction set `isa` with traits V, made once from its row of kKernelShapes
+// (kernels.h): the functions here for V, the GEMM's micro-kernel and flash attention's.
+template <Isa isa, class V>
+const KernelSet& simd_kernel_set() {
+  constexpr KernelShape s = kernel_shape(isa);
+  static const std::string fma_loop_text =
+      std::to_string(s.fma_chains) + " independent " + std::to_string(V::lanes) + "-lane FMAs";
   static const KernelSet k{isa,
-                           mr,
-                           nr,
-                           kc_mc_nc[0],
-                           kc_mc_nc[1],
-                           kc_mc_nc[2],
-                           micro_kernel,
-                           flash_tile,
-                           flash_tile,
-                           simd_online_softmax<V, kSums>,
+                           s.mr,
+                           s.nv * V::lanes,
+                           s.kc,
+                           s.mc,
+                           s.nc,
+                           simd_micro_kernel<V, s.mr, s.nv>,
+                           s.flash_tile,
+                           s.flash_tile,
+                           simd_online_softmax<V, s.exp_sums>,
                            simd_softmax_row<V>,
-                           simd_fma_loop<V, kChains>,
-                           2.0 * V::lanes * kChains,
-                           fma_loop_text,
-                           kChains,
+                           simd_fma_loop<V, s.fma_chains>,
+                           2.0 * V::lanes * s.fma_chains,
+                           fma_loop_text.c_str(),
+                           s.fma_chains,
                            V::lanes,
-                           flash.mr,
-                           flash.nr,
-                           flash.fn};
+                           s.flash_mr,
+                           s.nv * V::lanes,
+                           simd_micro_kernel<V, s.flash_mr, s.nv>};
   return k;
 }
 
