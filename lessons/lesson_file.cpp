@@ -53,10 +53,6 @@ LessonFile parse_lesson_file(const std::string& text, const std::string& file) {
       throw std::logic_error(where + "unknown field '" + l.field + "'");
     }
   }
-  for (const std::string& item : f.options)
-    if (item.rfind("--", 0) != 0) throw std::logic_error(file + ": options: '" + item + "' is no option");
-  for (const OptionDefault& d : f.defaults)
-    if (d.flag.rfind("--", 0) != 0) throw std::logic_error(file + ": defaults: '" + d.flag + "' is no option");
   if (f.sections.empty() || f.readme_section.empty() || f.readme.empty() || f.man.empty())
     throw std::logic_error(file + ": sections, readme_section, readme and man are each needed");
   return f;

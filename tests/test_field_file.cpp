@@ -60,8 +60,6 @@ TEST_CASE("lesson file: an unknown field, an empty item, a bad switch or a missi
                        "t.txt:1: an empty item in '3.5.1, '", std::logic_error);
   CHECK_THROWS_WITH_AS(attn::parse_lesson_file("sections = 3.5.1\neval_unless_dropout = no\n" + rest, "t.txt"),
                        "t.txt:2: eval_unless_dropout is 'yes' or absent", std::logic_error);
-  CHECK_THROWS_WITH_AS(attn::parse_lesson_file("sections = 3.5.1\noptions = d-out\n" + rest, "t.txt"),
-                       "t.txt: options: 'd-out' is no option", std::logic_error);
   CHECK_THROWS_WITH_AS(attn::parse_lesson_file(rest, "t.txt"),
                        "t.txt: sections, readme_section, readme and man are each needed", std::logic_error);
 }

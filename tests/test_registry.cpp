@@ -77,6 +77,7 @@ TEST_CASE("registry: every lesson has its folder's text in both languages, compl
     CHECK_MESSAGE(readme.find("| `" + lesson.name + "` |") != std::string::npos,
                   "README.md: add a row | `" << lesson.name << "` | to the lessons table");
     for (const std::string& flag : lesson.options) CHECK_NOTHROW(option_row(flag));
+    for (const OptionDefault& d : lesson.defaults) CHECK_NOTHROW(option_row(d.flag));
   }
   for (const std::string command : {"all", "verify", "check", "bench", "kv-memory", "lessons"})
     CHECK(contains(words, command));
