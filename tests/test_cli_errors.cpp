@@ -151,6 +151,9 @@ TEST_CASE("cli: no escape codes into a pipe unless --color always") {
 TEST_CASE("errors: a mistyped subcommand suggests the nearest one") {
   expect_usage_error("msha", "did you mean mha?");
   expect_usage_error("trainble", "did you mean trainable?");
+  expect_usage_error("mah", "did you mean mha?");  // two neighbouring letters swapped: one edit
+  expect_usage_error("casual-mask", "did you mean causal-mask?");
+  expect_usage_error("mha --num-haeds 2", "did you mean --num-heads?");
   const CliResult far = run_cli("zzzzzz");
   CHECK(far.exit_code == 2);
   CHECK(far.err.find("did you mean") == std::string::npos);
