@@ -389,6 +389,8 @@ async function main() {
       ['#mha?sed=7&lang=en', native(['mha', '--sed', '7', '--lang', 'en', '--html', '-'], { allowFail: true }).stderr.trimEnd()],
       ['#bench?lang=en', ui['page.err_not_here'].split('{1}').join('bench')],
       ['#all?lang=en', ui['page.err_not_here'].split('{1}').join('all')],
+      ['#lessons?lang=en', ui['page.err_not_here'].split('{1}').join('lessons')],
+      ['#softmax?num-heads=3&lang=en', native(['softmax', '--num-heads', '3', '--lang', 'en', '--html', '-'], { allowFail: true }).stderr.trimEnd()],
     ];
     for (const [hash, want] of addresses) {
       await page.evaluate((h) => { location.hash = h; }, hash);
@@ -428,6 +430,17 @@ async function main() {
       const want = native(['check', big, '--lang', 'en', '--html', '-'], { allowFail: true }).stderr.trimEnd().replace(big, 'export.json');
       await page.evaluate(() => { location.hash = '#check?lang=en'; });
       await ready(page, ++renders);
+      // A learner's tensor name in markup: text in the report.
+      const hostile = path.join(dir, 'hostile.json');
+      const doc = JSON.parse(fs.readFileSync(path.join(repo, 'tests/fixtures/mistakes/correct-mha.json'), 'utf8'));
+      doc.tensors[1].name = '<img src=x onerror="window.pwned=1">';
+      fs.writeFileSync(hostile, JSON.stringify(doc));
+      await page.setInputFiles('#check-file', hostile);
+      await ready(page, ++renders);
+      const seen = await page.evaluate(() => ({ markup: document.querySelectorAll('#view img').length + (window.pwned ? 100 : 0),
+                                                text: document.getElementById('view').textContent }));
+      check(seen.markup === 0 && seen.text.includes('<img src=x onerror="window.pwned=1">'),
+            `check with markup in a tensor name: ${seen.markup} elements made of it, the text holds it: ${seen.text.includes('<img src=x')}`);
       for (const file of [big, nested]) {
         const before = treeRss(process.pid);
         let peak = before;
