@@ -57,6 +57,7 @@
     state.cell = 0;
     state.from = '';
     for (const [key, value] of query) {
+      // Any other lang is the page's to ignore (its toggle), kept only to be refused if it holds a NUL.
       if (key === 'lang') { if (value === 'en' || value === 'zh') state.lang = value; else state.values['--lang'] = value; }
       else if (key === 'cell') state.cell = /^\d{1,6}$/.test(value) ? Number(value) : 0;
       else if (key === 'from') state.from = value;
@@ -371,7 +372,13 @@
   async function checkFile(file) {
     if (!file) return;
     const max = state.cat.commands.find((c) => c.name === 'check').file_bytes_max;
-    const bytes = new Uint8Array(await file.slice(0, max + 1).arrayBuffer());
+    let bytes;
+    try {
+      bytes = new Uint8Array(await file.slice(0, max + 1).arrayBuffer());
+    } catch (e) {  // a folder, or a file gone since it was picked: the browser's reason
+      showError(String(e && e.message || e));
+      return;
+    }
     const data = bytes.length > max ? { stream: bytes } : bytes;
     await runTool(['check', 'export.json', '--lang', state.lang, '--html', '-'], { 'export.json': data });
   }
