@@ -75,6 +75,7 @@
     for (const [flag, v] of extraWords(view)) query.append(flag.slice(2), v);
     query.set('lang', state.lang);
     if (state.cell) query.set('cell', String(state.cell));
+    else if (state.from) query.set('from', state.from);  // not yet followed (or refused): as given
     const text = '#' + encodeURIComponent(view.name) + '?' + query.toString();
     if (location.hash !== text) history.replaceState(null, '', text);
   }
@@ -234,6 +235,14 @@
     finish(started);
   }
 
+  // The command's refusal of the address's --from (a section or cell the lesson does not have), or null.
+  async function fromRefused(view) {
+    if (!state.from || !(view.options || []).some((o) => o.flag === '--from')) return null;
+    const { args, files } = viewArgs(view, null);
+    const r = await attempt(args.concat(['--from', state.from]), files);
+    return r.status === 0 ? null : r;
+  }
+
   let renders = 0, renderToken = 0;
   async function render() {
     const token = ++renderToken;
@@ -257,7 +266,8 @@
       return;
     }
     const { args, files } = viewArgs(view, '--html');
-    const r = await attempt(args, files);
+    let r = await fromRefused(view);  // --from is the page's to follow in the report, the command's to judge
+    if (!r) r = await attempt(args, files);
     if (token !== renderToken) return;  // a newer change is on its way
     if (r.status !== 0) {  // the message alone: the tensors of other settings would be shown as these
       $('report').replaceChildren();

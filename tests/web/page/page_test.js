@@ -387,6 +387,7 @@ async function main() {
       ['#..%2F..%2Fetc%2Fpasswd?lang=en', native(['../../etc/passwd', '--lang', 'en'], { allowFail: true }).stderr.trimEnd()],
       ['#mah?lang=zh', native(['mah', '--lang', 'zh'], { allowFail: true }).stderr.trimEnd()],
       ['#mha?sed=7&lang=en', native(['mha', '--sed', '7', '--lang', 'en', '--html', '-'], { allowFail: true }).stderr.trimEnd()],
+      ['#dropout?lang=en&from=9.9', native(['dropout', '--lang', 'en', '--from', '9.9'], { allowFail: true }).stderr.trimEnd()],
       ['#bench?lang=en', ui['page.err_not_here'].split('{1}').join('bench')],
       ['#all?lang=en', ui['page.err_not_here'].split('{1}').join('all')],
       ['#lessons?lang=en', ui['page.err_not_here'].split('{1}').join('lessons')],
