@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "features/check/learner_export.h"
 #include "language.h"
 #include "lesson_command.h"
 #include "lessons/catalog.h"
@@ -23,9 +24,12 @@ struct PageCommand {
   const char* name;
   bool page;
   bool lesson_options;  // it takes the lessons' options (listed as the option table's rows)
+  std::size_t file_bytes_max;  // the largest FILE it reads (0: none); the page hands it at most one byte more
 };
-constexpr PageCommand kCommands[] = {
-    {"all", false, true}, {"verify", true, false}, {"check", true, false}, {"kv-memory", true, false}};
+constexpr PageCommand kCommands[] = {{"all", false, true, 0},
+                                     {"verify", true, false, 0},
+                                     {"check", true, false, kMaxExportBytes},
+                                     {"kv-memory", true, false, 0}};
 
 // The row of the option table with this flag, if any (its display flag holds for the same flag elsewhere).
 const OptionRow* table_row(const std::string& flag) {
@@ -113,9 +117,15 @@ std::string lessons_json(CLI::App& app, Lang lang) {
     j["title"] = tr(std::string("app.command.") + c.name);
     j["summary"] = sub->get_description();
     j["options"] = options_of(sub, nullptr, c.lesson_options);
+    if (c.file_bytes_max) j["file_bytes_max"] = c.file_bytes_max;
     commands.push_back(std::move(j));
   }
-  return catalog_json(ATTN_TUTOR_VERSION, lang, std::move(lesson_list), std::move(commands)).dump(2) + "\n";
+  ordered_json doc = catalog_json(ATTN_TUTOR_VERSION, lang, std::move(lesson_list), std::move(commands));
+  // Every subcommand of the command line, so that the page can tell a word it does not run from a mistyped one.
+  ordered_json names = ordered_json::array();
+  for (const CLI::App* sub : app.get_subcommands({})) names.push_back(sub->get_name());
+  doc["subcommands"] = std::move(names);
+  return doc.dump(2) + "\n";
 }
 
 }  // namespace attn

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "features/check/learner_export.h"
 #include "lessons/lesson.h"
 #include "lessons/options.h"
 #include "lessons/ui_text.h"
@@ -122,7 +123,7 @@ TEST_CASE("lessons json: the document's keys in order, and every lesson of the r
   const ordered_json& doc = english();
   std::vector<std::string> keys;
   for (const auto& item : doc.items()) keys.push_back(item.key());
-  CHECK(keys == std::vector<std::string>{"schema", "version", "lang", "groups", "lessons", "commands", "ui"});
+  CHECK(keys == std::vector<std::string>{"schema", "version", "lang", "groups", "lessons", "commands", "ui", "subcommands"});
   CHECK(doc.at("schema") == "attn-tutor-lessons/1");
   CHECK(doc.at("version") == ATTN_TUTOR_VERSION);
   CHECK(doc.at("lang") == "en");
@@ -144,6 +145,23 @@ TEST_CASE("lessons json: the document's keys in order, and every lesson of the r
     if (l.in_chapter()) CHECK(entry.at("section_titles").size() == l.sections.size());  // the book's lessons have them
   }
   CHECK(doc.at("lessons")[3].at("section_titles")[0] == "Applying a causal attention mask");  // causal-mask: §3.5.1
+}
+
+TEST_CASE("lessons json: every subcommand of the parser, and the largest file check reads") {
+  std::vector<std::string> names;
+  for (const LessonInfo& l : lessons()) names.push_back(l.name);
+  for (const char* c : {"all", "verify", "check", "bench", "kv-memory", "lessons"}) names.push_back(c);
+  CHECK(english().at("subcommands").get<std::vector<std::string>>() == names);
+  CHECK(chinese().at("subcommands") == english().at("subcommands"));
+  for (const std::string& name : {std::string("bench"), std::string("lessons")}) CHECK(run_cli(name + " --help").exit_code == 0);
+  CHECK(run_cli("mah").exit_code == 2);
+  for (const ordered_json& c : english().at("commands")) {
+    CAPTURE(c.at("name").get<std::string>());
+    if (c.at("name") == "check")
+      CHECK(c.at("file_bytes_max") == kMaxExportBytes);
+    else
+      CHECK_FALSE(c.contains("file_bytes_max"));
+  }
 }
 
 TEST_CASE("lessons json: each lesson's options are exactly what its --help lists, with its defaults") {

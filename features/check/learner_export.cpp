@@ -16,8 +16,6 @@ namespace {
 
 using nlohmann::json;
 
-// An export of the largest lesson (course-mha --preset post with 16 tokens) is under 6 MB.
-constexpr std::size_t kMaxExportBytes = 8 * kMiB;
 constexpr int kMaxExportDepth = 64;
 // No lesson has a tensor anywhere near this many elements; a declared shape beyond it is refused
 // before anything is sized by it.

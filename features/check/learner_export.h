@@ -7,11 +7,15 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/bounded_read.h"
 #include "core/tensor.h"
 
 namespace attn {
 
-// Limits of an export (besides its 8 MiB, learner_export.cpp): a lesson's own --json export holds at
+// The largest export read: an export of the largest lesson (course-mha --preset post with 16 tokens) is
+// under 6 MB. (The page hands check at most one byte more of a file, app/lessons_command.cpp.)
+constexpr std::size_t kMaxExportBytes = 8 * kMiB;
+// Other limits of an export: a lesson's own --json export holds at
 // most a few hundred tensors, and its longest name ("attn_weights_2", "sa_v2(inputs)") is far below
 // the name limit. What is beyond them is refused with one line naming the limit.
 constexpr std::size_t kMaxExportTensors = 4096;

@@ -24,7 +24,14 @@ const attnTutorCommands = (() => {
     bytes() { return this.buf.slice(0, this.n); }
   }
 
-  // Runs `attn-tutor ARGS...` with `files` ({name: bytes or text}) in its working directory.
+  // `name` in the working directory as a stream of `bytes` (a character device, read as a pipe is: not a
+  // regular file, no size known before the end).
+  function addStream(FS, name, bytes) {
+    let at = 0;
+    FS.createDevice(FS.cwd(), name, () => (at < bytes.length ? bytes[at++] : null));
+  }
+
+  // Runs `attn-tutor ARGS...` with `files` ({name: bytes, text or {stream: bytes}}) in its working directory.
   async function run(args, files = {}) {
     const mod = await wasmModule();
     const out = new Bytes(), err = new Bytes();
@@ -39,7 +46,9 @@ const attnTutorCommands = (() => {
       stderr: (b) => { if (b !== null) err.push(b & 255); },
       quit: (code, thrown) => { status = code; throw thrown; },
     });
-    for (const [name, data] of Object.entries(files)) instance.FS.writeFile(name, data);
+    for (const [name, data] of Object.entries(files)) {
+      if (data && data.stream) addStream(instance.FS, name, data.stream); else instance.FS.writeFile(name, data);
+    }
     try {
       status = instance.callMain(args);
     } catch (e) {

@@ -8,7 +8,6 @@
   const $ = (id) => document.getElementById(id);
   const PAGE_OPTIONS_SKIPPED = new Set(['--lang']);  // the page's own toggle sets it
   const DISPLAY_OPTIONS_SHOWN = new Set(['--explain']);  // the one display option that changes the page's text
-  const CHECK_BYTES_MAX = 64 * 1024 * 1024;  // more than check accepts: the command refuses it with its own message
 
   // 1. What the module says about itself, per language (commands.js runs it).
   const { run } = attnTutorCommands;
@@ -30,14 +29,17 @@
     return catalogs[lang];
   }
 
-  // 2. The state, all of it in the URL fragment: #VIEW?option=value&lang=zh&cell=5
-  const state = { view: '', values: {}, lang: '', cell: 0, from: '', cat: null };
+  // 2. The state, all of it in the URL fragment: #VIEW?option=value&lang=zh&cell=5 (`written`: the view's
+  // name as the address spells it).
+  const state = { view: '', written: '', values: {}, lang: '', cell: 0, from: '', cat: null };
 
   function views() {
     return state.cat.lessons.concat(state.cat.commands.filter((c) => c.page !== false));
   }
+  // The view the address names (no name: the first lesson); null for a word the page does not offer.
   function currentView() {
-    return views().find((v) => v.name === state.view) || state.cat.lessons[0];
+    if (!state.view) return state.cat.lessons[0];
+    return views().find((v) => v.name === state.view) || null;
   }
   function formOptions(view) {
     return (view.options || []).filter((o) => !PAGE_OPTIONS_SKIPPED.has(o.flag) &&
@@ -45,29 +47,35 @@
   }
 
   function readHash() {
-    let hash = location.hash.slice(1).split('?')[0] || '';
-    try { hash = decodeURIComponent(hash); } catch (e) { hash = ''; }  // a broken link: the first lesson
+    const raw = location.hash.slice(1).split('?')[0] || '';
+    let hash = raw;
+    try { hash = decodeURIComponent(raw); } catch (e) { /* a broken escape: the name as written */ }
     const query = new URLSearchParams(location.hash.includes('?') ? location.hash.slice(location.hash.indexOf('?') + 1) : '');
     state.view = hash;
+    state.written = raw;
     state.values = {};
     state.cell = 0;
     state.from = '';
     for (const [key, value] of query) {
-      if (key === 'lang') { if (value === 'en' || value === 'zh') state.lang = value; }
+      // Any other lang is the page's to ignore (its toggle), kept only to be refused if it holds a NUL.
+      if (key === 'lang') { if (value === 'en' || value === 'zh') state.lang = value; else state.values['--lang'] = value; }
       else if (key === 'cell') state.cell = /^\d{1,6}$/.test(value) ? Number(value) : 0;
       else if (key === 'from') state.from = value;
       else state.values['--' + key] = value;
     }
   }
   function writeHash() {
-    const query = new URLSearchParams();
     const view = currentView();
+    if (!view || nulAt()) return;  // the address as given: the page shows why it runs nothing
+    const query = new URLSearchParams();
     for (const o of formOptions(view)) {
       const v = state.values[o.flag];
       if (v !== undefined && v !== '') query.set(o.flag.slice(2), v);
     }
+    for (const [flag, v] of extraWords(view)) query.append(flag.slice(2), v);
     query.set('lang', state.lang);
     if (state.cell) query.set('cell', String(state.cell));
+    else if (state.from) query.set('from', state.from);  // not yet followed (or refused): as given
     const text = '#' + encodeURIComponent(view.name) + '?' + query.toString();
     if (location.hash !== text) history.replaceState(null, '', text);
   }
@@ -117,7 +125,7 @@
       }
       select.append(og);
     }
-    select.value = currentView().name;
+    select.value = currentView() ? currentView().name : '';
   }
 
   // 4. The options form, from the view's options.
@@ -126,6 +134,7 @@
     const view = currentView();
     const form = $('options');
     form.replaceChildren();
+    if (!view) return;
     // Folded on a narrow screen (the lesson comes first there), open beside it on a wide one.
     const details = document.createElement('details');
     details.open = optionsOpen !== null ? optionsOpen : window.matchMedia('(min-width: 821px)').matches;
@@ -147,6 +156,12 @@
     form.append(details);
   }
   // 5. Running the current view.
+  // The address's options the view has none of by that name (not its display options, which the address
+  // never sets): the command gets them as they are and says what is wrong with them.
+  function extraWords(view) {
+    const known = new Set((view.options || []).map((o) => o.flag).concat(Array.from(PAGE_OPTIONS_SKIPPED)));
+    return Object.entries(state.values).filter(([flag]) => !known.has(flag));
+  }
   function viewArgs(view, output) {
     const args = [view.name], files = {};
     for (const o of formOptions(view)) {
@@ -159,6 +174,7 @@
         args.push(o.flag, name);
       } else args.push(o.flag, v);
     }
+    for (const [flag, v] of extraWords(view)) args.push(flag, v);
     args.push('--lang', state.lang);
     if (output) args.push(output, '-');
     return { args, files };
@@ -192,12 +208,48 @@
     }
   }
 
+  // Where the settings hold a NUL (the view's name as the address writes it, or the option), which no
+  // argument of a command line can hold: run, it would end the value there. '' for none.
+  function nulAt() {
+    if (state.view.includes('\0')) return state.written;
+    const flag = Object.keys(state.values).find((f) => (f + state.values[f]).includes('\0'));
+    if (flag !== undefined) return flag.split('\0').join('%00');
+    return state.from.includes('\0') ? '--from' : '';
+  }
+  // In place of a view the address cannot have, the refusal, as the command line words its own: for a
+  // word it does not know either, its own message (with a suggestion, when it has one) or its output.
+  async function refuse(token, started) {
+    const nul = nulAt();
+    let r = { status: 2, stdout: '', stderr: '' };
+    if (nul) r.stderr = say('page.err_nul', nul);
+    else if ((state.cat.subcommands || []).includes(state.view)) r.stderr = say('page.err_not_here', state.view);
+    else r = await attempt([state.view, '--lang', state.lang], {});
+    if (token !== renderToken) return;
+    for (const id of ['check-panel', 'verify-panel', 'options', 'downloads', 'stepper']) $(id).hidden = true;
+    $('toc').replaceChildren();
+    cells = [];
+    const out = document.createElement('pre');
+    out.textContent = r.status === 0 ? r.stdout : '';
+    $('report').replaceChildren(...(r.status === 0 ? [out] : []));
+    showError(r.status === 0 ? '' : r.stderr || ('exit ' + r.status));
+    finish(started);
+  }
+
+  // The command's refusal of the address's --from (a section or cell the lesson does not have), or null.
+  async function fromRefused(view) {
+    if (!state.from || !(view.options || []).some((o) => o.flag === '--from')) return null;
+    const { args, files } = viewArgs(view, null);
+    const r = await attempt(args.concat(['--from', state.from]), files);
+    return r.status === 0 ? null : r;
+  }
+
   let renders = 0, renderToken = 0;
   async function render() {
     const token = ++renderToken;
     const started = performance.now();
     running();
     const view = currentView();
+    if (!view || nulAt()) { await refuse(token, started); return; }
     state.view = view.name;
     const tool = view.name === 'check' || view.name === 'verify';
     $('check-panel').hidden = view.name !== 'check';
@@ -214,7 +266,8 @@
       return;
     }
     const { args, files } = viewArgs(view, '--html');
-    const r = await attempt(args, files);
+    let r = await fromRefused(view);  // --from is the page's to follow in the report, the command's to judge
+    if (!r) r = await attempt(args, files);
     if (token !== renderToken) return;  // a newer change is on its way
     if (r.status !== 0) {  // the message alone: the tensors of other settings would be shown as these
       $('report').replaceChildren();
@@ -323,10 +376,21 @@
     document.body.dataset.exit = String(r.status);
     finish(started);
   }
+  // At most one byte more than check reads (the module says how much): a larger file is never read
+  // whole. Cut short, it goes in as a stream, as from a pipe, which check reads up to its limit and
+  // refuses with its own line, as it does a file of that size.
   async function checkFile(file) {
     if (!file) return;
-    const bytes = new Uint8Array(await file.slice(0, CHECK_BYTES_MAX).arrayBuffer());
-    await runTool(['check', 'export.json', '--lang', state.lang, '--html', '-'], { 'export.json': bytes });
+    const max = state.cat.commands.find((c) => c.name === 'check').file_bytes_max;
+    let bytes;
+    try {
+      bytes = new Uint8Array(await file.slice(0, max + 1).arrayBuffer());
+    } catch (e) {  // a folder, or a file gone since it was picked: the browser's reason
+      showError(String(e && e.message || e));
+      return;
+    }
+    const data = bytes.length > max ? { stream: bytes } : bytes;
+    await runTool(['check', 'export.json', '--lang', state.lang, '--html', '-'], { 'export.json': data });
   }
 
   // 9. Wiring.
@@ -410,7 +474,7 @@
       const lang = state.lang;
       readHash();
       if (state.lang !== lang) { state.cat = await catalog(state.lang); buildChrome(); }
-      $('lesson').value = currentView().name;
+      $('lesson').value = currentView() ? currentView().name : '';
       buildForm();
       render();
     });

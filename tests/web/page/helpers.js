@@ -93,4 +93,43 @@ function inOrder(texts, nativeText) {
   return null;
 }
 
-module.exports = { nativeRunner, tally, check, englishRuns, ready, visibleText, outputs, nativeOutputCount, inOrder };
+// The resident memory (bytes, from /proc) of every process below `root`: the browser and its tabs.
+function treeRss(root) {
+  const fs = require('fs');
+  const children = new Map();
+  for (const pid of fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    let stat;
+    try { stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8'); } catch (e) { continue; }
+    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    if (!children.has(ppid)) children.set(ppid, []);
+    children.get(ppid).push(Number(pid));
+  }
+  let total = 0;
+  const walk = (pid) => {
+    for (const c of children.get(pid) || []) {
+      try {
+        const m = fs.readFileSync(`/proc/${c}/status`, 'utf8').match(/^VmRSS:\s+(\d+) kB/m);
+        if (m) total += Number(m[1]) * 1024;
+      } catch (e) { /* gone */ }
+      walk(c);
+    }
+  };
+  walk(root);
+  return total;
+}
+
+// Writes head + `count` times `unit` + tail [+ `count` times `closing`] to `file`, in 1 MB pieces.
+function writeRepeated(file, [head, unit, tail], count, closing = '') {
+  const fs = require('fs');
+  const fd = fs.openSync(file, 'w');
+  fs.writeSync(fd, head);
+  for (const u of closing ? [unit, closing] : [unit]) {
+    const piece = u.repeat(1e6);
+    for (let left = count; left > 0; left -= 1e6) fs.writeSync(fd, left >= 1e6 ? piece : u.repeat(left));
+  }
+  fs.writeSync(fd, tail);
+  fs.closeSync(fd);
+}
+
+module.exports = { nativeRunner, tally, check, englishRuns, ready, visibleText, outputs, nativeOutputCount, inOrder,
+                   treeRss, writeRepeated };

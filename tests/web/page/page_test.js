@@ -11,7 +11,9 @@
 const { chromium } = require('playwright-core');
 const fs = require('fs');
 const path = require('path');
-const { nativeRunner, tally, check, englishRuns, ready, visibleText, outputs, nativeOutputCount, inOrder } = require('./helpers');
+const os = require('os');
+const { nativeRunner, tally, check, englishRuns, ready, visibleText, outputs, nativeOutputCount, inOrder,
+        treeRss, writeRepeated } = require('./helpers');
 
 const [nativeExe, pageHtml, outDir] = process.argv.slice(2);
 const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : '';
@@ -41,8 +43,14 @@ async function main() {
   context.on('request', (r) => { if (!/^(file|blob|data):/.test(r.url())) requests.push(r.url()); });
   const page = await context.newPage();
   watch(page);
-  // The page's own record of what its CSP refused (where, and which directive).
+  // The page's own record of what its CSP refused (where, and which directive), and of how many bytes
+  // of a file (a Blob) it read at once.
   await page.addInitScript(() => {
+    window.attnBlobReads = [];
+    for (const how of ['arrayBuffer', 'text', 'stream']) {
+      const original = Blob.prototype[how];
+      Blob.prototype[how] = function (...args) { window.attnBlobReads.push(this.size); return original.apply(this, args); };
+    }
     document.addEventListener('securitypolicyviolation', (e) => {
       console.log('Refused (securitypolicyviolation): ' + e.violatedDirective + ' ' + e.blockedURI + ' at ' +
                   e.sourceFile + ':' + e.lineNumber + ' ' + (e.sample || ''));
@@ -361,6 +369,112 @@ async function main() {
     const title = await page.$eval('#title', (e) => e.textContent);
     const zh = JSON.parse(native(['lessons', '--json', '--lang', 'zh']).stdout);
     check(title === zh.ui['page.title'] && (await page.evaluate(() => location.hash)).includes('lang=zh'), 'the toggle did not switch to zh: ' + title);
+  }
+
+  // 14. Addresses the command line could not take as they are: the page runs nothing else instead.
+  if (process.env.VERBOSE) console.log('page test 14');
+  {
+    const errorShown = () => page.$eval('#error:not([hidden]) pre', (e) => e.textContent).catch(() => '');
+    const ui = catalog.ui;
+    const nul = (where) => ui['page.err_nul'].split('{1}').join(where);
+    const addresses = [
+      ['#causal-mask?tokens=one%20two%00three&lang=en', nul('--tokens')],
+      ['#causal-mask?seed=7%00junk&lang=en', nul('--seed')],
+      ['#causal-mask%00x?lang=en', nul('causal-mask%00x')],
+      ['#mha?lang=en&from=3.6%00', nul('--from')],
+      ['#mah?seed=7&lang=en', native(['mah', '--seed', '7', '--lang', 'en'], { allowFail: true }).stderr.trimEnd()],
+      ['#msha?lang=en', native(['msha', '--lang', 'en'], { allowFail: true }).stderr.trimEnd()],
+      ['#..%2F..%2Fetc%2Fpasswd?lang=en', native(['../../etc/passwd', '--lang', 'en'], { allowFail: true }).stderr.trimEnd()],
+      ['#mah?lang=zh', native(['mah', '--lang', 'zh'], { allowFail: true }).stderr.trimEnd()],
+      ['#mha?sed=7&lang=en', native(['mha', '--sed', '7', '--lang', 'en', '--html', '-'], { allowFail: true }).stderr.trimEnd()],
+      ['#dropout?lang=en&from=9.9', native(['dropout', '--lang', 'en', '--from', '9.9'], { allowFail: true }).stderr.trimEnd()],
+      ['#bench?lang=en', ui['page.err_not_here'].split('{1}').join('bench')],
+      ['#all?lang=en', ui['page.err_not_here'].split('{1}').join('all')],
+      ['#lessons?lang=en', ui['page.err_not_here'].split('{1}').join('lessons')],
+      ['#softmax?num-heads=3&lang=en', native(['softmax', '--num-heads', '3', '--lang', 'en', '--html', '-'], { allowFail: true }).stderr.trimEnd()],
+    ];
+    for (const [hash, want] of addresses) {
+      await page.evaluate((h) => { location.hash = h; }, hash);
+      await ready(page, ++renders);
+      const shown = await errorShown();
+      const tensors = (await outputs(page)).length;
+      const after = await page.evaluate(() => location.hash);
+      check(shown === want && !shown.includes('\n') && /^attn-tutor: error: .+[;；]/.test(shown) && tensors === 0 && after === hash,
+            `${hash}: the page says ${JSON.stringify(shown)} with ${tensors} tensors (address now ${after}); the command line's kind of line is ${JSON.stringify(want)}`);
+    }
+    check(addresses[5][1].includes('did you mean mha?'), 'msha: the command line gives no suggestion: ' + addresses[5][1]);
+    // User text as text: markup in a lesson name and in a value the command refuses.
+    for (const hash of ['#' + encodeURIComponent('<img src=x onerror="window.pwned=1">') + '?lang=en',
+                        '#mha?lang=en&num-heads=' + encodeURIComponent('<img src=x onerror="window.pwned=1">'),
+                        '#mha?lang=en&' + encodeURIComponent('<b>x') + '=1']) {
+      await page.evaluate((h) => { location.hash = h; }, hash);
+      await ready(page, ++renders);
+      const shown = await errorShown();
+      const markup = await page.evaluate(() => document.querySelectorAll('img, b').length + (window.pwned ? 100 : 0));
+      check(shown.includes('<') && markup === 0, `${hash}: ${markup} elements made of it, the page says ${JSON.stringify(shown)}`);
+    }
+    await page.evaluate(() => { location.hash = '#causal-mask?lang=en&seed=123'; });
+    await ready(page, ++renders);
+    check((await outputs(page)).length > 5 && (await errorShown()) === '', 'causal-mask after the refused addresses: not shown again');
+  }
+
+  // 15. check with huge files: never read whole, the tab within 1 GB more and never frozen 2 s.
+  if (process.env.VERBOSE) console.log('page test 15');
+  {
+    const max = (catalog.commands.find((c) => c.name === 'check') || {}).file_bytes_max;
+    check(Number.isSafeInteger(max) && max > 0, 'lessons --json: check has no file_bytes_max: ' + max);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'attn-page-'));
+    try {
+      const big = path.join(dir, 'big.json'), nested = path.join(dir, 'nested.json');
+      writeRepeated(big, ['{"pad": "', 'x', '"}'], 66e6);
+      writeRepeated(nested, ['', '[', ''], 33e6, ']');
+      const want = native(['check', big, '--lang', 'en', '--html', '-'], { allowFail: true }).stderr.trimEnd().replace(big, 'export.json');
+      await page.evaluate(() => { location.hash = '#check?lang=en'; });
+      await ready(page, ++renders);
+      // A learner's tensor name in markup: text in the report.
+      const hostile = path.join(dir, 'hostile.json');
+      const doc = JSON.parse(fs.readFileSync(path.join(repo, 'tests/fixtures/mistakes/correct-mha.json'), 'utf8'));
+      doc.tensors[1].name = '<img src=x onerror="window.pwned=1">';
+      fs.writeFileSync(hostile, JSON.stringify(doc));
+      await page.setInputFiles('#check-file', hostile);
+      await ready(page, ++renders);
+      const seen = await page.evaluate(() => ({ markup: document.querySelectorAll('#view img').length + (window.pwned ? 100 : 0),
+                                                text: document.getElementById('view').textContent }));
+      check(seen.markup === 0 && seen.text.includes('<img src=x onerror="window.pwned=1">'),
+            `check with markup in a tensor name: ${seen.markup} elements made of it, the text holds it: ${seen.text.includes('<img src=x')}`);
+      for (const file of [big, nested]) {
+        const before = treeRss(process.pid);
+        let peak = before;
+        const sampler = setInterval(() => { peak = Math.max(peak, treeRss(process.pid)); }, 50);
+        await page.evaluate(() => {
+          window.attnBlobReads = [];
+          const probe = window.attnGapProbe = { last: performance.now(), gap: 0 };
+          const tick = () => { const t = performance.now(); probe.gap = Math.max(probe.gap, t - probe.last); probe.last = t; };
+          probe.timer = setInterval(tick, 10);
+        });
+        const t = Date.now();
+        await page.setInputFiles('#check-file', file);
+        await ready(page, ++renders);
+        const ms = Date.now() - t;
+        const { gap, reads } = await page.evaluate(() => {
+          clearInterval(window.attnGapProbe.timer);
+          return { gap: window.attnGapProbe.gap, reads: window.attnBlobReads };
+        });
+        clearInterval(sampler);
+        peak = Math.max(peak, treeRss(process.pid));
+        const shown = await page.$eval('#error pre', (e) => e.textContent).catch(() => '');
+        const name = path.basename(file, '.json');
+        timings['check_' + name + '_ms'] = ms;
+        timings['check_' + name + '_longest_gap_ms'] = Math.round(gap);
+        timings['check_' + name + '_rss_growth_mb'] = Math.round((peak - before) / 1e6);
+        check(shown === want, `check ${name} (${fs.statSync(file).size} bytes): the page says ${JSON.stringify(shown)}, the CLI ${JSON.stringify(want)}`);
+        check(reads.length === 1 && reads[0] <= max + 1, `check ${name}: the page read ${JSON.stringify(reads)} bytes of it at once (at most ${max + 1})`);
+        check(peak - before < 1024 * 1024 * 1024 && gap < 2000,
+              `check ${name}: the browser grew by ${Math.round((peak - before) / 1e6)} MB, its longest frozen time ${Math.round(gap)} ms (at most 1 GB and 2 s)`);
+      }
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   }
 
   // The policy itself: the page's own attempts to reach out are refused by the CSP, not only by the
