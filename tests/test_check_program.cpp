@@ -6,7 +6,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
+#include <sstream>
+#include <vector>
 #include <fstream>
 #include <string>
 
@@ -312,4 +315,119 @@ TEST_CASE("check program: bad options and bad traces are refused with one line")
   expect_usage_error("check '" + raised + "'", "`ValueError: \\e]0;title\\x07` at line 3 of");
   expect_usage_error("check '" + write_file(dir, "n.json", R"({"schema": "attn-tutor-trace/1", "status": "ok"})") + "'",
                      "not a trace of attn-tutor's tracer");
+}
+
+namespace {
+
+// True when process `pid` is gone (or a zombie its reaper has not collected yet), waiting up to 5 s.
+bool process_gone(pid_t pid) {
+  for (int i = 0; i < 250; ++i) {
+    const std::string stat = read_text_file("/proc/" + std::to_string(pid) + "/stat");
+    if (kill(pid, 0) != 0 || stat.find(") Z") != std::string::npos) return true;
+    usleep(20000);
+  }
+  return false;
+}
+
+// The process ids in `file`, one a line.
+std::vector<pid_t> pids_in(const std::string& file) {
+  std::vector<pid_t> pids;
+  std::istringstream in(read_text_file(file));
+  for (long p = 0; in >> p;) pids.push_back(static_cast<pid_t>(p));
+  return pids;
+}
+
+// Shell text that starts processes out of the program's process group and writes their ids to `file`: one in a
+// new session (start_new_session=True, as os.setsid), one after a double fork.
+std::string escapees(const std::string& file) {
+  return "python3 -c 'import subprocess; print(subprocess.Popen([\"sleep\", \"300\"], start_new_session=True).pid)' "
+         ">> '" + file + "'; (sleep 300 & echo $! >> '" + file + "') & wait; ";
+}
+
+}  // namespace
+
+TEST_CASE("check program: no process the program started outlives the runner, on its end or its time-out") {
+  const std::string dir = temp_dir();
+  for (const bool loop : {false, true}) {
+    CAPTURE(loop);
+    const std::string file = dir + (loop ? "/loop" : "/end");
+    ProcessSpec spec;
+    spec.argv = {"/bin/sh", "-c", escapees(file) + (loop ? "while :; do sleep 1; done" : "exit 4")};
+    spec.timeout_seconds = 2;
+    const ProcessResult r = run_process(spec);
+    CHECK(r.outcome == (loop ? ProcessResult::Outcome::TimedOut : ProcessResult::Outcome::Exited));
+    if (!loop) CHECK(r.code == 4);
+    const std::vector<pid_t> pids = pids_in(file);
+    CHECK(pids.size() == 2);
+    for (const pid_t p : pids) CHECK(process_gone(p));
+  }
+  // The exec's errno is still the program's: a file that is not a program.
+  ProcessSpec spec;
+  spec.argv = {write_file(dir, "not-a-program", "\x7f" "ELF garbage")};
+  chmod(spec.argv[0].c_str(), 0755);
+  const ProcessResult bad = run_process(spec);
+  CHECK(bad.outcome == ProcessResult::Outcome::CannotStart);
+  CHECK(bad.error == ENOEXEC);
+  spec.argv = {"/bin/sh", "-c", "kill -9 $$"};
+  const ProcessResult killed = run_process(spec);
+  CHECK(killed.outcome == ProcessResult::Outcome::Signalled);
+  CHECK(killed.code == 9);
+}
+
+TEST_CASE("check program: processes the program left in a new session end with check, its folder removed") {
+  const std::string tmp = temp_dir();
+  const std::string dir = temp_dir();
+  const CliResult r = run_cli_env("TMPDIR='" + tmp + "' SPAWN_PID_FILE='" + dir + "/pids'",
+                                  "check '" + kTraces + "/programs/mha-correct.py' --python '" + python("spawn.sh") + "'");
+  CAPTURE(r.err);
+  CHECK(r.exit_code == 0);
+  const std::vector<pid_t> pids = pids_in(dir + "/pids");
+  CHECK(pids.size() == 2);
+  for (const pid_t p : pids) CHECK(process_gone(p));
+  CHECK(entries(tmp) == 0);
+}
+
+TEST_CASE("check program: attn-tutor killed by SIGKILL leaves no process of the program and no trace folder") {
+  // Its whole process group killed (a SIGKILL of the terminal's job, an OOM kill of it alone is the same):
+  // the guard, in a group of its own, sees the end of its pipe, kills what is left and removes the folder.
+  const std::string tmp = temp_dir();
+  const std::string dir = temp_dir();
+  const std::string script = "cd '" + dir + "' || exit 1\nSPAWN_LOOP=1 SPAWN_PID_FILE='" + dir + "/pids' TMPDIR='" +
+                             tmp + "' setsid '" + ATTN_TUTOR_EXE + "' check '" + kTraces +
+                             "/programs/mha-correct.py' --python '" + python("spawn.sh") +
+                             "' --timeout 100 >/dev/null 2>&1 &\npid=$!\ni=0\n"
+                             "while [ $i -lt 100 ] && [ $(cat pids 2>/dev/null | wc -l) -lt 3 ]; do sleep 0.1; "
+                             "i=$((i + 1)); done\nls '" + tmp + "' > before; kill -KILL -$pid 2>/dev/null || kill -KILL $pid";
+  REQUIRE(std::system(("sh '" + write_file(dir, "run.sh", script + "\n") + "'").c_str()) >= 0);
+  CHECK(read_text_file(dir + "/before").find("attn-tutor-trace-") != std::string::npos);  // it was there
+  const std::vector<pid_t> pids = pids_in(dir + "/pids");
+  CHECK(pids.size() == 3);  // the two it left, and the looping program itself
+  for (const pid_t p : pids) CHECK(process_gone(p));
+  for (int i = 0; i < 250 && entries(tmp) != 0; ++i) usleep(20000);
+  CHECK(entries(tmp) == 0);
+}
+
+TEST_CASE("check program: the trace folder is removed with what the program wrote there, links not followed") {
+  const std::string tmp = temp_dir();
+  const std::string outside = temp_dir();
+  write_file(outside, "keep.txt", "kept");
+  const CliResult r = run_cli_env("TMPDIR='" + tmp + "' LITTER_OUTSIDE='" + outside + "'",
+                                  "check '" + kTraces + "/programs/mha-correct.py' --python '" + python("litter.sh") + "'");
+  CAPTURE(r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(entries(tmp) == 0);
+  CHECK(read_text_file(outside + "/keep.txt") == "kept");  // what the links named is left alone
+  CHECK(entries(outside) == 1);
+  // remove_tree itself: a FIFO, a file, folders deeper than it opens at once, a link to a folder.
+  const std::string top = temp_dir() + "/t";
+  std::string deep = top;
+  for (int i = 0; i < 30; ++i) deep += "/" + std::to_string(i);
+  REQUIRE(std::system(("mkdir -p '" + deep + "' && mkfifo '" + top + "/fifo' && echo a > '" + deep + "/f' && ln -s '" +
+                       outside + "' '" + deep + "/out' && chmod 500 '" + top + "/0'")
+                          .c_str()) == 0);
+  CHECK(remove_tree(top.c_str()));
+  struct stat st {};
+  CHECK(lstat(top.c_str(), &st) != 0);
+  CHECK(read_text_file(outside + "/keep.txt") == "kept");
+  CHECK(remove_tree(top.c_str()));  // already gone
 }
