@@ -431,3 +431,54 @@ TEST_CASE("check program: the trace folder is removed with what the program wrot
   CHECK(read_text_file(outside + "/keep.txt") == "kept");
   CHECK(remove_tree(top.c_str()));  // already gone
 }
+
+TEST_CASE("check program: a run without a trace names its true cause, each in one line, nothing left behind") {
+  const std::string tmp = temp_dir();
+  const std::string dir = temp_dir();
+  struct Case {
+    std::string file, text, python, mentions;
+  };
+  const std::string deep = "{\"cells\": " + std::string(100000, '[') + std::string(100000, ']') + "}";
+  const std::vector<Case> cases = {
+      // os._exit(0): the trace is written first, so the verdict is about the tensors
+      {"exit0.py", "import os\nimport torch\nzz = torch.tensor([1.0])\nos._exit(0)\n", "faketorch.sh",
+       "binds no tensor a lesson has (it binds zz)"},
+      {"exit3.py", "import os\nos._exit(3)\n", "faketorch.sh", "`os._exit(3)` at line 2 of"},
+      {"exec.py", "import os\nos.execv('/bin/true', ['true'])\n", "faketorch.sh",
+       "ended the tracer's process itself (exit status 0"},
+      {"kill.py", "import os\nos.kill(os.getpid(), 9)\n", "faketorch.sh", "was killed (signal 9)"},
+      {"rmdir.py",
+       "import glob, os, shutil\nfor d in glob.glob(os.environ['TMPDIR'] + '/attn-tutor-trace-*'):\n"
+       "    shutil.rmtree(d)\n",
+       "faketorch.sh", "removed check's private folder"},
+      {"deep.ipynb", deep, "faketorch.sh", "not a Jupyter notebook (`JSON nested too deeply to read`)"},
+      {"full.py", "x = 1\n", "fulldisk.sh", "could not be written to"},
+      // a plain function's local of a lesson's name, its values none of a lesson's
+      {"plain.py", "import torch\n\n\ndef f():\n    attn_scores = torch.tensor([[1.0]])\n    return 1\n\n\nf()\n",
+       "faketorch.sh", "binds attn_scores only inside a function"},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.file);
+    const std::string path = write_file(dir, c.file, c.text);
+    const BoundedRun r = run_bounded("check '" + path + "' --python '" + python(c.python) + "'",
+                                     "export TMPDIR='" + tmp + "'; ");
+    CAPTURE(r.err);
+    CHECK(!r.timed_out);
+    CHECK(r.seconds < 20);
+    CHECK(r.exit_code == 2);
+    CHECK(count_lines(r.err) == 1);
+    CHECK(r.err.find(c.mentions) != std::string::npos);
+    CHECK(r.err.find("pass --python") == std::string::npos);  // the Python was right every time
+    CHECK(entries(tmp) == 0);
+  }
+  const BoundedRun full = run_bounded("check '" + dir + "/full.py' --python '" + python("fulldisk.sh") + "'",
+                                      "export TMPDIR='" + tmp + "'; ");
+  CHECK(full.err.find("No space left on device") != std::string::npos);
+  // A FIFO named x.py: what it is, not a stale errno.
+  REQUIRE(std::system(("mkfifo '" + dir + "/x.py'").c_str()) == 0);
+  const BoundedRun fifo = run_bounded("check '" + dir + "/x.py' --python '" + python("faketorch.sh") + "'");
+  CAPTURE(fifo.err);
+  CHECK(fifo.exit_code == 2);
+  CHECK(fifo.err.find("is not a regular file") != std::string::npos);
+  CHECK(fifo.err.find("ioctl") == std::string::npos);
+}
