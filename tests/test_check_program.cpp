@@ -482,3 +482,33 @@ TEST_CASE("check program: a run without a trace names its true cause, each in on
   CHECK(fifo.err.find("is not a regular file") != std::string::npos);
   CHECK(fifo.err.find("ioctl") == std::string::npos);
 }
+
+TEST_CASE("check program: past 400 globals the tracer looks only at what a line can change, with the same events") {
+  // order.py and more (a global changed in place by a function, one bound by exec, an alias changed in
+  // place), once as it is (every global looked at on every line) and once with 500 globals more (the names
+  // the line uses, the learner's functions it called use, and the names sharing their tensor).
+  const std::string dir = temp_dir();
+  std::string base = read_text_file(kTrace + "/programs/order.py");
+  base += "\n\ndef bump():\n    out.add_(1.0)\n\n\nbump()\nexec(\"late = torch.ones(1)\")\nalias = out\nalias.add_(1.0)\n";
+  std::string padded = base;
+  padded.replace(0, std::string("import torch").size(),
+                 "import torch; [globals().__setitem__('pad%d' % i, i) for i in range(500)]");
+  auto events = [](const nlohmann::json& t) {
+    std::vector<std::string> got;
+    for (const auto& e : t["events"])
+      got.push_back(e["kind"].get<std::string>() + " " + e["name"].get<std::string>() + " " +
+                    e["scope"].get<std::string>() + " " + std::to_string(e["line"].get<int>()) + " " + e["data"].dump());
+    return got;
+  };
+  const nlohmann::json small = fake_trace(write_file(dir, "small.py", base));
+  const nlohmann::json large = fake_trace(write_file(dir, "large.py", padded));
+  const std::vector<std::string> want = events(small);
+  CHECK(events(large) == want);
+  CHECK(large["settings"] == small["settings"]);
+  REQUIRE(want.size() == 17);
+  CHECK(want[12].rfind("in_place out module 33 ", 0) == 0);  // by bump(), which names it
+  CHECK(want[13].rfind("bind late module 34 ", 0) == 0);     // by exec
+  CHECK(want[14].rfind("bind alias module 35 ", 0) == 0);
+  CHECK(want[15].rfind("in_place out module 36 ", 0) == 0);  // through its alias
+  CHECK(want[16].rfind("in_place alias module 36 ", 0) == 0);
+}
