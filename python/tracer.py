@@ -108,8 +108,10 @@ def _where(code_file, line):
 
 
 def _record(kind, name, scope, function, code_file, line, t, owner=None):
-    if len(_doc["events"]) >= MAX_EVENTS:
+    if len(_doc["events"]) >= MAX_EVENTS:  # the trace is full: the program runs on untraced, at its own speed
         _doc["truncated"] = True
+        _stopped[0] = True
+        sys.settrace(None)
         return
     ev = {"seq": _seq(), "kind": kind, "name": name, "scope": scope, "function": function[0], "def_line": function[1],
           "call": function[2]}
@@ -400,7 +402,12 @@ def _scan(frame, st, returning=False):
             _record("in_place", k, "self" if k.startswith("self.") else st.scope, st.function, st.file, st.line, v)
 
 
+_stopped = [False]  # the trace is full: no frame is looked at any more
+
+
 def _local(frame, event, arg):
+    if _stopped[0]:
+        return None
     st = _state.get(id(frame))
     if st is None:
         return _local
