@@ -3,9 +3,11 @@
 # Embedded in the binary and given to the learner's Python with -c: argv[1] the program, argv[2] the trace.
 # Standard library and torch only.
 import ast
+import gc
 import json
 import math
 import os
+import re
 import sys
 import traceback
 
@@ -14,6 +16,8 @@ MAX_EVENTS = 20000          # tensor events recorded at most (then "truncated")
 MAX_ELEMENTS = 65536        # a tensor with more values is recorded by its shape only ("skipped")
 MAX_VALUES = 1000000        # values recorded in all (then "truncated")
 MAX_SCALARS = 64            # module arguments kept per construction
+FULL_SCAN = 400             # up to this many globals every line looks at all of them; beyond, at the names it uses
+MAX_GROUP = 256             # names looked at with one that shares their tensor (a view, an alias) or module
 # Globals that name a lesson's setting (d_out = 8 at module level, for code without a module class).
 _SETTINGS = {"d_out", "num_heads", "n_heads", "num_kv_groups", "n_kv_groups", "latent_dim", "window", "window_size",
              "sliding_window_size", "context_length", "num_hiddens", "d_model"}
@@ -24,11 +28,30 @@ _doc = {"schema": SCHEMA, "program": os.path.basename(_prog), "kind": "notebook"
         "truncated": False, "skipped": 0}
 
 
+_exit = os._exit
+_pid = os.getpid()
+
+
+def _cannot_write(e):
+    """The trace cannot be written (a full disk, the folder gone): said on stderr's last line for attn-tutor."""
+    sys.stdout.flush()
+    sys.stderr.write("\nattn-tutor-tracer: cannot write the trace (errno %s)\n" % getattr(e, "errno", 0))
+    sys.stderr.flush()
+    _exit(3)
+
+
 def _write():
     tmp = _out + ".part"
-    with open(tmp, "w", encoding="utf-8") as f:
-        json.dump(_doc, f, ensure_ascii=True, allow_nan=False)
-    os.replace(tmp, _out)
+    try:
+        with open(tmp, "w", encoding="utf-8") as f:
+            json.dump(_doc, f, ensure_ascii=True, allow_nan=False)
+        os.replace(tmp, _out)
+    except OSError as e:
+        _cannot_write(e)
+    try:
+        os.remove(_out + ".started")
+    except OSError:
+        pass
 
 
 def _finish(status, message=None, lines=None):
@@ -39,8 +62,13 @@ def _finish(status, message=None, lines=None):
         _doc["traceback"] = lines
     _write()
     sys.stdout.flush()
-    os._exit(0)
+    _exit(0)
 
+
+try:  # the mark that the tracer ran (a run without it never started the tracer)
+    open(_out + ".started", "w").close()
+except OSError as _e:
+    _cannot_write(_e)
 
 try:
     import torch
@@ -80,8 +108,10 @@ def _where(code_file, line):
 
 
 def _record(kind, name, scope, function, code_file, line, t, owner=None):
-    if len(_doc["events"]) >= MAX_EVENTS:
+    if len(_doc["events"]) >= MAX_EVENTS:  # the trace is full: the program runs on untraced, at its own speed
         _doc["truncated"] = True
+        _stopped[0] = True
+        sys.settrace(None)
         return
     ev = {"seq": _seq(), "kind": kind, "name": name, "scope": scope, "function": function[0], "def_line": function[1],
           "call": function[2]}
@@ -106,12 +136,27 @@ def _record(kind, name, scope, function, code_file, line, t, owner=None):
     _doc["events"].append(ev)
 
 
+class _Globals:
+    """What the tracer knows of one globals dict (a notebook's cells share theirs)."""
+    __slots__ = ("seen", "order", "size", "next", "groups", "root", "dirty")
+
+    def __init__(self):
+        self.seen = {}     # name -> (id, version, value) as last looked at
+        self.order = None  # name -> its place in the dict's order (None: never looked at all of it)
+        self.size = 0      # len(dict) then
+        self.next = 0
+        self.groups = {}   # id(a tensor's base, or a module) -> the names bound to it (or to a view of it)
+        self.root = {}     # name -> its group's key
+        self.dirty = set()  # names the learner's functions called since the last module line can use
+
+
 class _Frame:
-    __slots__ = ("seen", "line", "function", "scope", "file")
+    __slots__ = ("seen", "line", "function", "scope", "file", "globals")
 
     def __init__(self, frame, scope):
         # a notebook's cells share their globals: what one cell bound is not new in the next
-        self.seen = _module_seen.setdefault(id(frame.f_globals), {}) if scope == "module" else {}
+        self.globals = _module_state.setdefault(id(frame.f_globals), _Globals()) if scope == "module" else None
+        self.seen = self.globals.seen if scope == "module" else {}
         self.line = frame.f_lineno
         _calls[0] += 1
         self.function = (frame.f_code.co_name, frame.f_code.co_firstlineno, _calls[0])
@@ -121,7 +166,8 @@ class _Frame:
 
 _state = {}  # id(frame) -> _Frame
 _assigns = {}  # code filename -> {line: (first line, last line, names)}: the simple assignment statement on a line
-_module_seen = {}  # id(globals) -> the names seen at module level
+_spans = {}  # code filename -> {line: (first line, last line)} of the statement over several lines it is in
+_module_state = {}  # id(globals) -> _Globals
 _self_seen = {}  # id(self) -> (self, its attributes seen)
 _calls = [0]  # the calls of the learner's functions so far (each event names its call)
 
@@ -136,14 +182,30 @@ def _targets(node, out):
         _targets(node.value, out)
 
 
-def _assignments(source):
-    """{line: (first line, last line, names)}: the names each assignment statement binds, on each of its lines."""
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError):
-        return {}
+def _statements(tree):
+    """Every statement of the tree, each list's in order (statements are only in statement lists)."""
+    todo = [tree]
+    while todo:
+        node = todo.pop()
+        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+            for child in getattr(node, field, None) or ():
+                if isinstance(child, ast.stmt):
+                    yield child
+                todo.append(child)
+
+
+def _assignments(tree, spans):
+    """{line: (first line, last line, names)}: the names each assignment statement binds, on each of its lines.
+    Fills spans {line: (first, last)}: the lines of the statement (or compound statement's header) it is in."""
     lines = {}
-    for node in ast.walk(tree):
+    for node in _statements(tree):
+        last = getattr(node, "end_lineno", None) or node.lineno
+        body = getattr(node, "body", None)
+        if isinstance(body, list) and body and isinstance(body[0], ast.stmt):
+            last = max(node.lineno, body[0].lineno - 1)  # a compound statement: its header
+        if last > node.lineno:
+            for ln in range(node.lineno, last + 1):
+                spans[ln] = (node.lineno, last)
         names = set()
         if isinstance(node, ast.Assign):
             for t in node.targets:
@@ -151,7 +213,6 @@ def _assignments(source):
         elif isinstance(node, (ast.AugAssign, ast.AnnAssign)) and node.value is not None:
             _targets(node.target, names)
         if names:
-            last = getattr(node, "end_lineno", None) or node.lineno
             for ln in range(node.lineno, last + 1):
                 lines[ln] = (node.lineno, last, names)
     return lines
@@ -181,11 +242,119 @@ def _module_attributes(k, v, st, items):
                 items.append(("%s.%s" % (k, a), t, k))
 
 
+# Names on a line that can bind or change globals the line does not name: then all are looked at.
+_DYNAMIC = {"globals", "vars", "locals", "exec", "eval", "setattr", "delattr", "__import__", "__dict__", "*"}
+_IDENT = re.compile(r"[^\W\d]\w*")
+_line_names = {}  # (code filename, first line) -> the words on the statement's lines ("*": an import *)
+
+
+def _names_on(file, line):
+    """The identifiers written on the statement at `line` (more than it uses: words in strings count too)."""
+    first, last = _spans.get(file, {}).get(line, (line, line))
+    got = _line_names.get((file, first))
+    if got is None:
+        lines = _sources.get(file, (None, []))[1]
+        text = "\n".join(lines[first - 1:last])
+        got = set(_IDENT.findall(text))
+        if "import" in got and "*" in text:
+            got.add("*")
+        _line_names[(file, first)] = got
+    return got
+
+
+def _group(gs, k, v):
+    """Files name k under its tensor's base (a view shares its base's version) or its module."""
+    key = None
+    if isinstance(v, _TENSOR):
+        b = getattr(v, "_base", None)
+        key = id(b if b is not None else v)
+    elif isinstance(v, _MODULE):
+        key = id(v)
+    old = gs.root.get(k)
+    if old == key:
+        return
+    if old is not None:
+        members = gs.groups.get(old)
+        if members is not None:
+            members.discard(k)
+            if not members:
+                del gs.groups[old]
+    if key is None:
+        gs.root.pop(k, None)
+    else:
+        gs.root[k] = key
+        gs.groups.setdefault(key, set()).add(k)
+
+
+def _all_globals(g, gs):
+    """Every global, in the dict's order (and what is known of the dict made anew)."""
+    pairs = list(g.items())
+    gs.order = {k: i for i, (k, _) in enumerate(pairs)}
+    gs.size = gs.next = len(pairs)
+    gs.groups, gs.root = {}, {}
+    for k, v in pairs:
+        if isinstance(v, (_TENSOR, _MODULE)):
+            _group(gs, k, v)
+    return pairs
+
+
+def _place_new(g, gs, new):
+    """Gives the names new in the dict their places (they are its last keys); False when they are not there."""
+    need, found = set(new), []
+    try:
+        walked = 0
+        for k in reversed(g):
+            walked += 1
+            if k in need:
+                found.append(k)
+                if len(found) == len(need):
+                    break
+            if walked > 4 * len(need) + 64:
+                return False
+    except TypeError:  # a Python before 3.8: no reversed() of a dict
+        return False
+    if len(found) != len(need):
+        return False
+    for k in reversed(found):
+        gs.order[k] = gs.next
+        gs.next += 1
+    return True
+
+
+def _module_pairs(g, st):
+    """The globals the line that ran (st.line) can have bound or changed, in the dict's order: all of them in a
+    small program, else the names its instructions and the learner's functions it called use, with the names
+    sharing their tensor or module. A change the names do not explain (a new global they do not name) or a
+    line that reaches the dict itself (globals(), exec) looks at all."""
+    gs = st.globals
+    cands = set(_names_on(st.file, st.line))
+    cands |= gs.dirty
+    gs.dirty = set()
+    if gs.order is None or len(g) <= FULL_SCAN or not cands.isdisjoint(_DYNAMIC):
+        return _all_globals(g, gs)
+    new = [k for k in cands if k in g and k not in gs.order]
+    gone = [k for k in cands if k not in g and k in gs.order]
+    if len(g) != gs.size + len(new) - len(gone) or (new and not _place_new(g, gs, new)):
+        return _all_globals(g, gs)
+    for k in gone:
+        del gs.order[k]
+    gs.size = len(g)
+    for k in list(cands):
+        if k in g:
+            _group(gs, k, g[k])
+            members = gs.groups.get(gs.root.get(k))
+            if members is not None and len(members) <= MAX_GROUP:
+                cands |= members
+    place = gs.order
+    return [(k, g[k]) for k in sorted((k for k in cands if k in g), key=lambda k: place.get(k, 1 << 62))]
+
+
 def _scan(frame, st, returning=False):
     """The names of `frame` (and self's attributes) whose tensor is new or changed since the last look."""
     items = []
     owned = []  # (NAME.ATTR, tensor, NAME): the attributes of the modules bound to globals
-    for k, v in list(frame.f_locals.items()):
+    pairs = _module_pairs(frame.f_globals, st) if st.scope == "module" else list(frame.f_locals.items())
+    for k, v in pairs:
         if isinstance(v, _TENSOR):
             items.append((k, v))
         elif st.scope == "module" and k in _SETTINGS and isinstance(v, (bool, int, float)):
@@ -233,7 +402,12 @@ def _scan(frame, st, returning=False):
             _record("in_place", k, "self" if k.startswith("self.") else st.scope, st.function, st.file, st.line, v)
 
 
+_stopped = [False]  # the trace is full: no frame is looked at any more
+
+
 def _local(frame, event, arg):
+    if _stopped[0]:
+        return None
     st = _state.get(id(frame))
     if st is None:
         return _local
@@ -255,6 +429,9 @@ def _global(frame, event, arg):
     scope = "module" if frame.f_globals is frame.f_locals else "local"
     st = _state[id(frame)] = _Frame(frame, scope)
     code = frame.f_code
+    gs = _module_state.get(id(frame.f_globals)) if scope == "local" else None
+    if gs is not None:  # the globals it can bind or change are looked at on the module's line that called it
+        gs.dirty.update(code.co_names)
     # The arguments are the caller's values (recorded there when named): not new here unless changed.
     nargs = code.co_argcount + code.co_kwonlyargcount + bool(code.co_flags & 4) + bool(code.co_flags & 8)
     for p in code.co_varnames[:nargs] if scope == "local" else ():
@@ -302,6 +479,8 @@ def _programs():
         nb = json.loads(text)
     except ValueError as e:
         _finish("bad-notebook", "not JSON: %s" % e)
+    except RecursionError:
+        _finish("bad-notebook", "JSON nested too deeply to read")
     cells = nb.get("cells") if isinstance(nb, dict) else None
     if not isinstance(cells, list):
         _finish("bad-notebook", "no \"cells\" list (nbformat 4)")
@@ -325,6 +504,18 @@ def _programs():
     return out
 
 
+def _program_exit(code):
+    """os._exit in the program: its trace is written first (in the traced process; a forked child just exits)."""
+    if os.getpid() != _pid:
+        _exit(code)
+    sys.settrace(None)
+    if code == 0:
+        _finish("ok")
+    f = sys._getframe(1)
+    where = [_where(f.f_code.co_filename, f.f_lineno)] if f.f_code.co_filename in _sources else []
+    _finish("raised", "os._exit(%s)" % code, where)
+
+
 def _learner_lines(tb):
     """The traceback's last lines, the learner's frames only, in the learner's terms."""
     lines = []
@@ -338,22 +529,30 @@ def _main():
     programs = _programs()
     for filename, cell, source in programs:
         _sources[filename] = (cell, source.split("\n"))
-        _assigns[filename] = _assignments(source)
     compiled = []
+    gc.disable()  # parsing makes many objects at once: collecting them while it runs made it 3 times slower
     for filename, cell, source in programs:
         try:
-            compiled.append(compile(source, filename, "exec"))
+            tree = ast.parse(source, filename)  # parsed once: for the assignments and the code
+            _spans[filename] = {}
+            _assigns[filename] = _assignments(tree, _spans[filename])
+            compiled.append(compile(tree, filename, "exec"))
+            del tree  # its nodes, kept, would be traversed by every collection while the program runs
         except SyntaxError as e:
             w = {"line": e.lineno or 0, "code": (e.text or "").strip()[:200]}
             if cell is not None:
                 w["cell"] = cell
             _finish("raised", "SyntaxError: %s" % e.msg, [w])
+        except (RecursionError, MemoryError, ValueError) as e:  # too deep for this Python's compiler, a NUL byte
+            _finish("raised", "%s: %s" % (type(e).__name__, e), [])
+    gc.enable()
     main = {"__name__": "__main__", "__builtins__": __builtins__, "__file__": os.path.abspath(_prog)}
     if _prog.endswith(".ipynb"):  # Jupyter's display(), printed as the notebook would show it
         main["display"] = lambda *objs, **kw: print(*objs)
     sys.argv = [_prog]
     sys.path.insert(0, os.path.dirname(os.path.abspath(_prog)))
     torch.manual_seed = _manual_seed
+    os._exit = _program_exit
     sys.settrace(_global)
     try:
         for code in compiled:

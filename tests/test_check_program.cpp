@@ -6,7 +6,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
+#include <sstream>
+#include <vector>
 #include <fstream>
 #include <string>
 
@@ -312,4 +315,224 @@ TEST_CASE("check program: bad options and bad traces are refused with one line")
   expect_usage_error("check '" + raised + "'", "`ValueError: \\e]0;title\\x07` at line 3 of");
   expect_usage_error("check '" + write_file(dir, "n.json", R"({"schema": "attn-tutor-trace/1", "status": "ok"})") + "'",
                      "not a trace of attn-tutor's tracer");
+}
+
+namespace {
+
+// True when process `pid` is gone (or a zombie its reaper has not collected yet), waiting up to 5 s.
+bool process_gone(pid_t pid) {
+  for (int i = 0; i < 250; ++i) {
+    const std::string stat = read_text_file("/proc/" + std::to_string(pid) + "/stat");
+    if (kill(pid, 0) != 0 || stat.find(") Z") != std::string::npos) return true;
+    usleep(20000);
+  }
+  return false;
+}
+
+// The process ids in `file`, one a line.
+std::vector<pid_t> pids_in(const std::string& file) {
+  std::vector<pid_t> pids;
+  std::istringstream in(read_text_file(file));
+  for (long p = 0; in >> p;) pids.push_back(static_cast<pid_t>(p));
+  return pids;
+}
+
+// Shell text that starts processes out of the program's process group and writes their ids to `file`: one in a
+// new session (start_new_session=True, as os.setsid), one after a double fork.
+std::string escapees(const std::string& file) {
+  return "python3 -c 'import subprocess; print(subprocess.Popen([\"sleep\", \"300\"], start_new_session=True).pid)' "
+         ">> '" + file + "'; (sleep 300 & echo $! >> '" + file + "') & wait; ";
+}
+
+}  // namespace
+
+TEST_CASE("check program: no process the program started outlives the runner, on its end or its time-out") {
+  const std::string dir = temp_dir();
+  for (const bool loop : {false, true}) {
+    CAPTURE(loop);
+    const std::string file = dir + (loop ? "/loop" : "/end");
+    ProcessSpec spec;
+    spec.argv = {"/bin/sh", "-c", escapees(file) + (loop ? "while :; do sleep 1; done" : "exit 4")};
+    spec.timeout_seconds = 2;
+    const ProcessResult r = run_process(spec);
+    CHECK(r.outcome == (loop ? ProcessResult::Outcome::TimedOut : ProcessResult::Outcome::Exited));
+    if (!loop) CHECK(r.code == 4);
+    const std::vector<pid_t> pids = pids_in(file);
+    CHECK(pids.size() == 2);
+    for (const pid_t p : pids) CHECK(process_gone(p));
+  }
+  // The exec's errno is still the program's: a file that is not a program.
+  ProcessSpec spec;
+  spec.argv = {write_file(dir, "not-a-program", "\x7f" "ELF garbage")};
+  chmod(spec.argv[0].c_str(), 0755);
+  const ProcessResult bad = run_process(spec);
+  CHECK(bad.outcome == ProcessResult::Outcome::CannotStart);
+  CHECK(bad.error == ENOEXEC);
+  spec.argv = {"/bin/sh", "-c", "kill -9 $$"};
+  const ProcessResult killed = run_process(spec);
+  CHECK(killed.outcome == ProcessResult::Outcome::Signalled);
+  CHECK(killed.code == 9);
+}
+
+TEST_CASE("check program: processes the program left in a new session end with check, its folder removed") {
+  const std::string tmp = temp_dir();
+  const std::string dir = temp_dir();
+  const CliResult r = run_cli_env("TMPDIR='" + tmp + "' SPAWN_PID_FILE='" + dir + "/pids'",
+                                  "check '" + kTraces + "/programs/mha-correct.py' --python '" + python("spawn.sh") + "'");
+  CAPTURE(r.err);
+  CHECK(r.exit_code == 0);
+  const std::vector<pid_t> pids = pids_in(dir + "/pids");
+  CHECK(pids.size() == 2);
+  for (const pid_t p : pids) CHECK(process_gone(p));
+  CHECK(entries(tmp) == 0);
+}
+
+TEST_CASE("check program: attn-tutor killed by SIGKILL leaves no process of the program and no trace folder") {
+  // Its whole process group killed (a SIGKILL of the terminal's job, an OOM kill of it alone is the same):
+  // the guard, in a group of its own, sees the end of its pipe, kills what is left and removes the folder.
+  const std::string tmp = temp_dir();
+  const std::string dir = temp_dir();
+  const std::string script = "cd '" + dir + "' || exit 1\nSPAWN_LOOP=1 SPAWN_PID_FILE='" + dir + "/pids' TMPDIR='" +
+                             tmp + "' setsid '" + ATTN_TUTOR_EXE + "' check '" + kTraces +
+                             "/programs/mha-correct.py' --python '" + python("spawn.sh") +
+                             "' --timeout 100 >/dev/null 2>&1 &\npid=$!\ni=0\n"
+                             "while [ $i -lt 100 ] && [ $(cat pids 2>/dev/null | wc -l) -lt 3 ]; do sleep 0.1; "
+                             "i=$((i + 1)); done\nls '" + tmp + "' > before; kill -KILL -$pid 2>/dev/null || kill -KILL $pid";
+  REQUIRE(std::system(("sh '" + write_file(dir, "run.sh", script + "\n") + "'").c_str()) >= 0);
+  CHECK(read_text_file(dir + "/before").find("attn-tutor-trace-") != std::string::npos);  // it was there
+  const std::vector<pid_t> pids = pids_in(dir + "/pids");
+  CHECK(pids.size() == 3);  // the two it left, and the looping program itself
+  for (const pid_t p : pids) CHECK(process_gone(p));
+  for (int i = 0; i < 250 && entries(tmp) != 0; ++i) usleep(20000);
+  CHECK(entries(tmp) == 0);
+}
+
+TEST_CASE("check program: the trace folder is removed with what the program wrote there, links not followed") {
+  const std::string tmp = temp_dir();
+  const std::string outside = temp_dir();
+  write_file(outside, "keep.txt", "kept");
+  const CliResult r = run_cli_env("TMPDIR='" + tmp + "' LITTER_OUTSIDE='" + outside + "'",
+                                  "check '" + kTraces + "/programs/mha-correct.py' --python '" + python("litter.sh") + "'");
+  CAPTURE(r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(entries(tmp) == 0);
+  CHECK(read_text_file(outside + "/keep.txt") == "kept");  // what the links named is left alone
+  CHECK(entries(outside) == 1);
+  // remove_tree itself: a FIFO, a file, folders deeper than it opens at once, a link to a folder.
+  const std::string top = temp_dir() + "/t";
+  std::string deep = top;
+  for (int i = 0; i < 30; ++i) deep += "/" + std::to_string(i);
+  REQUIRE(std::system(("mkdir -p '" + deep + "' && mkfifo '" + top + "/fifo' && echo a > '" + deep + "/f' && ln -s '" +
+                       outside + "' '" + deep + "/out' && chmod 500 '" + top + "/0'")
+                          .c_str()) == 0);
+  CHECK(remove_tree(top.c_str()));
+  struct stat st {};
+  CHECK(lstat(top.c_str(), &st) != 0);
+  CHECK(read_text_file(outside + "/keep.txt") == "kept");
+  CHECK(remove_tree(top.c_str()));  // already gone
+}
+
+TEST_CASE("check program: a run without a trace names its true cause, each in one line, nothing left behind") {
+  const std::string tmp = temp_dir();
+  const std::string dir = temp_dir();
+  struct Case {
+    std::string file, text, python, mentions;
+  };
+  const std::string deep = "{\"cells\": " + std::string(100000, '[') + std::string(100000, ']') + "}";
+  const std::vector<Case> cases = {
+      // os._exit(0): the trace is written first, so the verdict is about the tensors
+      {"exit0.py", "import os\nimport torch\nzz = torch.tensor([1.0])\nos._exit(0)\n", "faketorch.sh",
+       "binds no tensor a lesson has (it binds zz)"},
+      {"exit3.py", "import os\nos._exit(3)\n", "faketorch.sh", "`os._exit(3)` at line 2 of"},
+      {"exec.py", "import os\nos.execv('/bin/true', ['true'])\n", "faketorch.sh",
+       "ended the tracer's process itself (exit status 0"},
+      {"kill.py", "import os\nos.kill(os.getpid(), 9)\n", "faketorch.sh", "was killed (signal 9)"},
+      {"rmdir.py",
+       "import glob, os, shutil\nfor d in glob.glob(os.environ['TMPDIR'] + '/attn-tutor-trace-*'):\n"
+       "    shutil.rmtree(d)\n",
+       "faketorch.sh", "removed check's private folder"},
+      {"deep.ipynb", deep, "faketorch.sh", "not a Jupyter notebook (`JSON nested too deeply to read`)"},
+      {"full.py", "x = 1\n", "fulldisk.sh", "could not be written to"},
+      // a plain function's local of a lesson's name, its values none of a lesson's
+      {"plain.py", "import torch\n\n\ndef f():\n    attn_scores = torch.tensor([[1.0]])\n    return 1\n\n\nf()\n",
+       "faketorch.sh", "binds attn_scores only inside a function"},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.file);
+    const std::string path = write_file(dir, c.file, c.text);
+    const BoundedRun r = run_bounded("check '" + path + "' --python '" + python(c.python) + "'",
+                                     "export TMPDIR='" + tmp + "'; ");
+    CAPTURE(r.err);
+    CHECK(!r.timed_out);
+    CHECK(r.seconds < 20);
+    CHECK(r.exit_code == 2);
+    CHECK(count_lines(r.err) == 1);
+    CHECK(r.err.find(c.mentions) != std::string::npos);
+    CHECK(r.err.find("pass --python") == std::string::npos);  // the Python was right every time
+    CHECK(entries(tmp) == 0);
+  }
+  const BoundedRun full = run_bounded("check '" + dir + "/full.py' --python '" + python("fulldisk.sh") + "'",
+                                      "export TMPDIR='" + tmp + "'; ");
+  CHECK(full.err.find("No space left on device") != std::string::npos);
+  // A FIFO named x.py: what it is, not a stale errno.
+  REQUIRE(std::system(("mkfifo '" + dir + "/x.py'").c_str()) == 0);
+  const BoundedRun fifo = run_bounded("check '" + dir + "/x.py' --python '" + python("faketorch.sh") + "'");
+  CAPTURE(fifo.err);
+  CHECK(fifo.exit_code == 2);
+  CHECK(fifo.err.find("is not a regular file") != std::string::npos);
+  CHECK(fifo.err.find("ioctl") == std::string::npos);
+}
+
+TEST_CASE("check program: past 400 globals the tracer looks only at what a line can change, with the same events") {
+  // order.py and more (a global changed in place by a function, one bound by exec, an alias changed in
+  // place), once as it is (every global looked at on every line) and once with 500 globals more (the names
+  // the line uses, the learner's functions it called use, and the names sharing their tensor).
+  const std::string dir = temp_dir();
+  std::string base = read_text_file(kTrace + "/programs/order.py");
+  base += "\n\ndef bump():\n    out.add_(1.0)\n\n\nbump()\nexec(\"late = torch.ones(1)\")\nalias = out\nalias.add_(1.0)\n";
+  std::string padded = base;
+  padded.replace(0, std::string("import torch").size(),
+                 "import torch; [globals().__setitem__('pad%d' % i, i) for i in range(500)]");
+  auto events = [](const nlohmann::json& t) {
+    std::vector<std::string> got;
+    for (const auto& e : t["events"])
+      got.push_back(e["kind"].get<std::string>() + " " + e["name"].get<std::string>() + " " +
+                    e["scope"].get<std::string>() + " " + std::to_string(e["line"].get<int>()) + " " + e["data"].dump());
+    return got;
+  };
+  const nlohmann::json small = fake_trace(write_file(dir, "small.py", base));
+  const nlohmann::json large = fake_trace(write_file(dir, "large.py", padded));
+  const std::vector<std::string> want = events(small);
+  CHECK(events(large) == want);
+  CHECK(large["settings"] == small["settings"]);
+  REQUIRE(want.size() == 17);
+  CHECK(want[12].rfind("in_place out module 33 ", 0) == 0);  // by bump(), which names it
+  CHECK(want[13].rfind("bind late module 34 ", 0) == 0);     // by exec
+  CHECK(want[14].rfind("bind alias module 35 ", 0) == 0);
+  CHECK(want[15].rfind("in_place out module 36 ", 0) == 0);  // through its alias
+  CHECK(want[16].rfind("in_place alias module 36 ", 0) == 0);
+}
+
+TEST_CASE("check program: 30 thousand module-level tensors and 3 thousand one-line cells are traced in seconds") {
+  // Every line used to look at every global: the time grew with their square (100,000 took minutes).
+  const std::string tmp = temp_dir();
+  const std::string dir = temp_dir();
+  std::string py = "import torch\n";
+  for (int i = 0; i < 30000; ++i) py += "t" + std::to_string(i) + " = torch.ones(2)\n";
+  nlohmann::json cells = nlohmann::json::array({{{"cell_type", "code"}, {"source", "import torch"}}});
+  for (int i = 0; i < 3000; ++i)
+    cells.push_back({{"cell_type", "code"}, {"source", "x" + std::to_string(i) + " = torch.ones(2)"}});
+  const std::string nb = nlohmann::json({{"nbformat", 4}, {"cells", cells}}).dump();
+  for (const std::string& path : {write_file(dir, "many.py", py), write_file(dir, "cells.ipynb", nb)}) {
+    CAPTURE(path);
+    const BoundedRun r = run_bounded("check '" + path + "' --python '" + python("faketorch.sh") + "' --timeout 60",
+                                     "export TMPDIR='" + tmp + "'; ", 60);
+    CAPTURE(r.err);
+    CHECK(r.seconds < 20);
+    CHECK(r.max_rss_kb < 1024 * 1024);
+    CHECK(r.exit_code == 2);  // its names are none of a lesson's
+    CHECK(count_lines(r.err) == 1);
+    CHECK(r.err.find("binds no tensor a lesson has (it binds ") != std::string::npos);
+    CHECK(entries(tmp) == 0);
+  }
 }

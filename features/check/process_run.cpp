@@ -12,10 +12,13 @@ ProcessResult run_process(const ProcessSpec&) {
   return r;
 }
 
+bool remove_tree(const char*) { return false; }
+
 }  // namespace attn
 
 #else
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
@@ -23,10 +26,18 @@ ProcessResult run_process(const ProcessSpec&) {
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
+#if defined(__linux__)
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#endif
+
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 
@@ -36,19 +47,120 @@ namespace attn {
 
 namespace {
 
-// What a signal handler needs while the child runs: its process group and the paths to remove, in
-// fixed C strings (the handler allocates nothing).
-constexpr int kMaxCleanup = 4;
-char cleanup_paths[kMaxCleanup][PATH_MAX];
-volatile sig_atomic_t cleanup_count = 0;
-volatile sig_atomic_t child_group = 0;
+// ---- Removing a folder without following links, with no allocation ----
+
+constexpr int kMaxDepth = 8;  // a folder nested deeper is moved up to the top folder, then emptied there
+
+bool is_dot(const char* name) { return name[0] == '.' && (name[1] == 0 || (name[1] == '.' && name[2] == 0)); }
+
+#if defined(__linux__)
+struct Dirent64 {
+  std::uint64_t ino;
+  std::int64_t off;
+  unsigned short reclen;
+  unsigned char type;
+  char name[1];
+};
+
+// Calls f(name) for each entry of the folder open at fd, from its start (getdents64: no allocation).
+template <class F>
+void each_entry(int fd, F&& f) {
+  alignas(8) char buf[2048];
+  ::lseek(fd, 0, SEEK_SET);
+  for (;;) {
+    const long n = ::syscall(SYS_getdents64, fd, buf, sizeof buf);
+    if (n <= 0) return;
+    for (long off = 0; off < n;) {
+      const Dirent64* d = reinterpret_cast<const Dirent64*>(buf + off);
+      off += d->reclen;
+      if (!is_dot(d->name)) f(d->name);
+    }
+  }
+}
+#else
+// Calls f(name) for each entry of the folder open at fd (readdir: the portable way, not signal-safe).
+template <class F>
+void each_entry(int fd, F&& f) {
+  const int copy = ::dup(fd);
+  DIR* d = copy >= 0 ? ::fdopendir(copy) : nullptr;
+  if (!d) {
+    if (copy >= 0) ::close(copy);
+    return;
+  }
+  ::rewinddir(d);
+  while (const dirent* e = ::readdir(d))
+    if (!is_dot(e->d_name)) f(e->d_name);
+  ::closedir(d);
+}
+#endif
+
+// "attn-up-N", a name for a folder moved up to the top folder.
+void moved_name(unsigned n, char* out) {
+  char digits[16];
+  int k = 0;
+  do digits[k++] = static_cast<char>('0' + n % 10); while ((n /= 10) != 0 && k < 15);
+  std::memcpy(out, "attn-up-", 8);
+  for (int i = 0; i < k; ++i) out[8 + i] = digits[k - 1 - i];
+  out[8 + k] = 0;
+}
+
+bool empty_folder(int fd, int top, int depth, unsigned& moved);
+
+// Removes the entry `name` of the folder open at fd (a folder: emptied first). True when it is gone.
+bool remove_entry(int fd, const char* name, int top, int depth, unsigned& moved) {
+  struct stat st {};
+  if (::fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) return errno == ENOENT;
+  if (!S_ISDIR(st.st_mode)) return ::unlinkat(fd, name, 0) == 0 || errno == ENOENT;
+  if (depth >= kMaxDepth) {
+    char up[32];
+    moved_name(++moved, up);
+    return ::renameat(fd, name, top, up) == 0;
+  }
+  int sub = ::openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (sub < 0 && errno == EACCES && ::fchmodat(fd, name, 0700, 0) == 0)
+    sub = ::openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (sub < 0) return false;
+  empty_folder(sub, top, depth + 1, moved);
+  ::close(sub);
+  if (::unlinkat(fd, name, AT_REMOVEDIR) == 0) return true;
+  if (errno != EACCES && errno != EPERM) return false;
+  ::fchmodat(fd, name, 0700, 0);  // a folder without write permission keeps its entries: grant it, again
+  return false;
+}
+
+// Removes everything in the folder open at fd, reading it again while a pass removes something.
+bool empty_folder(int fd, int top, int depth, unsigned& moved) {
+  for (;;) {
+    int removed = 0, left = 0;
+    each_entry(fd, [&](const char* name) { ++(remove_entry(fd, name, top, depth, moved) ? removed : left); });
+    if (left == 0 && removed == 0) return true;
+    if (removed == 0) return false;
+  }
+}
+
+// ---- The guard: runs the program, then kills whatever it left ----
+
+// What the guard tells us when it is done (one write, under PIPE_BUF).
+struct GuardReport {
+  enum Kind : int { Ended = 1, TimedOut = 2, Stopped = 3, CannotFork = 4 };
+  int kind = 0;
+  int status = 0;  // the program's wait status (Ended), errno (CannotFork)
+};
+
+// What a signal handler needs while the child runs, in fixed C storage (the handler allocates nothing).
+char cleanup_path[PATH_MAX];
+volatile sig_atomic_t control_fd = -1;  // our end of the pipe the guard watches
+volatile sig_atomic_t guard_pid = 0;
 constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP};
 
 extern "C" void end_child_and_clean(int sig) {
-  if (child_group > 0) ::kill(-child_group, SIGKILL);
-  for (int i = 0; i < cleanup_count; ++i) {
-    if (::unlink(cleanup_paths[i]) != 0) ::rmdir(cleanup_paths[i]);
-  }
+  if (control_fd >= 0) ::close(control_fd);  // the guard sees the end of the pipe: it kills the program
+  control_fd = -1;
+  int st = 0;
+  if (guard_pid > 0)
+    while (::waitpid(guard_pid, &st, 0) < 0 && errno == EINTR) {
+    }
+  if (cleanup_path[0]) remove_tree(cleanup_path);
   struct sigaction fallback {};
   fallback.sa_handler = SIG_DFL;
   sigemptyset(&fallback.sa_mask);
@@ -59,13 +171,9 @@ extern "C" void end_child_and_clean(int sig) {
 // The handler on SIGINT/SIGTERM/SIGHUP for one run (those ignored stay ignored), restored after it.
 class SignalCleanup {
  public:
-  explicit SignalCleanup(const std::vector<std::string>& paths) {
-    cleanup_count = 0;
-    for (const std::string& p : paths)
-      if (cleanup_count < kMaxCleanup && p.size() < PATH_MAX) {
-        std::memcpy(cleanup_paths[cleanup_count], p.c_str(), p.size() + 1);
-        cleanup_count = cleanup_count + 1;
-      }
+  explicit SignalCleanup(const std::string& dir) {
+    cleanup_path[0] = 0;
+    if (dir.size() < PATH_MAX) std::memcpy(cleanup_path, dir.c_str(), dir.size() + 1);
     struct sigaction handler {};
     handler.sa_handler = end_child_and_clean;
     sigemptyset(&handler.sa_mask);
@@ -78,14 +186,195 @@ class SignalCleanup {
   ~SignalCleanup() {
     for (int i = 0; i < 3; ++i)
       if (installed_[i]) ::sigaction(kSignals[i], &old_[i], nullptr);
-    child_group = 0;
-    cleanup_count = 0;
+    guard_pid = 0;
+    control_fd = -1;
+    cleanup_path[0] = 0;
   }
 
  private:
   struct sigaction old_[3]{};
   bool installed_[3] = {false, false, false};
 };
+
+// Everything the processes need, made before fork: after it they only call async-signal-safe functions.
+struct Launch {
+  const char* program = nullptr;
+  const char* dir = nullptr;  // nullptr: ours
+  char* const* argv = nullptr;
+  char* const* envp = nullptr;
+  const char* cleanup = nullptr;  // nullptr: none
+  double timeout = 60;
+  sigset_t mask{};  // our signal mask before fork
+  int out = -1, err = -1, status = -1;  // write ends: the program's stdout, stderr, its exec errno
+  int control = -1, report = -1;        // the guard's read end of the control pipe, write end of its report
+};
+
+double now_seconds() {
+  timespec ts{};
+  ::clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+void pause_ms(long ms) {
+  timespec ts{ms / 1000, (ms % 1000) * 1000000};
+  ::nanosleep(&ts, nullptr);
+}
+
+// In the program's process: default signal handling, its own process group, /dev/null as stdin, then exec.
+[[noreturn]] void exec_program(const Launch& l, pid_t guard) {
+  for (int sig = 1; sig < NSIG; ++sig) {
+    struct sigaction dfl {};
+    dfl.sa_handler = SIG_DFL;
+    if (sig != SIGKILL && sig != SIGSTOP) ::sigaction(sig, &dfl, nullptr);
+  }
+  pthread_sigmask(SIG_SETMASK, &l.mask, nullptr);
+  ::setpgid(0, 0);
+#if defined(__linux__)
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // the guard killed: the program too
+  if (::getppid() != guard) ::_exit(127);
+#else
+  (void)guard;
+#endif
+  const int null_in = ::open("/dev/null", O_RDONLY);
+  if (null_in >= 0) ::dup2(null_in, 0);
+  ::dup2(l.out, 1);
+  ::dup2(l.err, 2);
+  int e = 0;
+  if (l.dir && ::chdir(l.dir) != 0) e = errno;
+  if (e == 0) {
+    ::execve(l.program, l.argv, l.envp);
+    e = errno;
+  }
+  ssize_t ignored = ::write(l.status, &e, sizeof e);
+  (void)ignored;
+  ::_exit(127);
+}
+
+#if defined(__linux__)
+// The parent process id in /proc/PID/stat (after the command's closing parenthesis), -1 if unreadable.
+long parent_of(const char* pid) {
+  char path[64] = "/proc/";
+  const size_t n = std::strlen(pid);
+  if (n > 20) return -1;
+  std::memcpy(path + 6, pid, n);
+  std::memcpy(path + 6 + n, "/stat", 6);
+  const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  char buf[512];
+  const ssize_t got = ::read(fd, buf, sizeof buf - 1);
+  ::close(fd);
+  if (got <= 0) return -1;
+  buf[got] = 0;
+  const char* p = std::strrchr(buf, ')');
+  if (!p || p[1] != ' ' || !p[2] || p[3] != ' ') return -1;
+  long ppid = 0;
+  for (p += 4; *p >= '0' && *p <= '9'; ++p) ppid = ppid * 10 + (*p - '0');
+  return ppid;
+}
+
+// SIGKILL to every living child of ours (the orphans of the program come to us: we are their subreaper).
+void kill_children() {
+  const int proc = ::open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (proc < 0) return;
+  const long me = ::getpid();
+  each_entry(proc, [&](const char* name) {
+    if (name[0] < '1' || name[0] > '9' || parent_of(name) != me) return;
+    long pid = 0;
+    for (const char* c = name; *c >= '0' && *c <= '9'; ++c) pid = pid * 10 + (*c - '0');
+    ::kill(static_cast<pid_t>(pid), SIGKILL);
+  });
+  ::close(proc);
+}
+#endif
+
+// Kills the program's group and every process left of it, reaping them until none is left (at most 5 s).
+// The program's wait status goes to *status when it is reaped here.
+void kill_all(pid_t program, bool& reaped, int* status) {
+  const double give_up = now_seconds() + 5;
+  for (;;) {
+    ::kill(-program, SIGKILL);
+    if (!reaped) ::kill(program, SIGKILL);
+#if defined(__linux__)
+    kill_children();
+#endif
+    int st = 0;
+    pid_t w;
+    while ((w = ::waitpid(-1, &st, WNOHANG)) > 0)
+      if (w == program) reaped = true, *status = st;
+    if (w < 0 && errno == ECHILD) return;
+    if (now_seconds() > give_up) return;
+    pause_ms(2);
+  }
+}
+
+// Waits for the program to end, its time to pass or the control pipe to end; false when the pipe ended.
+bool watch(const Launch& l, pid_t program, int& status, bool& reaped, bool& timed_out) {
+  const double deadline = now_seconds() + l.timeout;
+  for (;;) {
+    int st = 0;
+    pid_t w;
+    while ((w = ::waitpid(-1, &st, WNOHANG)) > 0)  // the program, or an orphan of it that ended
+      if (w == program) reaped = true, status = st;
+    if (reaped) return true;
+    const double left = deadline - now_seconds();
+    if (left <= 0) {
+      timed_out = true;
+      return true;
+    }
+    pollfd fd{l.control, POLLIN, 0};
+    if (::poll(&fd, 1, static_cast<int>(std::min(20.0, left * 1000 + 1))) > 0) {
+      char c;
+      const ssize_t got = ::read(l.control, &c, 1);
+      if (got == 0 || (got < 0 && errno != EINTR && errno != EAGAIN)) return false;
+    }
+  }
+}
+
+// The guard: a subreaper in its own process group that starts the program, then kills all that is
+// left of it; when the control pipe ended (we died or asked it to stop) it also removes the cleanup folder.
+[[noreturn]] void run_guard(const Launch& l) {
+  ::setpgid(0, 0);  // a kill of our process group leaves it to clean up
+  for (int sig : {SIGINT, SIGHUP, SIGQUIT, SIGPIPE, SIGTSTP, SIGTTIN, SIGTTOU}) {
+    struct sigaction ign {};
+    ign.sa_handler = SIG_IGN;
+    ::sigaction(sig, &ign, nullptr);
+  }
+  for (int sig : {SIGTERM, SIGCHLD}) {
+    struct sigaction dfl {};
+    dfl.sa_handler = SIG_DFL;
+    ::sigaction(sig, &dfl, nullptr);
+  }
+#if defined(__linux__)
+  ::prctl(PR_SET_CHILD_SUBREAPER, 1);
+#endif
+  const pid_t me = ::getpid();
+  const pid_t program = ::fork();
+  if (program == 0) exec_program(l, me);
+  const int fork_errno = errno;
+  ::close(l.out);
+  ::close(l.err);
+  ::close(l.status);
+  sigset_t none;
+  sigemptyset(&none);
+  pthread_sigmask(SIG_SETMASK, &none, nullptr);
+  GuardReport rep;
+  if (program < 0) {
+    rep.kind = GuardReport::CannotFork;
+    rep.status = fork_errno;
+  } else {
+    ::setpgid(program, program);
+    bool reaped = false, timed_out = false;
+    int status = 0;
+    const bool watched = watch(l, program, status, reaped, timed_out);
+    kill_all(program, reaped, &status);
+    rep.kind = !watched ? GuardReport::Stopped : timed_out ? GuardReport::TimedOut : GuardReport::Ended;
+    rep.status = status;
+    if (!watched && l.cleanup) remove_tree(l.cleanup);
+  }
+  ssize_t ignored = ::write(l.report, &rep, sizeof rep);
+  (void)ignored;
+  ::_exit(0);
+}
 
 bool executable_file(const std::string& path) {
   struct stat st {};
@@ -98,6 +387,20 @@ void close_fd(int& fd) {
 }
 
 }  // namespace
+
+bool remove_tree(const char* dir) {
+  const int fd = ::open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENOENT) return true;
+    if (errno == ELOOP || errno == ENOTDIR) return ::unlink(dir) == 0;  // replaced by a link or a file
+    if (errno != EACCES || ::chmod(dir, 0700) != 0) return false;
+    return remove_tree(dir);
+  }
+  unsigned moved = 0;
+  empty_folder(fd, fd, 0, moved);
+  ::close(fd);
+  return ::rmdir(dir) == 0 || errno == ENOENT;
+}
 
 std::string find_program(const std::string& name) {
   if (name.empty()) return "";
@@ -114,6 +417,92 @@ std::string find_program(const std::string& name) {
   return "";
 }
 
+namespace {
+
+// Appends what one read of the program's stdout (k 0: its start kept) or stderr (k 1: its end) gave.
+void keep_output(int k, const char* buf, size_t got, const ProcessSpec& spec, ProcessResult& r) {
+  std::string& keep = k == 0 ? r.out : r.err;
+  if (k == 0) {
+    const size_t room = spec.keep_bytes > keep.size() ? spec.keep_bytes - keep.size() : 0;
+    keep.append(buf, std::min(room, got));
+    if (got > room) r.out_cut = true;
+  } else {
+    keep.append(buf, got);
+    if (keep.size() > 2 * spec.keep_bytes) {
+      keep.erase(0, keep.size() - spec.keep_bytes);
+      r.err_cut = true;
+    }
+  }
+}
+
+// Reads the program's output and the guard's report until both are done. On a flood (or when the guard
+// has not reported well after the time limit) the control pipe is closed: the guard stops the program.
+void collect(int (&fds)[3], const ProcessSpec& spec, ProcessResult& r, GuardReport& rep, bool& flooded) {
+  using clock = std::chrono::steady_clock;
+  const auto give_up = clock::now() + std::chrono::duration<double>(spec.timeout_seconds + 10);
+  auto drain_until = clock::time_point::max();  // after the report: output still held open elsewhere
+  size_t total = 0;
+  char buf[65536];
+  while (fds[0] >= 0 || fds[1] >= 0 || fds[2] >= 0) {
+    const auto now = clock::now();
+    if (now > drain_until) break;
+    if (now > give_up && control_fd >= 0) {  // the guard did not stop the program in time: stop it now
+      ::close(control_fd);
+      control_fd = -1;
+    }
+    if (now > give_up + std::chrono::seconds(10)) break;
+    pollfd p[3] = {{fds[0], POLLIN, 0}, {fds[1], POLLIN, 0}, {fds[2], POLLIN, 0}};
+    const int n = ::poll(p, 3, 50);
+    if (n < 0 && errno != EINTR) break;
+    for (int k = 0; k < 3; ++k) {
+      if (fds[k] < 0 || !(p[k].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      char* into = k == 2 ? reinterpret_cast<char*>(&rep) : buf;
+      const ssize_t got = ::read(fds[k], into, k == 2 ? sizeof rep : sizeof buf);
+      if (got < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+      if (got <= 0 || k == 2) {
+        close_fd(fds[k]);
+        if (k == 2) drain_until = clock::now() + std::chrono::milliseconds(500);
+        continue;
+      }
+      total += static_cast<size_t>(got);
+      keep_output(k, buf, static_cast<size_t>(got), spec, r);
+    }
+    if (total > spec.flood_bytes && !flooded) {
+      flooded = true;
+      if (control_fd >= 0) ::close(control_fd);
+      control_fd = -1;
+    }
+  }
+  if (r.err.size() > spec.keep_bytes) {
+    r.err.erase(0, r.err.size() - spec.keep_bytes);
+    r.err_cut = true;
+  }
+}
+
+// The outcome the guard's report (and the guard's own end) gives.
+void set_outcome(const GuardReport& rep, bool flooded, int guard_status, ProcessResult& r) {
+  using Outcome = ProcessResult::Outcome;
+  if (flooded) {
+    r.outcome = Outcome::Flooded;
+  } else if (rep.kind == GuardReport::TimedOut || rep.kind == GuardReport::Stopped) {
+    r.outcome = Outcome::TimedOut;
+  } else if (rep.kind == GuardReport::CannotFork) {
+    r.outcome = Outcome::CannotStart;
+    r.error = rep.status;
+  } else if (rep.kind != GuardReport::Ended) {  // the guard itself was killed: say how
+    r.outcome = Outcome::Signalled;
+    r.code = WIFSIGNALED(guard_status) ? WTERMSIG(guard_status) : -1;
+  } else if (WIFEXITED(rep.status)) {
+    r.outcome = Outcome::Exited;
+    r.code = WEXITSTATUS(rep.status);
+  } else {
+    r.outcome = Outcome::Signalled;
+    r.code = WIFSIGNALED(rep.status) ? WTERMSIG(rep.status) : -1;
+  }
+}
+
+}  // namespace
+
 ProcessResult run_process(const ProcessSpec& spec) {
   using Outcome = ProcessResult::Outcome;
   ProcessResult r;
@@ -122,7 +511,6 @@ ProcessResult run_process(const ProcessSpec& spec) {
     r.outcome = Outcome::NotFound;
     return r;
   }
-  // Everything the child needs, made before fork: it only calls async-signal-safe functions.
   std::vector<char*> argv;
   for (const std::string& a : spec.argv) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
@@ -138,140 +526,68 @@ ProcessResult run_process(const ProcessSpec& spec) {
   for (std::string& e : env_text) envp.push_back(const_cast<char*>(e.c_str()));
   envp.push_back(nullptr);
 
-  int out[2] = {-1, -1}, err[2] = {-1, -1}, status[2] = {-1, -1};
-  if (::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0 || ::pipe2(status, O_CLOEXEC) != 0) {
-    r.error = errno;
-    for (int* p : {out, err, status}) close_fd(p[0]), close_fd(p[1]);
-    return r;
-  }
-  const SignalCleanup cleanup(spec.remove_on_signal);
-  sigset_t all, old;
+  int out[2] = {-1, -1}, err[2] = {-1, -1}, status[2] = {-1, -1}, control[2] = {-1, -1}, report[2] = {-1, -1};
+  for (int* p : {out, err, status, control, report})
+    if (::pipe2(p, O_CLOEXEC) != 0) {
+      r.error = errno;
+      for (int* q : {out, err, status, control, report}) close_fd(q[0]), close_fd(q[1]);
+      return r;
+    }
+  Launch l;
+  l.program = r.program.c_str();
+  l.dir = spec.dir.empty() ? nullptr : spec.dir.c_str();
+  l.argv = argv.data();
+  l.envp = envp.data();
+  l.cleanup = spec.cleanup_dir.empty() ? nullptr : spec.cleanup_dir.c_str();
+  l.timeout = spec.timeout_seconds;
+  l.out = out[1], l.err = err[1], l.status = status[1], l.control = control[0], l.report = report[1];
+  const SignalCleanup cleanup(spec.cleanup_dir);
+  sigset_t all;
   sigfillset(&all);
-  pthread_sigmask(SIG_BLOCK, &all, &old);  // the child starts with our handlers reset, no signal in between
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    for (int sig = 1; sig < NSIG; ++sig) {
-      struct sigaction dfl {};
-      dfl.sa_handler = SIG_DFL;
-      if (sig != SIGKILL && sig != SIGSTOP) ::sigaction(sig, &dfl, nullptr);
-    }
-    pthread_sigmask(SIG_SETMASK, &old, nullptr);
-    ::setpgid(0, 0);
-    const int null_in = ::open("/dev/null", O_RDONLY);
-    if (null_in >= 0) ::dup2(null_in, 0);
-    ::dup2(out[1], 1);
-    ::dup2(err[1], 2);
-    int e = 0;
-    if (!spec.dir.empty() && ::chdir(spec.dir.c_str()) != 0) e = errno;
-    if (e == 0) {
-      ::execve(r.program.c_str(), argv.data(), envp.data());
-      e = errno;
-    }
-    ssize_t ignored = ::write(status[1], &e, sizeof e);
-    (void)ignored;
-    ::_exit(127);
+  pthread_sigmask(SIG_BLOCK, &all, &l.mask);  // the guard starts with our handlers replaced, no signal between
+  const pid_t guard = ::fork();
+  if (guard == 0) {
+    ::close(control[1]);
+    ::close(report[0]);
+    ::close(out[0]), ::close(err[0]), ::close(status[0]);
+    run_guard(l);
   }
-  if (pid > 0) {
-    ::setpgid(pid, pid);  // whichever of us comes first
-    child_group = pid;
+  const int fork_errno = errno;
+  if (guard > 0) {
+    ::setpgid(guard, guard);  // whichever of us comes first
+    guard_pid = guard;
+    control_fd = control[1];
   }
-  pthread_sigmask(SIG_SETMASK, &old, nullptr);
-  close_fd(out[1]);
-  close_fd(err[1]);
-  close_fd(status[1]);
-  if (pid < 0) {
-    r.error = errno;
-    close_fd(out[0]), close_fd(err[0]), close_fd(status[0]);
+  pthread_sigmask(SIG_SETMASK, &l.mask, nullptr);
+  for (int* fd : {&out[1], &err[1], &status[1], &control[0], &report[1]}) close_fd(*fd);
+  if (guard < 0) {
+    r.error = fork_errno;
+    for (int* fd : {&out[0], &err[0], &status[0], &control[1], &report[0]}) close_fd(*fd);
+    control_fd = -1;
     return r;
   }
-  int exec_errno = 0;
-  if (::read(status[0], &exec_errno, sizeof exec_errno) == static_cast<ssize_t>(sizeof exec_errno)) {
-    close_fd(status[0]);
-    close_fd(out[0]), close_fd(err[0]);
-    int st = 0;
-    ::waitpid(pid, &st, 0);
+  int exec_errno = 0;  // the end of the status pipe: the program started (or the guard could not fork it)
+  const bool failed = ::read(status[0], &exec_errno, sizeof exec_errno) == static_cast<ssize_t>(sizeof exec_errno);
+  close_fd(status[0]);
+  int fds[3] = {out[0], err[0], report[0]};
+  GuardReport rep;
+  bool flooded = false;
+  if (failed) close_fd(fds[0]), close_fd(fds[1]);
+  collect(fds, spec, r, rep, flooded);
+  for (int& fd : fds) close_fd(fd);
+  if (control_fd >= 0) ::close(control_fd);
+  control_fd = -1;
+  if (rep.kind == 0) ::kill(guard, SIGKILL);  // no report: it died, or is stuck past every limit
+  int guard_status = 0;
+  while (::waitpid(guard, &guard_status, 0) < 0 && errno == EINTR) {
+  }
+  guard_pid = 0;
+  if (failed) {
     r.error = exec_errno;
     r.outcome = Outcome::CannotStart;
     return r;
   }
-  close_fd(status[0]);
-
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(spec.timeout_seconds);
-  size_t total = 0;
-  bool exited = false;
-  int st = 0;
-  char buf[65536];
-  for (;;) {
-    if (!exited) {
-      const pid_t w = ::waitpid(pid, &st, WNOHANG);
-      exited = w == pid;
-    }
-    const auto now = std::chrono::steady_clock::now();
-    if (!exited && now >= deadline) {
-      r.outcome = Outcome::TimedOut;
-      break;
-    }
-    if (out[0] < 0 && err[0] < 0) {
-      if (exited) break;
-      ::usleep(10000);  // the pipes closed, the child still runs: wait for it
-      continue;
-    }
-    pollfd fds[2] = {{out[0], POLLIN, 0}, {err[0], POLLIN, 0}};
-    const int wait_ms =
-        exited ? 0
-               : static_cast<int>(std::min<long long>(
-                     50, std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now).count() + 1));
-    const int n = ::poll(fds, 2, wait_ms);
-    if (n < 0 && errno != EINTR) break;
-    bool read_any = false;
-    for (int k = 0; k < 2; ++k) {
-      int& fd = k == 0 ? out[0] : err[0];
-      if (fd < 0 || !(fds[k].revents & (POLLIN | POLLHUP | POLLERR))) continue;
-      const ssize_t got = ::read(fd, buf, sizeof buf);
-      if (got <= 0) {
-        if (got == 0 || (errno != EINTR && errno != EAGAIN)) close_fd(fd);
-        continue;
-      }
-      read_any = true;
-      total += static_cast<size_t>(got);
-      std::string& keep = k == 0 ? r.out : r.err;
-      if (k == 0) {  // stdout: its start
-        const size_t room = spec.keep_bytes > keep.size() ? spec.keep_bytes - keep.size() : 0;
-        keep.append(buf, std::min(room, static_cast<size_t>(got)));
-        if (static_cast<size_t>(got) > room) r.out_cut = true;
-      } else {  // stderr: its end (where a traceback ends)
-        keep.append(buf, static_cast<size_t>(got));
-        if (keep.size() > 2 * spec.keep_bytes) {
-          keep.erase(0, keep.size() - spec.keep_bytes);
-          r.err_cut = true;
-        }
-      }
-    }
-    if (total > spec.flood_bytes) {
-      r.outcome = Outcome::Flooded;
-      break;
-    }
-    if (exited && !read_any) break;  // the child is gone and nothing more is waiting
-  }
-  if (r.err.size() > spec.keep_bytes) {
-    r.err.erase(0, r.err.size() - spec.keep_bytes);
-    r.err_cut = true;
-  }
-  ::kill(-pid, SIGKILL);  // what is left of its group (a timeout, a flood, a child it left behind)
-  if (!exited) {
-    while (::waitpid(pid, &st, 0) < 0 && errno == EINTR) {
-    }
-  }
-  close_fd(out[0]);
-  close_fd(err[0]);
-  if (r.outcome == Outcome::TimedOut || r.outcome == Outcome::Flooded) return r;
-  if (WIFEXITED(st)) {
-    r.outcome = Outcome::Exited;
-    r.code = WEXITSTATUS(st);
-  } else {
-    r.outcome = Outcome::Signalled;
-    r.code = WIFSIGNALED(st) ? WTERMSIG(st) : -1;
-  }
+  set_outcome(rep, flooded, guard_status, r);
   return r;
 }
 

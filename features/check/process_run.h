@@ -1,7 +1,10 @@
 #pragma once
 // One child process for `check FILE.py`: the learner's Python, run without a shell (the arguments as a
-// vector), in its own process group, in a given directory, with a time limit and its output captured
-// with a cap. POSIX only; the WebAssembly build has no processes (run_process reports `unsupported`).
+// vector), in a given directory, with a time limit and its output captured with a cap. On Linux a small
+// guard process (a child subreaper in its own process group) runs it and, when it ends, times out, or we
+// die, kills every process it left (a new session, a double fork) and, when we died, removes
+// cleanup_dir. Other POSIX systems: its process group is killed. The WebAssembly build has no processes
+// (run_process reports `unsupported`).
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -11,11 +14,12 @@ namespace attn {
 struct ProcessSpec {
   std::vector<std::string> argv;               // argv[0]: a path (with '/') or a name looked up in PATH
   std::string dir;                             // the child's working directory ("" : ours)
-  double timeout_seconds = 60;                 // then the whole process group is killed
+  double timeout_seconds = 60;                 // then every process of the program is killed
   std::size_t keep_bytes = 64 * 1024;          // of stdout (its start) and of stderr (its end)
   std::size_t flood_bytes = 16 * 1024 * 1024;  // more output than this in all: killed as a flood
-  // Removed when SIGINT, SIGTERM or SIGHUP end us while the child runs (files first, then the folders).
-  std::vector<std::string> remove_on_signal;
+  // Removed with all in it when SIGINT, SIGTERM or SIGHUP end us while the child runs, or when we die
+  // (SIGKILL): the guard removes it then.
+  std::string cleanup_dir;
   std::vector<std::pair<std::string, std::string>> env;  // set in the child, besides ours
 };
 
@@ -34,5 +38,10 @@ struct ProcessResult {
 std::string find_program(const std::string& name);
 
 ProcessResult run_process(const ProcessSpec& spec);
+
+// Removes the folder `dir` and everything in it, never following a symbolic link (a link is removed, not
+// what it names) and never leaving the folder; a folder the program made unreadable is made readable
+// first. True when it is gone. Allocates nothing (it runs in a signal handler and after fork).
+bool remove_tree(const char* dir);
 
 }  // namespace attn

@@ -28,9 +28,10 @@ bool ends_with(const std::string& s, const std::string& tail) {
 // A trace of the largest program the tracer records (its caps: python/tracer.py) is under this.
 constexpr std::size_t kMaxTraceBytes = 64 * kMiB;
 
-// The private folder the trace is written to, removed with what is in it whatever ends the run.
+// The private folder the trace is written to, removed with all that is in it whatever ends the run (the
+// program may write there too). `started`: the tracer makes it first, so a run without it never ran the tracer.
 struct TraceFolder : NoCopy {
-  std::string dir, trace, part;
+  std::string dir, trace, started;
   TraceFolder() {
     const char* tmp = std::getenv("TMPDIR");
     std::string templ = std::string(tmp && *tmp ? tmp : "/tmp") + "/attn-tutor-trace-XXXXXX";
@@ -45,13 +46,9 @@ struct TraceFolder : NoCopy {
     }
     dir = buf.data();
     trace = dir + "/trace.json";
-    part = trace + ".part";
+    started = trace + ".started";
   }
-  ~TraceFolder() {
-    ::unlink(trace.c_str());
-    ::unlink(part.c_str());
-    ::rmdir(dir.c_str());
-  }
+  ~TraceFolder() { remove_tree(dir.c_str()); }
 };
 
 std::string last_line(const std::string& text) {
@@ -67,6 +64,46 @@ std::string seconds_text(double s) {
   std::snprintf(buf, sizeof buf, "%g", s);
   return buf;
 }
+
+// A program `check` can run: a readable regular file (a folder, a FIFO, a device is refused by what it is).
+void require_program_file(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0)
+    throw UsageError(error_text("check.err.program-missing", {echo(path, 60), errno_text(errno)}));
+  if (S_ISDIR(st.st_mode))
+    throw UsageError(error_text("check.err.program-missing", {echo(path, 60), errno_text(EISDIR)}));
+  if (!S_ISREG(st.st_mode)) throw UsageError(error_text("check.err.program-not-file", {echo(path, 60)}));
+  if (::access(path.c_str(), R_OK) != 0)
+    throw UsageError(error_text("check.err.program-missing", {echo(path, 60), errno_text(errno)}));
+}
+
+// The errno in the tracer's last word when it could not write the trace ("attn-tutor-tracer: cannot write
+// the trace (errno 28)"), 0 when it said something else.
+int write_errno(const std::string& said) {
+  const std::string mark = "attn-tutor-tracer: cannot write the trace (errno ";
+  if (said.compare(0, mark.size(), mark) != 0) return 0;
+  return std::atoi(said.c_str() + mark.size());
+}
+
+// Why a run left no trace, with its fix: the folder removed, the disk full, the program ending the
+// tracer's process itself (os.exec*, a signal), or a Python that never ran the tracer.
+ErrorText no_trace_text(const std::string& path, const PythonRun& run, const TraceFolder& folder,
+                        const ProcessResult& r) {
+  struct stat st {};
+  const std::string said = last_line(r.err);
+  const std::string shown = said.empty() ? std::string("-") : echo(said, 160);
+  if (::lstat(folder.dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+    return error_text("check.err.trace-folder-gone", {echo(path, 60), echo(folder.dir, 80)});
+  if (const int e = write_errno(said))
+    return error_text("check.err.trace-write", {echo(path, 60), echo(folder.dir, 80), errno_text(e)});
+  const ErrorText how =
+      error_text(r.outcome == ProcessResult::Outcome::Exited ? "check.exit-status" : "check.killed-by",
+                 {std::to_string(r.code)});
+  if (::lstat(folder.started.c_str(), &st) == 0)
+    return error_text(r.outcome == ProcessResult::Outcome::Exited ? "check.err.program-ended" : "check.err.program-killed",
+                      {echo(path, 60), how, shown});
+  return error_text("check.err.no-trace", {echo(run.python, 60), how, shown});
+}
 #endif
 
 }  // namespace
@@ -78,10 +115,7 @@ std::string trace_program(const std::string& path, const PythonRun& run) {
   (void)run;
   throw UsageError(error_text("check.err.trace-wasm", {echo(path, 60)}));
 #else
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || ::access(path.c_str(), R_OK) != 0)
-    throw UsageError(
-        error_text("check.err.program-missing", {echo(path, 60), errno_text(S_ISDIR(st.st_mode) ? EISDIR : errno)}));
+  require_program_file(path);
   char resolved[PATH_MAX];
   if (!::realpath(path.c_str(), resolved))
     throw UsageError(error_text("check.err.program-missing", {echo(path, 60), errno_text(errno)}));
@@ -94,7 +128,7 @@ std::string trace_program(const std::string& path, const PythonRun& run) {
   spec.argv = {run.python, "-c", embedded_tracer(), program, folder.trace};
   spec.dir = dir;
   spec.timeout_seconds = run.timeout_seconds;
-  spec.remove_on_signal = {folder.trace, folder.part, folder.dir};
+  spec.cleanup_dir = folder.dir;
   spec.env = {{"PYTHONDONTWRITEBYTECODE", "1"}, {"PYTHONIOENCODING", "utf-8"}, {"MPLBACKEND", "Agg"}};
   const ProcessResult r = run_process(spec);
   using Outcome = ProcessResult::Outcome;
@@ -116,13 +150,7 @@ std::string trace_program(const std::string& path, const PythonRun& run) {
   const BoundedRead file = read_bounded(folder.trace, kMaxTraceBytes);
   if (file.problem == BoundedRead::kTooLarge)
     throw UsageError(error_text("check.err.trace-large", {echo(path, 60), std::to_string(kMaxTraceBytes / kMiB)}));
-  if (file.problem != BoundedRead::kNone) {
-    const ErrorText how =
-        error_text(r.outcome == Outcome::Exited ? "check.exit-status" : "check.killed-by", {std::to_string(r.code)});
-    const std::string said = last_line(r.err);
-    throw UsageError(error_text("check.err.no-trace",
-                                {echo(run.python, 60), how, said.empty() ? std::string("-") : echo(said, 160)}));
-  }
+  if (file.problem != BoundedRead::kNone) throw UsageError(no_trace_text(path, run, folder, r));
   return file.text;
 #endif
 }

@@ -201,6 +201,17 @@ CheckReport check_trace(const TraceDocument& trace, const std::string& source, c
       if (!choices.lesson.empty()) throw;
     }
   }
+  if (candidates.empty() && choices.lesson.empty()) {
+    // A lesson's names bound only in functions none of whose values a lesson has (not a module's forward the
+    // lesson steps through): they are there, but cannot be placed among the lesson's steps.
+    std::set<std::string> lesson_names, locals;
+    for (const LessonInfo& lesson : lessons()) lesson_names.insert(lesson.exports.begin(), lesson.exports.end());
+    for (const TraceEvent& e : trace.events)
+      if (e.scope == "local" && lesson_names.count(e.name) && locals.size() < 8) locals.insert(echo(e.name));
+    std::string listed;
+    for (const std::string& n : locals) listed += (listed.empty() ? "" : ", ") + n;
+    if (!listed.empty()) throw UsageError(error_text("check.err.trace-locals", {source, listed}));
+  }
   if (candidates.empty()) {
     std::string names;
     for (const std::string& n : bound) {
