@@ -110,17 +110,28 @@
   //    of node's loop, in which a signal that came meanwhile ends the process of that signal.
   const heldSignals = ['SIGINT', 'SIGTERM', 'SIGHUP'];
   let holding = false;
-  function endOf(signal) {
+  function stopHolding() {  // node's default again: the signal ends the process at once
+    holding = false;
     for (const s of heldSignals) process.removeListener(s, endOf);
+  }
+  function endOf(signal) {
+    stopHolding();
     process.kill(process.pid, signal);
   }
   Module.attnHoldSignals = function () {
     if (holding) return;
     holding = true;
     for (const s of heldSignals) process.on(s, endOf);
-    process.once('exit', function () {  // from here on a signal ends the process at once again
-      for (const s of heldSignals) process.removeListener(s, endOf);
-    });
+    process.once('exit', stopHolding);
+  };
+  // --step writes its files first, then puts the terminal in raw mode (app/terminal.cpp) and waits
+  // for keys: from then on the signals act at once again (one that came during the writing is lost:
+  // the stepping goes on).
+  const tty = require('tty');
+  const setRawMode = tty.ReadStream.prototype.setRawMode;
+  tty.ReadStream.prototype.setRawMode = function (on) {
+    if (on && holding) stopHolding();
+    return setRawMode.apply(this, arguments);
   };
   const quitNow = quit_;
   quit_ = function (status, toThrow) {
