@@ -89,6 +89,7 @@ NOT_UTF8 = [
     ("check", "cp '" + CORRECT_MHA + "' \"$(printf 'm\\351.json')\"", ["check", "m\udce9.json"], []),
     ("check --html", "", ["check", CORRECT_MHA, "--html", "v\udce9.html"], ["v\udce9.html"]),
     ("kv-memory --html", "", ["kv-memory", "--html", "k\udce9.html"], ["k\udce9.html"]),
+    ("verify --html", "", ["verify", "--html", "v\udce9.html"], ["v\udce9.html"]),
     ("through a symlink", "ln -s \"$(printf 't\\351.json')\" link.json", ["mha", "--json", "link.json"],
      ["t\udce9.json", "link.json"]),
     ("the message names it", "", ["mha", "--json", "nodir\udce9/x.json"], []),
