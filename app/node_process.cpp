@@ -40,6 +40,11 @@ EM_JS(int, attn_node_argument_bytes_size, (int count), {
 });
 // clang-format on
 // clang-format off
+EM_JS(void, attn_node_hold_signals, (), {
+  if (Module.attnHoldSignals) Module.attnHoldSignals();
+});
+// clang-format on
+// clang-format off
 EM_JS(void, attn_node_argument_bytes_copy, (char* to), {
   HEAPU8.set(Module.attnArgumentBytes, to);
   delete Module.attnArgumentBytes;
@@ -67,6 +72,12 @@ char** adopt_node_process(int argc, char** argv) {
 #else
   (void)argc;
   return argv;
+#endif
+}
+
+void hold_signals_until_exit() {
+#if defined(__EMSCRIPTEN__) && defined(ATTN_NODE_CLI)
+  attn_node_hold_signals();
 #endif
 }
 

@@ -10,4 +10,11 @@ namespace attn {
 // on other systems) `argv` itself.
 char** adopt_node_process(int argc, char** argv);
 
+// Under node (the npm command), from the first temporary of a commit to the end of the process (or
+// until --step puts the terminal in raw mode): SIGINT, SIGTERM and SIGHUP wait until the command is
+// done and then end it of that signal (web/node/node_process.js), since node could not run a
+// handler while the program runs. Elsewhere
+// (natively, where the commit's own handlers act at once; in the page) it does nothing.
+void hold_signals_until_exit();
+
 }  // namespace attn

@@ -17,6 +17,7 @@
 #include "core/commit_temporaries.h"
 #include "core/safe_text.h"
 #include "core/usage_error.h"
+#include "node_process.h"
 
 namespace attn {
 
@@ -312,6 +313,7 @@ void OutputSet::commit() {
   }
   files_.clear();
   const IgnoreSigpipe sigpipe_ignored;
+  hold_signals_until_exit();  // under node; natively the temporaries' own handlers
   Temporaries temporaries;
   // 1. Every file in full beside its target; a signal now removes them and leaves the old files.
   for (Plan& p : plans)

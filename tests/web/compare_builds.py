@@ -9,7 +9,10 @@ binary is the reference. The commands:
     the float printing under the other libm;
   - `check` on every export in tests/fixtures/mistakes/, in English and Chinese, `verify`, and
     `lessons --json` in both languages (the catalog the page builds from);
-  - `check`, `kv-memory` and `verify` with --html (the HTML the page shows).
+  - `check`, `kv-memory` and `verify` with --html (the HTML the page shows);
+  - hostile input and output paths, paths that are not UTF-8 among them (each must reach the file it
+    names, byte for byte), and `all` writing four files killed by signals at random moments (no
+    temporary left, all files old or all new).
 Usage: compare_builds.py NATIVE OTHER [--jobs N] [--no-files] [--tty] [--only TEXT]. OTHER may be a command with words
 ("node x.js"). --no-files leaves out the commands that read or write files (for the page's module, whose
 filesystem is in memory); --tty runs each lesson once more under a terminal (script(1)), where
@@ -21,9 +24,11 @@ import json
 import os
 import random
 import shlex
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIXTURES = os.path.join(HERE, "..", "fixtures")
@@ -67,6 +72,32 @@ HOSTILE = [
     ("check of a folder", "mkdir d", ["check", "d"], []),
     ("missing check file", "", ["check", "nope.json"], []),
     ("output to the stdout pipe by name", "", ["naive-scores", "--json", "/dev/stdout"], []),
+]
+# Paths that are not UTF-8 reach the file they name, byte for byte (emscripten read them as UTF-8:
+# bad\xc3.json became badîjson, replacing that file). \udcXX is the byte XX (Python's surrogateescape).
+CORRECT_MHA = os.path.join(FIXTURES, "mistakes", "correct-mha.json")
+NOT_UTF8 = [
+    ("output beside the file it used to hit", "echo old > badîjson", ["mha", "--json", "bad\udcc3.json"],
+     ["bad\udcc3.json", "badîjson"]),
+    ("output named in Latin-1", "echo old > r鳵m鮪son", ["mha", "--json", "r\udce9sum\udce9.json"],
+     ["r\udce9sum\udce9.json", "r鳵m鮪son"]),
+    ("every output in a folder named so", "mkdir \"$(printf 'd\\351')\"",
+     ["trainable", "--json", "d\udce9/o.json", "--py", "d\udce9/o.py", "--ipynb", "d\udce9/o.ipynb",
+      "--html", "d\udce9/o.html"], ["d\udce9/o.json", "d\udce9/o.py", "d\udce9/o.ipynb", "d\udce9/o.html"]),
+    ("inputs", "echo '[[1,2],[3,4]]' > \"$(printf 'in\\377.json')\" && echo '[[5,6],[7,8]]' > in.json",
+     ["naive-scores", "--inputs", "in\udcff.json", "--json", "-"], []),
+    ("check", "cp '" + CORRECT_MHA + "' \"$(printf 'm\\351.json')\"", ["check", "m\udce9.json"], []),
+    ("check --html", "", ["check", CORRECT_MHA, "--html", "v\udce9.html"], ["v\udce9.html"]),
+    ("kv-memory --html", "", ["kv-memory", "--html", "k\udce9.html"], ["k\udce9.html"]),
+    ("verify --html", "", ["verify", "--html", "v\udce9.html"], ["v\udce9.html"]),
+    ("through a symlink", "ln -s \"$(printf 't\\351.json')\" link.json", ["mha", "--json", "link.json"],
+     ["t\udce9.json", "link.json"]),
+    ("the message names it", "", ["mha", "--json", "nodir\udce9/x.json"], []),
+    ("missing input", "", ["check", "gone\udce9.json"], []),
+    ("output is the input", "echo '[[1,2],[3,4]]' > \"$(printf 'i\\351.json')\"",
+     ["naive-scores", "--inputs", "i\udce9.json", "--json", "./i\udce9.json"], ["i\udce9.json"]),
+    ("Chinese names", "mkdir 目录", ["mha", "--json", "目录/结果.json", "--py", "注意力.py"],
+     ["目录/结果.json", "注意力.py"]),
 ]
 # The environment: the language, the colours and the width come from it as natively.
 ENVIRONMENTS = [
@@ -132,6 +163,8 @@ def commands(native):
     yield ("kv-memory html swa mla", ["kv-memory", "--window", "1024", "--latent-dim", "512", "--html", "-"], None, [])
     for name, setup, argv, files in HOSTILE:
         yield (f"hostile {name}", argv, None, files, setup)
+    for name, setup, argv, files in NOT_UTF8:
+        yield (f"hostile not UTF-8 {name}", argv, None, files, setup)
     for name, env, argv in ENVIRONMENTS:
         yield (f"env {name}", argv, None, [], "", None, env)
         if argv and argv[0] != "check":
@@ -194,6 +227,74 @@ def compare(native, other, case):
     return f"differs ({', '.join(what)}): attn-tutor {shlex.join(argv)}{detail}"
 
 
+# Signals while a command writes four files (README "Hostile input", Signals): each run is killed with
+# SIGINT, SIGTERM or SIGHUP at a random moment, every other run a random moment after its first
+# .attn-tutor-* temporary appeared (while it writes), and must leave no temporary, the four files all
+# old or all new, and end of that signal (or exit 0, with all new, when it was done first). 23 MB of
+# files, so that the writing takes a while.
+SIGNALLED = ["all", "--d-out", "1024", "--num-heads", "8",
+             "--json", "a.json", "--html", "b.html", "--py", "c.py", "--ipynb", "d.ipynb"]
+SIGNALLED_FILES = ["a.json", "b.html", "c.py", "d.ipynb"]
+SIGNAL_RUNS = 12
+
+
+def signalled_files(folder):
+    return [open(os.path.join(folder, f), "rb").read() for f in SIGNALLED_FILES]
+
+
+def temporary_seen(folder, child, deadline):
+    """Waits until a temporary is in `folder` (True) or the child ended or the deadline passed."""
+    while child.poll() is None and time.monotonic() < deadline:
+        if any(n.startswith(".attn-tutor-") for n in os.listdir(folder)):
+            return True
+        time.sleep(0.002)
+    return False
+
+
+def interrupted(program, runs=SIGNAL_RUNS, seed=20261202):
+    """One line per run that broke the rule above, and a summary of what the runs saw."""
+    quiet = {"stdin": subprocess.DEVNULL, "stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, "env": ENV}
+    with tempfile.TemporaryDirectory(prefix="attn-web-") as folder:
+        start = time.monotonic()
+        subprocess.run(program + SIGNALLED, cwd=folder, timeout=300, check=True, **quiet)
+        took = time.monotonic() - start
+        new = signalled_files(folder)
+    rng, problems, seen = random.Random(seed), [], {"old": 0, "new": 0, "done": 0, "writing": 0}
+    for i in range(runs):
+        sig = rng.choice([signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
+        writing = i % 2 == 1
+        delay = rng.uniform(0, 0.05) if writing else rng.uniform(0.05, took * 1.1)
+        with tempfile.TemporaryDirectory(prefix="attn-web-") as folder:
+            for f in SIGNALLED_FILES:
+                with open(os.path.join(folder, f), "wb") as out:
+                    out.write(b"old\n")
+            child = subprocess.Popen(program + SIGNALLED, cwd=folder, **quiet)
+            if writing:
+                writing = temporary_seen(folder, child, time.monotonic() + 3 * took + 10)
+            time.sleep(delay)
+            child.send_signal(sig)
+            code = child.wait(timeout=300)
+            left = [n for n in os.listdir(folder) if n.startswith(".attn-tutor-")]
+            seen["writing"] += writing
+            files = signalled_files(folder)
+        state = "old" if files == [b"old\n"] * 4 else "new" if files == new else "mixed"
+        when = "its first temporary appeared" if writing else "it started"
+        what = f"{' '.join(program)} {shlex.join(SIGNALLED)} killed with {sig.name} {delay:.3f} s after {when}"
+        if left:
+            problems.append(f"{what}: left {left}")
+        if state == "mixed":
+            problems.append(f"{what}: some files new, some old")
+        elif code == -sig:
+            seen[state] += 1
+        elif code == 0 and state == "new":
+            seen["done"] += 1
+        else:
+            problems.append(f"{what}: exit code {code} with the {state} files")
+    summary = (f"signals: {runs} runs of {program[-1]} ({took:.1f} s each, {seen['writing']} killed while writing): "
+               f"{seen['old']} ended all old, {seen['new']} all new, {seen['done']} done before the signal")
+    return problems, summary
+
+
 def main():
     if len(sys.argv) < 3:
         sys.exit(__doc__)
@@ -215,6 +316,14 @@ def main():
     for r in failures:
         print(r)
     print(f"compare_builds: {len(cases) - len(failures)} of {len(cases)} commands byte-identical")
+    only = sys.argv[sys.argv.index("--only") + 1] if "--only" in sys.argv else "signals"
+    if "--no-files" not in sys.argv and only in "signals":  # each build on its own: no bytes to compare
+        for program in (native, other):
+            problems, summary = interrupted(program)
+            for r in problems:
+                print(r)
+            print(summary)
+            failures += problems
     sys.exit(1 if failures else 0)
 
 
