@@ -15,6 +15,7 @@
 #include "core/safe_text.h"
 #include "core/usage_error.h"
 #include "features/check/process_run.h"
+#include "features/check/trace_check.h"  // kMaxTraceBytes
 
 namespace attn {
 
@@ -25,9 +26,6 @@ bool ends_with(const std::string& s, const std::string& tail) {
 }
 
 #if !defined(__EMSCRIPTEN__)
-// A trace of the largest program the tracer records (its caps: python/tracer.py) is under this.
-constexpr std::size_t kMaxTraceBytes = 64 * kMiB;
-
 // The private folder the trace is written to, removed with what is in it whatever ends the run.
 struct TraceFolder : NoCopy {
   std::string dir, trace, part;
