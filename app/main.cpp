@@ -1,4 +1,5 @@
 // attn-tutor: the command line. Parsing and dispatch only; the lessons live in lessons/.
+#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -196,6 +197,9 @@ class HelpFormatter : public CLI::Formatter {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // A write past the shell's file-size limit (ulimit -f) fails with EFBIG, told as such, instead of
+  // killing the process without a word and leaving its temporaries.
+  ::signal(SIGXFSZ, SIG_IGN);
   argv = adopt_node_process(argc, argv);  // the WebAssembly build: node's umask, the arguments' bytes
   // A full disk or closed stdout is an error, not exit 0.
   check_stdout_at_exit();

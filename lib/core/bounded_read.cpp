@@ -180,6 +180,9 @@ ErrorText errno_text(int err) {
     case EDQUOT:
       name = "EDQUOT";
       break;
+    case EFBIG:
+      name = "EFBIG";
+      break;
     case ENXIO:
       name = "ENXIO";
       break;
