@@ -12,6 +12,7 @@
 #include "core/bounded_read.h"
 #include "core/usage_error.h"
 #include "language.h"
+#include "output_file.h"
 #include "lessons/ui_text.h"
 
 namespace attn {
@@ -81,10 +82,7 @@ void stdout_exit_check() {
   std::cout.flush();
   const bool ok = checked_stdout->drain() && std::fflush(stdout) == 0 && !std::ferror(stdout);
   if (ok) return;
-  const int err = checked_stdout->error();
-  const ErrorText why = err != 0 ? errno_text(err) : error_text("core.output.write-failed");
-  const std::string line = error_message(
-      error_text(err == ENOSPC ? "core.output.stdout-space" : "core.output.stdout", {why}), help_language());
+  const std::string line = error_message(stdout_error_text(checked_stdout->error()), help_language());
   std::fprintf(stderr, "attn-tutor: error: %s\n", line.c_str());
   std::_Exit(2);
 }

@@ -1,10 +1,14 @@
 // attn-tutor: the command line. Parsing and dispatch only; the lessons live in lessons/.
+#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <exception>
 #include <iostream>
+#include <new>
 #include <memory>
 #include <string>
 
@@ -195,12 +199,68 @@ class HelpFormatter : public CLI::Formatter {
 
 }  // namespace
 
+namespace {
+
+// Out of memory: one line from a buffer filled while there was memory, whatever ran out of it (the
+// parse below, the lessons, a static table before main), then exit 2 instead of an abort.
+// (Until then the English of core.out-of-memory, as lib/core/text.txt has it.)
+char out_of_memory_line[1024] =
+    "attn-tutor: error: out of memory: the system gave attn-tutor no more; free some memory, raise the limit "
+    "(ulimit -v unlimited) or choose smaller settings\n";
+
+[[noreturn]] void end_out_of_memory() {
+  std::fflush(stdout);
+  const ssize_t written = ::write(STDERR_FILENO, out_of_memory_line, std::strlen(out_of_memory_line));
+  (void)written;
+  std::_Exit(2);
+}
+
+// What std::terminate does: out of memory as above, anything else as the runtime does (an abort).
+[[noreturn]] void on_terminate() {
+  if (const std::exception_ptr e = std::current_exception()) try {
+      std::rethrow_exception(e);
+    } catch (const std::bad_alloc&) {
+      end_out_of_memory();
+    } catch (...) {
+    }
+  std::abort();
+}
+
+// Installed before the other files' static objects are made (their tables may be the first to run out).
+struct TerminateHandler {
+  TerminateHandler() { std::set_terminate(on_terminate); }
+} const terminate_handler __attribute__((init_priority(101)));
+
+// The out-of-memory line in the learner's language, made now while there is memory.
+void prepare_out_of_memory_line() {
+  const std::string line = "attn-tutor: error: " + clean_message(error_message(error_text("core.out-of-memory"),
+                                                                              help_language())) + "\n";
+  std::snprintf(out_of_memory_line, sizeof out_of_memory_line, "%s", line.c_str());
+}
+
+}  // namespace
+
+// The command line's work: everything but the out-of-memory end.
+static int run_command(int argc, char** argv);
+
 int main(int argc, char** argv) {
+  try {
+    return run_command(argc, argv);
+  } catch (const std::bad_alloc&) {
+    end_out_of_memory();
+  }
+}
+
+static int run_command(int argc, char** argv) {
+  // A write past the shell's file-size limit (ulimit -f) fails with EFBIG, told as such, instead of
+  // killing the process without a word and leaving its temporaries.
+  ::signal(SIGXFSZ, SIG_IGN);
   argv = adopt_node_process(argc, argv);  // the WebAssembly build: node's umask, the arguments' bytes
   // A full disk or closed stdout is an error, not exit 0.
   check_stdout_at_exit();
   const Lang lang = choose_language(argc, argv);
   set_help_language(lang);
+  prepare_out_of_memory_line();
   CLI::App app{tr("app.description"), "attn-tutor"};
   app.formatter(std::make_shared<HelpFormatter>());
   app.option_defaults()->group(tr("app.label.Options"));  // the subcommands copy both
@@ -331,6 +391,8 @@ int main(int argc, char** argv) {
     return emit(chosen->run(opt), cli, opt);
   } catch (const UsageError& e) {
     return usage_error(error_message(e, help_language()));
+  } catch (const std::bad_alloc&) {
+    end_out_of_memory();
   } catch (const std::exception& e) {
     return usage_error(tr("err.cannot-run", {e.what()}));
   }

@@ -40,8 +40,11 @@ ErrorText fix_for(int err) {
       return error_text("core.output.fix-mkdir");
     case EACCES:
     case EPERM:
-    case EROFS:
       return error_text("core.output.fix-writable");
+    case EROFS:
+      return error_text("core.output.fix-read-only-fs");
+    case EFBIG:
+      return error_text("core.output.fix-file-size");
     case ENOSPC:
     case EDQUOT:
       return error_text("core.output.fix-space");
@@ -183,7 +186,8 @@ void plan_target(Plan& p) {
   p.final_path = p.path;
   if (!follow_links(p.final_path)) fail(p, "core.output.cannot-reach", ELOOP);
   p.exists = ::lstat(p.final_path.c_str(), &p.st) == 0;
-  if (p.exists && file_access(p.final_path.c_str(), W_OK) != 0) fail(p, error_text("core.output.read-only"));
+  if (p.exists && file_access(p.final_path.c_str(), W_OK) != 0)  // chmod helps a file, not a read-only mount
+    fail(p, error_text(errno == EROFS ? "core.output.read-only-fs" : "core.output.read-only"));
 }
 
 bool write_all(int fd, const std::string& text) {
@@ -261,6 +265,14 @@ struct IgnoreSigpipe {
 
 }  // namespace
 
+ErrorText stdout_error_text(int err) {
+  const ErrorText why = err != 0 ? errno_text(err) : error_text("core.output.write-failed");
+  return error_text(err == ENOSPC  ? "core.output.stdout-space"
+                    : err == EFBIG ? "core.output.stdout-size"
+                                   : "core.output.stdout",
+                    {why});
+}
+
 ErrorText empty_path_message(const std::string& option, bool dash_is_stdout) {
   return error_text(dash_is_stdout ? "core.output.empty-path-or-dash" : "core.output.empty-path", {option});
 }
@@ -333,8 +345,7 @@ void OutputSet::commit() {
         ::signal(SIGPIPE, SIG_DFL);
         ::raise(SIGPIPE);
       }
-      throw UsageError(
-          error_text(err == ENOSPC ? "core.output.stdout-space" : "core.output.stdout", {errno_text(err)}));
+      throw UsageError(stdout_error_text(err));
     }
   }
   // 3. The renames, with SIGINT, SIGTERM and SIGHUP held back until the last one is done: a signal

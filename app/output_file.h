@@ -50,6 +50,9 @@ class OutputSet {
 
 // The one-line problem for an empty output path, named as the caller names it (with its fix);
 // `dash_is_stdout` when "-" would have meant standard output.
+// The line for a failed write to standard output with errno `err` (0: unknown), its fix chosen by it.
+ErrorText stdout_error_text(int err);
+
 ErrorText empty_path_message(const std::string& option, bool dash_is_stdout);
 
 // Before a long computation: throws UsageError when `path` cannot become an output (empty, a

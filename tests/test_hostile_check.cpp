@@ -11,8 +11,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/bounded_read.h"
 #include "core/usage_error.h"
 #include "features/check/learner_export.h"
+#include "features/check/trace_check.h"
 #include "lessons/ui_text.h"
 #include "hostile_run.h"
 #include "run_cli.h"
@@ -362,4 +364,99 @@ TEST_CASE("hostile check: 7 MB strings anywhere in the export cost little to ref
     CHECK(r.err.size() < 1500);
     if (!kSanitized) CHECK(r.max_rss_kb < 256 * 1024);  // the issue's 1 GB bound holds under ASan too (check_bounded)
   }
+}
+
+namespace {
+
+const std::string kTraceStart = "{\"schema\": \"attn-tutor-trace/1\", \"status\": \"ok\", \"events\": ";
+
+// check FILE refuses `path` with exit 2 and one line holding `mention`, within 20 s and `max_mb` MB.
+void expect_cheap_refusal(const std::string& path, const std::string& mention, long max_mb) {
+  const BoundedRun r = check_bounded(path);
+  CAPTURE(path);
+  CAPTURE(r.err);
+  CAPTURE(r.seconds);
+  CAPTURE(r.max_rss_kb);
+  CHECK(r.exit_code == 2);
+  CHECK(count_lines(r.err) == 1);
+  CHECK(r.err.find(mention) != std::string::npos);
+  if (!kSanitized) CHECK(r.max_rss_kb < max_mb * 1024);
+}
+
+// The value of `NAME = <integer>` in python/tracer.py.
+long tracer_cap(const std::string& name) {
+  const std::string text = read_text(std::string(ATTN_SOURCE_DIR) + "/python/tracer.py");
+  const std::size_t at = text.find("\n" + name + " = ");
+  REQUIRE(at != std::string::npos);
+  return std::stol(text.substr(at + name.size() + 4));
+}
+
+}  // namespace
+
+TEST_CASE("hostile check: a trace's limits are the tracer's caps") {
+  CHECK(static_cast<long>(attn::kMaxTraceEvents) == tracer_cap("MAX_EVENTS"));
+  CHECK(static_cast<long>(attn::kMaxTraceTensorValues) == tracer_cap("MAX_VALUES"));
+  // The largest committed trace is far inside them.
+  for (const char* name : {"kv-mask-row0.json", "swa-cache-oldest.json"}) {
+    const std::string path = std::string(ATTN_TEST_FIXTURE_DIR) + "/traces/" + name;
+    CHECK(read_text(path).size() < attn::kMaxTraceBytes / 100);
+    CHECK(attn::is_trace_document(attn::read_start(path, attn::kTraceStartBytes)));
+  }
+}
+
+TEST_CASE("hostile check: what a file is comes from its start, without building it") {
+  using attn::is_trace_document;
+  CHECK(is_trace_document(kTraceStart));
+  CHECK(is_trace_document("  {\"program\": {\"a\": [1, {\"schema\": 2}]}, \"schema\": \"attn-tutor-trace/1\""));
+  CHECK_FALSE(is_trace_document("{\"schema\": \"attn-tutor/1\", \"lesson\": \"mha\""));
+  CHECK_FALSE(is_trace_document("{\"a\": {\"schema\": \"attn-tutor-trace/1\"}}"));  // not the document's own
+  CHECK_FALSE(is_trace_document("[\"schema\", \"attn-tutor-trace/1\"]"));
+  CHECK_FALSE(is_trace_document("{\"schema\": [\"attn-tutor-trace/1\"]}"));
+  CHECK_FALSE(is_trace_document(std::string(3000000, '[')));
+  CHECK_FALSE(is_trace_document(""));
+}
+
+TEST_CASE("hostile check: saved traces and exports end in one line within their own limits") {
+  const std::string dir = temp_dir();
+  // Each file is written and its text freed before the run: the run's memory is measured from its fork.
+  // (A run's peak counts the test's own memory at the fork, some 70 MB.)
+  const auto trace_of = [&](const std::string& name, const std::string& item, int times, const std::string& end) {
+    std::string text = kTraceStart + (item == "0," || item == "[]," ? "[" : "");
+    for (int i = 0; i < times; ++i) text += item;
+    return write_file(dir, name, text + end);
+  };
+  // 33 million levels: refused at level 65, never built (it used to cost 2.4 GB).
+  expect_cheap_refusal(trace_of("deep.json", "[", 33000000, ""), "nested more than 64 levels deep at line 1, column 123",
+                       150);
+  expect_cheap_refusal(write_file(dir, "deep-export.json", std::string(33000000, '[')), "larger than 8 MiB", 100);
+  // 60 MB of values: stopped at the limit (it used to cost 3.5 GB and 40 s).
+  expect_cheap_refusal(trace_of("flat.json", "0,", 30000000, "0]}"), "more than 3000000 values", 300);
+  expect_cheap_refusal(trace_of("empties.json", "[],", 20000000, "[]]}"), "at most 20000 events and 1000000", 400);
+  // Beyond the size any trace of the tracer has.
+  expect_cheap_refusal(trace_of("big.json", std::string(1 << 20, ' '), 65, ""),
+                       "larger than 64 MiB, the limit for a saved trace", 100);
+}
+
+TEST_CASE("hostile check: a trace with more events than the tracer records is refused by their count") {
+  const std::string dir = temp_dir();
+  std::string events = "[";
+  for (std::size_t i = 0; i <= attn::kMaxTraceEvents; ++i)
+    events += std::string(i ? "," : "") + "{\"kind\": \"bind\", \"name\": \"x" + std::to_string(i) +
+              "\", \"scope\": \"module\", \"line\": 1, \"shape\": [1], \"dtype\": \"float32\", \"data\": [0.5]}";
+  expect_cheap_refusal(write_file(dir, "events.json", kTraceStart + events + "]}"),
+                       "the trace holds 20001 events, more than the 20000 attn-tutor's tracer records", 200);
+  CHECK(usage_error_of([&] { attn::parse_trace(kTraceStart + events + "]}", "t.json"); })
+            .find("20001 events") != std::string::npos);
+}
+
+TEST_CASE("hostile check: a trace that does not begin with its schema is told so") {
+  const std::string dir = temp_dir();
+  // Its start is read for the schema: within it, in any order, a trace; past it, told so.
+  const std::string padding = "\"program\": \"" + std::string(attn::kTraceStartBytes, 'p') + "\", ";
+  const std::string path = write_file(
+      dir, "sorted.json", "{" + padding + "\"events\": [], \"schema\": \"attn-tutor-trace/1\", \"status\": \"ok\"}");
+  expect_refused(path, {"is a saved trace's", "begins with its schema"});
+  CHECK(attn::is_trace_document("{\"events\": [], \"schema\": \"attn-tutor-trace/1\"}"));
+  // A syntax error in a trace names the trace's own fix, not an export's.
+  expect_refused(write_file(dir, "broken.json", kTraceStart + "[}"), {"not valid JSON", "check FILE.py"});
 }

@@ -191,3 +191,41 @@ TEST_CASE("hostile: control characters and long values are escaped and shortened
                                              "\"a\", \"data\": [1]}]}"),
                        "holds a control character");
 }
+
+TEST_CASE("hostile: out of memory is one line naming memory and a fix, never an abort") {
+  if (kSanitized) {
+    MESSAGE("skipped: AddressSanitizer reserves terabytes of address space, so no ulimit -v lets it start");
+    return;
+  }
+  // From the smallest address space the loader maps the program in (below it the loader itself refuses,
+  // exit 127) up: static tables, the command line's setup, the lessons and check's parse run out in turn.
+  int refused = 0;
+  for (int kb = 8000; kb <= 20000; kb += 500) {
+    for (const std::string& args : {std::string("mha"), std::string("--lang zh all"), std::string("--version")}) {
+      CAPTURE(kb);
+      CAPTURE(args);
+      const BoundedRun r = run_bounded(args, "ulimit -v " + std::to_string(kb) + " && ");
+      CAPTURE(r.err);
+      CHECK(r.exit_code != 134);  // SIGABRT: an uncaught std::bad_alloc
+      CHECK((r.exit_code == 0 || r.exit_code == 2 || r.exit_code == 127));
+      if (r.exit_code == 2) {
+        ++refused;
+        CHECK(count_lines(r.err) == 1);
+        CHECK((r.err.find("out of memory") != std::string::npos || r.err.find("内存不足") != std::string::npos));
+        CHECK(r.err.find("ulimit -v unlimited") != std::string::npos);
+        CHECK(r.err.find("bad_alloc") == std::string::npos);
+      }
+    }
+  }
+  CHECK(refused > 0);
+  const std::string dir = temp_dir();
+  std::string text = "{\"schema\": \"attn-tutor-trace/1\", \"status\": \"ok\", \"events\": [";
+  for (int i = 0; i < 2000000; ++i) text += "0,";
+  const std::string path = write_bytes(dir, "values.json", text + "0]}");
+  text.clear();
+  text.shrink_to_fit();
+  const BoundedRun check = run_bounded("check " + path, "ulimit -v 60000 && ");
+  CAPTURE(check.err);
+  CHECK(check.exit_code == 2);
+  CHECK(check.err.find("out of memory: the system gave attn-tutor no more") != std::string::npos);
+}

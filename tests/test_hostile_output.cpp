@@ -5,10 +5,12 @@
 #include <doctest/doctest.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <string>
 #include <thread>
 #include <vector>
@@ -312,4 +314,72 @@ TEST_CASE("hostile: an output that is the file or pipe of standard input, output
         std::string::npos);
   // A terminal or /dev/null there is a device: written where it is, as before.
   CHECK(run_bounded("mha --json /dev/stdout --color never", "", 20, "/dev/null").exit_code == 0);
+}
+
+TEST_CASE("hostile: an output past the shell's file-size limit is one line, no temporary, nothing replaced") {
+  const std::string dir = temp_dir();
+  write_file(dir, "keep.json", "mine");
+  // ulimit -f counts 512-byte blocks in sh: 10 KiB, less than any of these outputs.
+  const std::string limit = "ulimit -f 20 && ";
+  for (const std::string& out : {std::string("--json ") + dir + "/keep.json", std::string("--json ") + dir + "/new.json",
+                                 std::string("--html ") + dir + "/new.html", std::string("--py ") + dir + "/new.py"}) {
+    CAPTURE(out);
+    const BoundedRun r = run_bounded("all " + out, limit);
+    CAPTURE(r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(count_lines(r.err) == 1);
+    CHECK(r.err.find("(File too large); the output is larger than this shell lets a file grow (ulimit -f)") !=
+          std::string::npos);
+    CHECK(r.err.find("ulimit -f unlimited") != std::string::npos);
+  }
+  CHECK(names_in(dir) == "keep.json");
+  CHECK(read_text_file(dir + "/keep.json") == "mine");
+  // Standard output, as the export and as the text.
+  for (const std::string& args : {std::string("all --json -"), std::string("all --color never")}) {
+    const BoundedRun r = run_bounded(args, limit, 20, dir + "/stdout.txt");
+    CAPTURE(r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(count_lines(r.err) == 1);
+    CHECK(r.err.find("cannot write to standard output (File too large): the output is larger") != std::string::npos);
+  }
+}
+
+TEST_CASE("hostile: an output on a read-only file system says so, not chmod") {
+  // A read-only tmpfs in a mount namespace of its own (the machine's mounts are untouched).
+  const std::string dir = temp_dir();
+  REQUIRE(mkdir((dir + "/ro").c_str(), 0755) == 0);
+  const std::string mount = "mount -t tmpfs none " + dir + "/ro && echo mine > " + dir + "/ro/keep.json && mount -o remount,ro " + dir + "/ro && ";
+  const std::string probe = "unshare -rm sh -c '" + mount + "touch " + dir + "/ro/x' 2>&1";
+  const std::string said = [&] {
+    std::string text;
+    if (FILE* p = popen(probe.c_str(), "r")) {
+      char buffer[512];
+      while (fgets(buffer, sizeof buffer, p)) text += buffer;
+      pclose(p);
+    }
+    return text;
+  }();
+  if (said.find("Read-only file system") == std::string::npos) {
+    MESSAGE("skipped: no read-only mount can be made here (unshare -rm: " << said << ")");
+    return;
+  }
+  for (const char* name : {"keep.json", "new.json"}) {
+    CAPTURE(name);
+    const std::string line = "unshare -rm sh -c '" + mount + "exec \"" + std::string(ATTN_TUTOR_EXE) + "\" mha --json " +
+                             dir + "/ro/" + name + "' 2>&1";
+    std::string err;
+    int status = -1;
+    if (FILE* p = popen(line.c_str(), "r")) {
+      char buffer[1024];
+      while (fgets(buffer, sizeof buffer, p)) err += buffer;
+      status = pclose(p);
+    }
+    CAPTURE(err);
+    CHECK(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 2);
+    CHECK(count_lines(err) == 1);
+    CHECK(err.find("ead-only file system") != std::string::npos);  // the reason, or the problem itself
+    CHECK(err.find("chmod") == std::string::npos);
+    CHECK(err.find("choose a path on a file system mounted writable") != std::string::npos);
+  }
 }

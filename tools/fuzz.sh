@@ -34,11 +34,17 @@ FLAGS="-std=c++17 -g -O1 -ffp-contract=off -fno-fast-math -fsanitize=fuzzer,addr
 # The parsers and what they use: no lessons, no CLI.
 CORE="lib/core/inputs.cpp lib/core/safe_json.cpp lib/core/safe_text.cpp lib/core/bounded_read.cpp lib/core/tensor.cpp
   lib/core/generator.cpp lib/core/random_ops.cpp lib/core/torch_exp.cpp"
+# lessons/mistake_ids.h, which the check parser's headers include, made as the build makes it (a script run
+# takes its working directory for its source and build folders: a copy of the table there).
+mkdir -p "$FUZZ_BUILD/gen/lessons"
+cp lessons/mistakes.txt "$FUZZ_BUILD/gen/lessons/"
+(cd "$FUZZ_BUILD/gen" && cmake -P "$here/cmake/mistake_ids.cmake")
+FLAGS="$FLAGS -I$FUZZ_BUILD/gen/generated"
 echo "attn-tutor: building the fuzz targets in $FUZZ_BUILD"
 # shellcheck disable=SC2086
 "$FUZZ_CXX" $FLAGS tests/fuzz/fuzz_inputs.cpp $CORE -o "$FUZZ_BUILD/fuzz_inputs"
 # shellcheck disable=SC2086
-"$FUZZ_CXX" $FLAGS tests/fuzz/fuzz_check.cpp features/check/learner_export.cpp $CORE -o "$FUZZ_BUILD/fuzz_check"
+"$FUZZ_CXX" $FLAGS tests/fuzz/fuzz_check.cpp features/check/learner_export.cpp features/check/trace_parse.cpp $CORE -o "$FUZZ_BUILD/fuzz_check"
 # The escapers: py_str's literal reads back to the input, html_escape leaves no raw markup; float text
 # reads back.
 # shellcheck disable=SC2086

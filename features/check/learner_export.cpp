@@ -151,6 +151,7 @@ LearnerExport parse_export(const std::string& text, const std::string& source) {
   rules.max_depth = kMaxExportDepth;
   json doc = parse_json_safely(text, rules);
   if (!doc.is_object() || !doc.contains("schema")) fail(source, error_text("check.err.no-schema"));
+  if (doc["schema"] == "attn-tutor-trace/1") fail(source, error_text("check.err.schema-trace"));
   if (doc["schema"] != "attn-tutor/1") fail(source, error_text("check.err.schema", {echo(doc["schema"].dump())}));
   LearnerExport ex;
   ex.source = source;

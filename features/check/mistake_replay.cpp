@@ -1,6 +1,7 @@
 // The lessons rerun with each known mistake, for `attn-tutor check`'s diagnosis: the reruns each lesson's
 // row names (lessons/NAME/mistakes.cpp, lessons/diagnosis.h), after the other settings an export's shapes suggest.
 #include <algorithm>
+#include <new>
 #include <stdexcept>
 
 #include "features/check/replay.h"
@@ -68,6 +69,8 @@ std::vector<WhatIf> mistake_what_ifs(const std::string& lesson, const LessonOpti
     if (runs) ++*runs;
     try {
       out.push_back({rerun.mistake, rerun.detail, info->run(rerun.opt).timeline()});
+    } catch (const std::bad_alloc&) {
+      throw;  // told as out of memory (app/main.cpp), not as a failed run
     } catch (const std::exception& e) {
       // Every rerun generated is one the lesson can run: one that throws is a bug, reported, never skipped.
       const std::string error = e.what();

@@ -15,6 +15,7 @@
 #include "core/safe_text.h"
 #include "core/usage_error.h"
 #include "features/check/process_run.h"
+#include "features/check/trace_check.h"  // kMaxTraceBytes
 
 namespace attn {
 
@@ -25,9 +26,6 @@ bool ends_with(const std::string& s, const std::string& tail) {
 }
 
 #if !defined(__EMSCRIPTEN__)
-// A trace of the largest program the tracer records (its caps: python/tracer.py) is under this.
-constexpr std::size_t kMaxTraceBytes = 64 * kMiB;
-
 // The private folder the trace is written to, removed with all that is in it whatever ends the run (the
 // program may write there too). `started`: the tracer makes it first, so a run without it never ran the tracer.
 struct TraceFolder : NoCopy {

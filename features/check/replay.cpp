@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <new>
 #include <set>
 #include <stdexcept>
 
@@ -238,6 +239,8 @@ CheckReport check_file(const std::string& path) {
       return lesson->run(opt);
     } catch (const UsageError& e) {
       throw UsageError(error_text("check.err.fail", {path, e.text()}));
+    } catch (const std::bad_alloc&) {
+      throw;  // told as out of memory (app/main.cpp), not as a failed run
     } catch (const std::exception& e) {
       throw UsageError(error_text("check.err.cannot-run", {path, ex.lesson, std::string(e.what())}));
     }

@@ -3,12 +3,14 @@
 // (python/tracer.py, run by python_trace.cpp), its "attn-tutor-trace/1" document (docs/trace-json.md)
 // turned into a check: the lesson and its settings inferred from what the program did, each tensor with
 // the place in the learner's code it was bound.
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "core/bounded_read.h"
 #include "features/check/check.h"
 
 namespace attn {
@@ -35,8 +37,25 @@ struct TraceDocument {
   int skipped = 0;
 };
 
-// True when `text` is a JSON object whose "schema" is "attn-tutor-trace/1" (so `check` takes a saved trace).
-bool is_trace_document(const std::string& text);
+// The limits of a trace, a saved one or the one a program's run writes: what python/tracer.py's caps let it
+// write fits (MAX_EVENTS events; MAX_VALUES tensor values, about 30 MB at 23 bytes each; each event's names,
+// place and code line, up to 1.2 KB with its code's non-ASCII escaped), what is beyond them is refused with
+// one line naming the limit before anything grows with it.
+constexpr std::size_t kMaxTraceBytes = 64 * kMiB;
+constexpr std::size_t kMaxTraceEvents = 20000;          // python/tracer.py's MAX_EVENTS
+constexpr std::size_t kMaxTraceTensorValues = 1000000;  // python/tracer.py's MAX_VALUES
+// JSON values in all: the tensor values, each in a list of its own at worst (a column), and the events'
+// and modules' own (a trace at the caps holds about 1.3 million).
+constexpr std::size_t kMaxTraceValues = 3 * kMaxTraceTensorValues;
+// How much of a file's start says what it is: the tracer writes "schema" first.
+constexpr std::size_t kTraceStartBytes = 64 * 1024;
+
+// True when `start` (a file's first bytes) opens a JSON object whose "schema" is "attn-tutor-trace/1"
+// (so `check` takes a saved trace), the schema before the end of `start`.
+bool is_trace_document(const std::string& start);
+
+// A saved trace's file, read within kMaxTraceBytes and parsed; throws UsageError naming the limit passed.
+TraceDocument load_trace(const std::string& path, const std::string& python = "python3");
 
 // Reads the tracer's document. Throws UsageError naming `source` for a document that is not one, and for
 // the tracer's own verdicts: no torch (`python` is the --python value), a notebook that is not one, a

@@ -1,6 +1,7 @@
 // The tracer's "attn-tutor-trace/1" document (docs/trace-json.md) read into a TraceDocument
 // (features/check/trace_check.h): its events, seeds, modules and settings, or the tracer's own verdict
 // (no torch, a bad notebook, a program that raised) as one UsageError.
+#include "core/bounded_read.h"
 #include "core/safe_json.h"
 #include "core/safe_text.h"
 #include "core/usage_error.h"
@@ -29,20 +30,80 @@ int int_of(const json& j, const char* key) {
   return v < 0 || v > 10000000 ? 0 : static_cast<int>(v);
 }
 
+// Reads a document's start without building it: stops at its top-level "schema" member's value (or at
+// anything nested deeper than a trace is), keeping whether that value is the trace's schema.
+class SchemaFinder : public nlohmann::json_sax<json> {
+ public:
+  bool trace = false;
+
+  bool null() override { return scalar(); }
+  bool boolean(bool) override { return scalar(); }
+  bool number_integer(number_integer_t) override { return scalar(); }
+  bool number_unsigned(number_unsigned_t) override { return scalar(); }
+  bool number_float(number_float_t, const string_t&) override { return scalar(); }
+  bool string(string_t& v) override {
+    if (depth_ == 1 && schema_) trace = v == kTraceSchema;
+    return scalar();
+  }
+  bool binary(binary_t&) override { return scalar(); }
+  bool start_object(std::size_t) override { return open(); }
+  bool key(string_t& k) override {
+    schema_ = depth_ == 1 && k == "schema";
+    return true;
+  }
+  bool end_object() override { return close(); }
+  bool start_array(std::size_t) override { return open(); }
+  bool end_array() override { return close(); }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override { return false; }
+
+ private:
+  bool scalar() { return !(depth_ == 1 && schema_); }  // the schema's value read: stop
+  bool open() {
+    if (depth_ == 0 && seen_root_) return false;
+    seen_root_ = true;
+    return depth_ == 1 && schema_ ? false : ++depth_ <= kDepth;
+  }
+  bool close() {
+    --depth_;
+    return true;
+  }
+  static constexpr int kDepth = 64;
+  int depth_ = 0;
+  bool schema_ = false, seen_root_ = false;
+};
+
+JsonRules trace_rules(const std::string& source) {
+  JsonRules rules;
+  rules.source = "check " + source;
+  rules.fix = error_text("check.err.trace-json-fix");
+  rules.nonfinite_fix = error_text("check.err.trace-json-fix");
+  rules.depth_fix = error_text("check.err.trace-depth-fix");
+  rules.max_values = kMaxTraceValues;
+  rules.values_fix = error_text("check.err.trace-values-fix",
+                                 {std::to_string(kMaxTraceEvents), std::to_string(kMaxTraceTensorValues)});
+  return rules;
+}
+
 }  // namespace
 
-bool is_trace_document(const std::string& text) {
-  const json doc = json::parse(text, nullptr, false);
-  return doc.is_object() && doc.contains("schema") && doc["schema"] == kTraceSchema;
+bool is_trace_document(const std::string& start) {
+  SchemaFinder finder;
+  json::sax_parse(start, &finder, json::input_format_t::json, false, false);
+  return finder.trace;
+}
+
+TraceDocument load_trace(const std::string& path, const std::string& python) {
+  const BoundedRead file = read_bounded(path, kMaxTraceBytes);
+  if (file.problem == BoundedRead::kTooLarge)
+    throw UsageError(error_text("check.err.saved-trace-large",
+                                {echo(path, 60), size_text(kMaxTraceBytes), std::to_string(kMaxTraceEvents)}));
+  if (file.problem != BoundedRead::kNone)
+    throw UsageError(error_text("check.err.fail", {echo(path, 60), read_problem_text(file, kMaxTraceBytes)}));
+  return parse_trace(file.text, path, python);
 }
 
 TraceDocument parse_trace(const std::string& text, const std::string& source, const std::string& python) {
-  JsonRules rules;
-  rules.source = "check " + source;
-  rules.fix = error_text("check.err.json-fix");
-  rules.nonfinite_fix = error_text("check.err.nonfinite-fix");
-  rules.depth_fix = error_text("check.err.depth-fix");
-  const json doc = parse_json_safely(text, rules);
+  json doc = parse_json_safely(text, trace_rules(source));
   if (!doc.is_object() || doc.value("schema", json()) != kTraceSchema)
     bad_trace(source, "no \"schema\": \"attn-tutor-trace/1\"");
   const std::string status = text_of(doc, "status");
@@ -72,9 +133,13 @@ TraceDocument parse_trace(const std::string& text, const std::string& source, co
   t.truncated = doc.value("truncated", false) == true;
   t.skipped = int_of(doc, "skipped");
   if (!doc.contains("events") || !doc["events"].is_array()) bad_trace(source, "no \"events\" list");
+  // Counted before anything is made of them: the check's work and memory grow with the events.
+  if (doc["events"].size() > kMaxTraceEvents)
+    throw UsageError(error_text("check.err.trace-events", {source, std::to_string(doc["events"].size()),
+                                                           std::to_string(kMaxTraceEvents)}));
   // The program's own name where the learner checks a saved trace; else the path they gave.
   const std::string origin_file = is_program_path(source) || t.program.empty() ? source : t.program;
-  for (const json& e : doc["events"]) {
+  for (json& e : doc["events"]) {
     if (!e.is_object() || !e.contains("name") || !e["name"].is_string()) bad_trace(source, "an event without a name");
     TraceEvent ev;
     ev.kind = text_of(e, "kind");
@@ -87,9 +152,9 @@ TraceDocument parse_trace(const std::string& text, const std::string& source, co
     ev.call = int_of(e, "call");
     ev.owner = text_of(e, "owner");
     if (e.contains("data") && !e.contains("skipped")) {
-      ev.entry = {{"name", ev.name}, {"data", e["data"]}};
-      if (e.contains("shape")) ev.entry["shape"] = e["shape"];
-      if (e.contains("dtype")) ev.entry["dtype"] = e["dtype"];
+      ev.entry = {{"name", ev.name}, {"data", std::move(e["data"])}};  // moved: the data is held once
+      if (e.contains("shape")) ev.entry["shape"] = std::move(e["shape"]);
+      if (e.contains("dtype")) ev.entry["dtype"] = std::move(e["dtype"]);
     }
     t.events.push_back(std::move(ev));
   }

@@ -1,7 +1,5 @@
 #include "features/check/traced_check.h"
 
-#include <sys/stat.h>
-
 #include "core/bounded_read.h"
 #include "core/generator.h"
 #include "core/safe_text.h"
@@ -21,12 +19,9 @@ CheckReport check_any(const std::string& path, const TracedCheckOptions& options
     const std::string trace = trace_program(path, options.run);
     return check_trace(parse_trace(trace, path, options.run.python), path, options.choices);
   }
-  struct stat st {};
-  if (::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {  // a saved trace (a pipe is read once: an export)
-    const BoundedRead file = read_bounded(path, 64 * kMiB);
-    if (file.problem == BoundedRead::kNone && is_trace_document(file.text))
-      return check_trace(parse_trace(file.text, path, options.run.python), path, options.choices);
-  }
+  // A saved trace, told from its start (a pipe, read once, is an export): each kind read within its own limit.
+  if (is_trace_document(read_start(path, kTraceStartBytes)))
+    return check_trace(load_trace(path, options.run.python), path, options.choices);
   if (options.given) throw UsageError(error_text("check.err.option-export", {echo(path, 60)}));
   return check_file(path);
 }

@@ -136,6 +136,23 @@ BoundedRead read_bounded(const std::string& path, std::size_t limit, int timeout
   }
 }
 
+std::string read_start(const std::string& path, std::size_t bytes) {
+  Fd f;
+  f.fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  struct stat st {};
+  if (f.fd < 0 || ::fstat(f.fd, &st) != 0 || !S_ISREG(st.st_mode)) return "";
+  std::string start(bytes, '\0');
+  std::size_t got = 0;
+  while (got < bytes) {
+    const ssize_t n = ::read(f.fd, &start[got], bytes - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    got += static_cast<std::size_t>(n);
+  }
+  start.resize(got);
+  return start;
+}
+
 ErrorText errno_text(int err) {
   const char* name = nullptr;
   switch (err) {
@@ -162,6 +179,9 @@ ErrorText errno_text(int err) {
       break;
     case EDQUOT:
       name = "EDQUOT";
+      break;
+    case EFBIG:
+      name = "EFBIG";
       break;
     case ENXIO:
       name = "ENXIO";

@@ -22,6 +22,10 @@ struct BoundedRead {
 // byte more than the limit, or until `timeout_seconds` have passed, whichever comes first.
 BoundedRead read_bounded(const std::string& path, std::size_t limit, int timeout_seconds = 10);
 
+// At most the first `bytes` bytes of a regular file (what it holds when shorter); "" when it is not one
+// or cannot be read. Never waits: for deciding what a file is from its start.
+std::string read_start(const std::string& path, std::size_t bytes);
+
 // "1 MiB", "8 MiB", "512 KiB": a limit as the messages state it.
 std::string size_text(std::size_t bytes);
 

@@ -15,10 +15,11 @@ namespace {
 using nlohmann::json;
 
 // Builds the document as nlohmann's own DOM parser does, one value at a time (no recursion), and
-// stops at the first array or object nested deeper than the limit.
+// stops at the first array or object nested deeper than the limit, or at the value past `max_values`.
 class BoundedBuilder : public nlohmann::json_sax<json> {
  public:
-  BoundedBuilder(json& root, int max_depth) : root_(root), max_depth_(max_depth) {}
+  BoundedBuilder(json& root, int max_depth, std::size_t max_values)
+      : root_(root), max_depth_(max_depth), max_values_(max_values) {}
 
   bool null() override { return add(nullptr); }
   bool boolean(bool v) override { return add(v); }
@@ -44,6 +45,7 @@ class BoundedBuilder : public nlohmann::json_sax<json> {
   }
 
   bool too_deep() const { return too_deep_; }
+  bool too_many() const { return too_many_; }
   bool error() const { return error_; }
   std::size_t position() const { return position_; }
   int id() const { return id_; }
@@ -62,8 +64,15 @@ class BoundedBuilder : public nlohmann::json_sax<json> {
     *member_ = std::move(v);
     return member_;
   }
+  // False (the parse stops) at the value past the limit.
+  bool count() {
+    if (max_values_ == 0 || ++values_ <= max_values_) return true;
+    too_many_ = true;
+    return false;
+  }
   template <typename T>
   bool add(T&& v) {
+    if (!count()) return false;
     place(json(std::forward<T>(v)));
     return true;
   }
@@ -72,6 +81,7 @@ class BoundedBuilder : public nlohmann::json_sax<json> {
       too_deep_ = true;
       return false;
     }
+    if (!count()) return false;
     stack_.push_back(place(std::move(container)));
     return true;
   }
@@ -82,9 +92,10 @@ class BoundedBuilder : public nlohmann::json_sax<json> {
 
   json& root_;
   int max_depth_;
+  std::size_t max_values_, values_ = 0;
   std::vector<json*> stack_;  // the open arrays and objects, innermost last
   json* member_ = nullptr;    // the object member the next value goes to
-  bool too_deep_ = false, error_ = false;
+  bool too_deep_ = false, too_many_ = false, error_ = false;
   std::size_t position_ = 0;
   std::string message_;
   int id_ = 0;
@@ -164,9 +175,13 @@ std::string quoted(const std::string& token) { return "'" + echo(token, 24) + "'
 
 json parse_json_safely(const std::string& text, const JsonRules& rules) {
   json doc;
-  BoundedBuilder builder(doc, rules.max_depth);
+  BoundedBuilder builder(doc, rules.max_depth, rules.max_values);
   const bool ok = json::sax_parse(text, &builder, json::input_format_t::json, true, false);
-  if (ok && !builder.too_deep() && !builder.error()) return doc;
+  if (ok && !builder.too_deep() && !builder.too_many() && !builder.error()) return doc;
+  if (builder.too_many()) {
+    json().swap(doc);  // its memory back before the message is made
+    throw UsageError(error_text("core.json.too-many", {rules.source, std::to_string(rules.max_values), rules.values_fix}));
+  }
   if (builder.too_deep())
     throw UsageError(
         error_text("core.json.too-deep", {rules.source, std::to_string(rules.max_depth),
