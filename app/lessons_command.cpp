@@ -23,7 +23,7 @@ namespace {
 struct PageCommand {
   const char* name;
   bool page;
-  bool lesson_options;  // it takes the lessons' options (listed as the option table's rows)
+  bool lesson_options;         // it takes the lessons' options (listed as the option table's rows)
   std::size_t file_bytes_max;  // the largest FILE it reads (0: none); the page hands it at most one byte more
 };
 constexpr PageCommand kCommands[] = {{"all", false, true, 0},

@@ -233,8 +233,8 @@ struct TerminateHandler {
 
 // The out-of-memory line in the learner's language, made now while there is memory.
 void prepare_out_of_memory_line() {
-  const std::string line = "attn-tutor: error: " + clean_message(error_message(error_text("core.out-of-memory"),
-                                                                              help_language())) + "\n";
+  const std::string line =
+      "attn-tutor: error: " + clean_message(error_message(error_text("core.out-of-memory"), help_language())) + "\n";
   std::snprintf(out_of_memory_line, sizeof out_of_memory_line, "%s", line.c_str());
 }
 

@@ -341,7 +341,8 @@ std::vector<pid_t> pids_in(const std::string& file) {
 // new session (start_new_session=True, as os.setsid), one after a double fork.
 std::string escapees(const std::string& file) {
   return "python3 -c 'import subprocess; print(subprocess.Popen([\"sleep\", \"300\"], start_new_session=True).pid)' "
-         ">> '" + file + "'; (sleep 300 & echo $! >> '" + file + "') & wait; ";
+         ">> '" +
+         file + "'; (sleep 300 & echo $! >> '" + file + "') & wait; ";
 }
 
 }  // namespace
@@ -363,7 +364,9 @@ TEST_CASE("check program: no process the program started outlives the runner, on
   }
   // The exec's errno is still the program's: a file that is not a program.
   ProcessSpec spec;
-  spec.argv = {write_file(dir, "not-a-program", "\x7f" "ELF garbage")};
+  spec.argv = {write_file(dir, "not-a-program",
+                          "\x7f"
+                          "ELF garbage")};
   chmod(spec.argv[0].c_str(), 0755);
   const ProcessResult bad = run_process(spec);
   CHECK(bad.outcome == ProcessResult::Outcome::CannotStart);
@@ -377,8 +380,9 @@ TEST_CASE("check program: no process the program started outlives the runner, on
 TEST_CASE("check program: processes the program left in a new session end with check, its folder removed") {
   const std::string tmp = temp_dir();
   const std::string dir = temp_dir();
-  const CliResult r = run_cli_env("TMPDIR='" + tmp + "' SPAWN_PID_FILE='" + dir + "/pids'",
-                                  "check '" + kTraces + "/programs/mha-correct.py' --python '" + python("spawn.sh") + "'");
+  const CliResult r =
+      run_cli_env("TMPDIR='" + tmp + "' SPAWN_PID_FILE='" + dir + "/pids'",
+                  "check '" + kTraces + "/programs/mha-correct.py' --python '" + python("spawn.sh") + "'");
   CAPTURE(r.err);
   CHECK(r.exit_code == 0);
   const std::vector<pid_t> pids = pids_in(dir + "/pids");
@@ -397,7 +401,8 @@ TEST_CASE("check program: attn-tutor killed by SIGKILL leaves no process of the 
                              "/programs/mha-correct.py' --python '" + python("spawn.sh") +
                              "' --timeout 100 >/dev/null 2>&1 &\npid=$!\ni=0\n"
                              "while [ $i -lt 100 ] && [ $(cat pids 2>/dev/null | wc -l) -lt 3 ]; do sleep 0.1; "
-                             "i=$((i + 1)); done\nls '" + tmp + "' > before; kill -KILL -$pid 2>/dev/null || kill -KILL $pid";
+                             "i=$((i + 1)); done\nls '" +
+                             tmp + "' > before; kill -KILL -$pid 2>/dev/null || kill -KILL $pid";
   REQUIRE(std::system(("sh '" + write_file(dir, "run.sh", script + "\n") + "'").c_str()) >= 0);
   CHECK(read_text_file(dir + "/before").find("attn-tutor-trace-") != std::string::npos);  // it was there
   const std::vector<pid_t> pids = pids_in(dir + "/pids");
@@ -411,8 +416,9 @@ TEST_CASE("check program: the trace folder is removed with what the program wrot
   const std::string tmp = temp_dir();
   const std::string outside = temp_dir();
   write_file(outside, "keep.txt", "kept");
-  const CliResult r = run_cli_env("TMPDIR='" + tmp + "' LITTER_OUTSIDE='" + outside + "'",
-                                  "check '" + kTraces + "/programs/mha-correct.py' --python '" + python("litter.sh") + "'");
+  const CliResult r =
+      run_cli_env("TMPDIR='" + tmp + "' LITTER_OUTSIDE='" + outside + "'",
+                  "check '" + kTraces + "/programs/mha-correct.py' --python '" + python("litter.sh") + "'");
   CAPTURE(r.err);
   CHECK(r.exit_code == 0);
   CHECK(entries(tmp) == 0);
@@ -460,8 +466,8 @@ TEST_CASE("check program: a run without a trace names its true cause, each in on
   for (const Case& c : cases) {
     CAPTURE(c.file);
     const std::string path = write_file(dir, c.file, c.text);
-    const BoundedRun r = run_bounded("check '" + path + "' --python '" + python(c.python) + "'",
-                                     "export TMPDIR='" + tmp + "'; ");
+    const BoundedRun r =
+        run_bounded("check '" + path + "' --python '" + python(c.python) + "'", "export TMPDIR='" + tmp + "'; ");
     CAPTURE(r.err);
     CHECK(!r.timed_out);
     CHECK(r.seconds < 20);
@@ -489,7 +495,8 @@ TEST_CASE("check program: past 400 globals the tracer looks only at what a line 
   // the line uses, the learner's functions it called use, and the names sharing their tensor).
   const std::string dir = temp_dir();
   std::string base = read_text_file(kTrace + "/programs/order.py");
-  base += "\n\ndef bump():\n    out.add_(1.0)\n\n\nbump()\nexec(\"late = torch.ones(1)\")\nalias = out\nalias.add_(1.0)\n";
+  base +=
+      "\n\ndef bump():\n    out.add_(1.0)\n\n\nbump()\nexec(\"late = torch.ones(1)\")\nalias = out\nalias.add_(1.0)\n";
   std::string padded = base;
   padded.replace(0, std::string("import torch").size(),
                  "import torch; [globals().__setitem__('pad%d' % i, i) for i in range(500)]");
@@ -497,7 +504,8 @@ TEST_CASE("check program: past 400 globals the tracer looks only at what a line 
     std::vector<std::string> got;
     for (const auto& e : t["events"])
       got.push_back(e["kind"].get<std::string>() + " " + e["name"].get<std::string>() + " " +
-                    e["scope"].get<std::string>() + " " + std::to_string(e["line"].get<int>()) + " " + e["data"].dump());
+                    e["scope"].get<std::string>() + " " + std::to_string(e["line"].get<int>()) + " " +
+                    e["data"].dump());
     return got;
   };
   const nlohmann::json small = fake_trace(write_file(dir, "small.py", base));

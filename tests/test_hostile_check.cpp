@@ -426,8 +426,8 @@ TEST_CASE("hostile check: saved traces and exports end in one line within their 
     return write_file(dir, name, text + end);
   };
   // 33 million levels: refused at level 65, never built (it used to cost 2.4 GB).
-  expect_cheap_refusal(trace_of("deep.json", "[", 33000000, ""), "nested more than 64 levels deep at line 1, column 123",
-                       150);
+  expect_cheap_refusal(trace_of("deep.json", "[", 33000000, ""),
+                       "nested more than 64 levels deep at line 1, column 123", 150);
   expect_cheap_refusal(write_file(dir, "deep-export.json", std::string(33000000, '[')), "larger than 8 MiB", 100);
   // 60 MB of values: stopped at the limit (it used to cost 3.5 GB and 40 s).
   expect_cheap_refusal(trace_of("flat.json", "0,", 30000000, "0]}"), "more than 3000000 values", 300);
@@ -445,8 +445,8 @@ TEST_CASE("hostile check: a trace with more events than the tracer records is re
               "\", \"scope\": \"module\", \"line\": 1, \"shape\": [1], \"dtype\": \"float32\", \"data\": [0.5]}";
   expect_cheap_refusal(write_file(dir, "events.json", kTraceStart + events + "]}"),
                        "the trace holds 20001 events, more than the 20000 attn-tutor's tracer records", 200);
-  CHECK(usage_error_of([&] { attn::parse_trace(kTraceStart + events + "]}", "t.json"); })
-            .find("20001 events") != std::string::npos);
+  CHECK(usage_error_of([&] { attn::parse_trace(kTraceStart + events + "]}", "t.json"); }).find("20001 events") !=
+        std::string::npos);
 }
 
 TEST_CASE("hostile check: a trace that does not begin with its schema is told so") {

@@ -321,8 +321,9 @@ TEST_CASE("hostile: an output past the shell's file-size limit is one line, no t
   write_file(dir, "keep.json", "mine");
   // ulimit -f counts 512-byte blocks in sh: 10 KiB, less than any of these outputs.
   const std::string limit = "ulimit -f 20 && ";
-  for (const std::string& out : {std::string("--json ") + dir + "/keep.json", std::string("--json ") + dir + "/new.json",
-                                 std::string("--html ") + dir + "/new.html", std::string("--py ") + dir + "/new.py"}) {
+  for (const std::string& out :
+       {std::string("--json ") + dir + "/keep.json", std::string("--json ") + dir + "/new.json",
+        std::string("--html ") + dir + "/new.html", std::string("--py ") + dir + "/new.py"}) {
     CAPTURE(out);
     const BoundedRun r = run_bounded("all " + out, limit);
     CAPTURE(r.err);
@@ -348,7 +349,8 @@ TEST_CASE("hostile: an output on a read-only file system says so, not chmod") {
   // A read-only tmpfs in a mount namespace of its own (the machine's mounts are untouched).
   const std::string dir = temp_dir();
   REQUIRE(mkdir((dir + "/ro").c_str(), 0755) == 0);
-  const std::string mount = "mount -t tmpfs none " + dir + "/ro && echo mine > " + dir + "/ro/keep.json && mount -o remount,ro " + dir + "/ro && ";
+  const std::string mount = "mount -t tmpfs none " + dir + "/ro && echo mine > " + dir +
+                            "/ro/keep.json && mount -o remount,ro " + dir + "/ro && ";
   const std::string probe = "unshare -rm sh -c '" + mount + "touch " + dir + "/ro/x' 2>&1";
   const std::string said = [&] {
     std::string text;
@@ -365,8 +367,8 @@ TEST_CASE("hostile: an output on a read-only file system says so, not chmod") {
   }
   for (const char* name : {"keep.json", "new.json"}) {
     CAPTURE(name);
-    const std::string line = "unshare -rm sh -c '" + mount + "exec \"" + std::string(ATTN_TUTOR_EXE) + "\" mha --json " +
-                             dir + "/ro/" + name + "' 2>&1";
+    const std::string line = "unshare -rm sh -c '" + mount + "exec \"" + std::string(ATTN_TUTOR_EXE) +
+                             "\" mha --json " + dir + "/ro/" + name + "' 2>&1";
     std::string err;
     int status = -1;
     if (FILE* p = popen(line.c_str(), "r")) {

@@ -123,7 +123,8 @@ TEST_CASE("lessons json: the document's keys in order, and every lesson of the r
   const ordered_json& doc = english();
   std::vector<std::string> keys;
   for (const auto& item : doc.items()) keys.push_back(item.key());
-  CHECK(keys == std::vector<std::string>{"schema", "version", "lang", "groups", "lessons", "commands", "ui", "subcommands"});
+  CHECK(keys ==
+        std::vector<std::string>{"schema", "version", "lang", "groups", "lessons", "commands", "ui", "subcommands"});
   CHECK(doc.at("schema") == "attn-tutor-lessons/1");
   CHECK(doc.at("version") == ATTN_TUTOR_VERSION);
   CHECK(doc.at("lang") == "en");
@@ -153,7 +154,8 @@ TEST_CASE("lessons json: every subcommand of the parser, and the largest file ch
   for (const char* c : {"all", "verify", "check", "bench", "kv-memory", "lessons"}) names.push_back(c);
   CHECK(english().at("subcommands").get<std::vector<std::string>>() == names);
   CHECK(chinese().at("subcommands") == english().at("subcommands"));
-  for (const std::string& name : {std::string("bench"), std::string("lessons")}) CHECK(run_cli(name + " --help").exit_code == 0);
+  for (const std::string& name : {std::string("bench"), std::string("lessons")})
+    CHECK(run_cli(name + " --help").exit_code == 0);
   CHECK(run_cli("mah").exit_code == 2);
   for (const ordered_json& c : english().at("commands")) {
     CAPTURE(c.at("name").get<std::string>());

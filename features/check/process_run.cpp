@@ -98,7 +98,8 @@ void each_entry(int fd, F&& f) {
 void moved_name(unsigned n, char* out) {
   char digits[16];
   int k = 0;
-  do digits[k++] = static_cast<char>('0' + n % 10); while ((n /= 10) != 0 && k < 15);
+  do digits[k++] = static_cast<char>('0' + n % 10);
+  while ((n /= 10) != 0 && k < 15);
   std::memcpy(out, "attn-up-", 8);
   for (int i = 0; i < k; ++i) out[8 + i] = digits[k - 1 - i];
   out[8 + k] = 0;
@@ -204,7 +205,7 @@ struct Launch {
   char* const* envp = nullptr;
   const char* cleanup = nullptr;  // nullptr: none
   double timeout = 60;
-  sigset_t mask{};  // our signal mask before fork
+  sigset_t mask{};                      // our signal mask before fork
   int out = -1, err = -1, status = -1;  // write ends: the program's stdout, stderr, its exec errno
   int control = -1, report = -1;        // the guard's read end of the control pipe, write end of its report
 };

@@ -94,12 +94,12 @@ ErrorText no_trace_text(const std::string& path, const PythonRun& run, const Tra
     return error_text("check.err.trace-folder-gone", {echo(path, 60), echo(folder.dir, 80)});
   if (const int e = write_errno(said))
     return error_text("check.err.trace-write", {echo(path, 60), echo(folder.dir, 80), errno_text(e)});
-  const ErrorText how =
-      error_text(r.outcome == ProcessResult::Outcome::Exited ? "check.exit-status" : "check.killed-by",
-                 {std::to_string(r.code)});
+  const ErrorText how = error_text(
+      r.outcome == ProcessResult::Outcome::Exited ? "check.exit-status" : "check.killed-by", {std::to_string(r.code)});
   if (::lstat(folder.started.c_str(), &st) == 0)
-    return error_text(r.outcome == ProcessResult::Outcome::Exited ? "check.err.program-ended" : "check.err.program-killed",
-                      {echo(path, 60), how, shown});
+    return error_text(
+        r.outcome == ProcessResult::Outcome::Exited ? "check.err.program-ended" : "check.err.program-killed",
+        {echo(path, 60), how, shown});
   return error_text("check.err.no-trace", {echo(run.python, 60), how, shown});
 }
 #endif

@@ -80,7 +80,7 @@ JsonRules trace_rules(const std::string& source) {
   rules.depth_fix = error_text("check.err.trace-depth-fix");
   rules.max_values = kMaxTraceValues;
   rules.values_fix = error_text("check.err.trace-values-fix",
-                                 {std::to_string(kMaxTraceEvents), std::to_string(kMaxTraceTensorValues)});
+                                {std::to_string(kMaxTraceEvents), std::to_string(kMaxTraceTensorValues)});
   return rules;
 }
 
@@ -135,8 +135,8 @@ TraceDocument parse_trace(const std::string& text, const std::string& source, co
   if (!doc.contains("events") || !doc["events"].is_array()) bad_trace(source, "no \"events\" list");
   // Counted before anything is made of them: the check's work and memory grow with the events.
   if (doc["events"].size() > kMaxTraceEvents)
-    throw UsageError(error_text("check.err.trace-events", {source, std::to_string(doc["events"].size()),
-                                                           std::to_string(kMaxTraceEvents)}));
+    throw UsageError(error_text("check.err.trace-events",
+                                {source, std::to_string(doc["events"].size()), std::to_string(kMaxTraceEvents)}));
   // The program's own name where the learner checks a saved trace; else the path they gave.
   const std::string origin_file = is_program_path(source) || t.program.empty() ? source : t.program;
   for (json& e : doc["events"]) {

@@ -180,7 +180,8 @@ json parse_json_safely(const std::string& text, const JsonRules& rules) {
   if (ok && !builder.too_deep() && !builder.too_many() && !builder.error()) return doc;
   if (builder.too_many()) {
     json().swap(doc);  // its memory back before the message is made
-    throw UsageError(error_text("core.json.too-many", {rules.source, std::to_string(rules.max_values), rules.values_fix}));
+    throw UsageError(
+        error_text("core.json.too-many", {rules.source, std::to_string(rules.max_values), rules.values_fix}));
   }
   if (builder.too_deep())
     throw UsageError(
