@@ -21,6 +21,13 @@ constexpr bool kSanitized = false;
 constexpr bool kSanitized = false;
 #endif
 
+// The arm64 tests run under qemu-user, whose own memory and limits are counted with the program's.
+#if defined(ATTN_UNDER_EMULATOR)
+constexpr bool kEmulated = true;
+#else
+constexpr bool kEmulated = false;
+#endif
+
 struct BoundedRun {
   int exit_code = -1;  // 128 + signal when killed
   std::string out, err;

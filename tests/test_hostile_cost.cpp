@@ -33,12 +33,6 @@ attn::LessonOptions with(int64_t heads, int64_t context, int64_t d_out) {
   return o;
 }
 
-#if defined(ATTN_UNDER_EMULATOR)
-constexpr bool kEmulated = true;
-#else
-constexpr bool kEmulated = false;
-#endif
-
 // Timings mean something on an optimised build only (make sanitize builds with -O1 and ASan).
 #if defined(__OPTIMIZE__)
 constexpr bool kOptimized = true;

@@ -197,6 +197,10 @@ TEST_CASE("hostile: out of memory is one line naming memory and a fix, never an 
     MESSAGE("skipped: AddressSanitizer reserves terabytes of address space, so no ulimit -v lets it start");
     return;
   }
+  if (kEmulated) {
+    MESSAGE("skipped: under qemu-user ulimit -v limits the emulator, which cannot map its own code buffer");
+    return;
+  }
   // From the smallest address space the loader maps the program in (below it the loader itself refuses,
   // exit 127) up: static tables, the command line's setup, the lessons and check's parse run out in turn.
   int refused = 0;
