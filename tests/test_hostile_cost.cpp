@@ -234,8 +234,8 @@ void set_context(attn::LessonOptions& o, int64_t v) { o.context_length = v; }
 
 // README: runs estimated over 6 s or 768 MiB are refused. The largest run each lesson admits stays under the
 // memory limit, and its CPU time (user + system) under twice the time limit: a guard against an estimate
-// off by a whole term, not a timing (CI's 2 shared cores measured some of these runs over 6 s where a quiet
-// machine of the same kind measures 4 to 7 s). Each run's measurement is printed (MESSAGE) for the README.
+// off by a whole term, not a timing (on CI's 2 shared cores one of these runs went over 6 s; alone, the worst
+// measure 6.0 to 6.9 s). Each run's measurement is printed (MESSAGE) for the README.
 TEST_CASE("hostile: the worst admitted configuration of each lesson runs within the limits" *
           doctest::skip(kEmulated || kSanitized || !kOptimized)) {
   const std::string dir = temp_dir();
