@@ -15,6 +15,11 @@ struct CellVariant {
   // (RowSums); with Variant::Mask::AfterSoftmax, attn_weights / attn_weights.sum() as well
   enum class WholeSum { No, Norm, RowSums };
   WholeSum whole_sum = WholeSum::No;
+  // trainable: the module mistake (LessonOptions::variant) in one place only, the others as the book writes
+  // them: 3.4.1's step-by-step cells, SelfAttention_v1's forward or SelfAttention_v2's (a learner who writes
+  // one class wrong); Everywhere: each place has it
+  enum class VariantIn { Everywhere, Steps, SelfAttentionV1, SelfAttentionV2 };
+  VariantIn variant_in = VariantIn::Everywhere;
 };
 
 }  // namespace attn

@@ -22,6 +22,12 @@ Tensor weight_param(Generator& gen, const LessonOptions& opt, int64_t d_in, int6
   return p;
 }
 
+// The module mistake `check` reruns the lesson with, in `place` (each place, unless it is scoped to one).
+Variant variant_at(const LessonOptions& opt, CellVariant::VariantIn place) {
+  const CellVariant::VariantIn in = opt.cells.variant_in;
+  return in == CellVariant::VariantIn::Everywhere || in == place ? opt.variant : Variant();
+}
+
 }  // namespace
 
 Notebook trainable_lesson(const LessonOptions& opt) {
@@ -32,6 +38,9 @@ Notebook trainable_lesson(const LessonOptions& opt) {
   const std::string draw = opt.init == Init::Rand ? "torch.rand" : "torch.randn";
   const std::string N = std::to_string(inputs.size(0)), D = std::to_string(d_in), DO = std::to_string(d_out);
   Generator gen;
+  using In = CellVariant::VariantIn;
+  const Variant steps_v = variant_at(opt, In::Steps), v1 = variant_at(opt, In::SelfAttentionV1),
+                v2 = variant_at(opt, In::SelfAttentionV2);
 
   section_heading(nb, "3.4.1");
   std::vector<std::string> setup = inputs_code(opt);
@@ -54,7 +63,7 @@ Notebook trainable_lesson(const LessonOptions& opt) {
            "W_value = torch.nn.Parameter(" + draw + "(d_in, d_out), requires_grad=False)", "print(W_query)",
            "print(W_key)", "print(W_value)"});
   Tensor drawn[3];  // W_query, W_key, W_value, drawn in this order (a learner's may differ)
-  for (int i : creation_order(opt.variant, 3)) drawn[i] = weight_param(gen, opt, d_in, d_out);
+  for (int i : creation_order(steps_v, 3)) drawn[i] = weight_param(gen, opt, d_in, d_out);
   const Tensor &W_query = drawn[0], &W_key = drawn[1], &W_value = drawn[2];
   nb.show("W_query", W_query);
   nb.show("W_key", W_key);
@@ -107,7 +116,7 @@ Notebook trainable_lesson(const LessonOptions& opt) {
   nb.record("d_k", Tensor({}, {static_cast<float>(d_k)}, DType::Int64));
   nb.print(std::to_string(d_k));
   Tensor attn_weights_2 =
-      variant_softmax(scale_scores(attn_scores_2, sqrt_d_k(d_k), {d_k, d_in, d_k}, opt.variant), -1, opt.variant);
+      variant_softmax(scale_scores(attn_scores_2, sqrt_d_k(d_k), {d_k, d_in, d_k}, steps_v), -1, steps_v);
   nb.show("attn_weights_2", attn_weights_2);
   const std::string root = py_float(sqrt_d_k(d_k)), DK = std::to_string(d_k);
   nb.note("attn_weights_2.note", {root});
@@ -124,7 +133,7 @@ Notebook trainable_lesson(const LessonOptions& opt) {
   section_heading(nb, "3.4.2");
   const uint64_t seed_v1 = opt.seed_or(123);
   gen.manual_seed(seed_v1);
-  SelfAttentionV1 sa_v1 = SelfAttentionV1::init(gen, d_in, d_out, opt.variant);
+  SelfAttentionV1 sa_v1 = SelfAttentionV1::init(gen, d_in, d_out, v1);
   nb.cell({"class SelfAttention_v1(nn.Module):", "    def __init__(self, d_in, d_out):", "        super().__init__()",
            "        self.W_query = nn.Parameter(torch.rand(d_in, d_out))",
            "        self.W_key   = nn.Parameter(torch.rand(d_in, d_out))",
@@ -136,7 +145,7 @@ Notebook trainable_lesson(const LessonOptions& opt) {
            "torch.manual_seed(" + fmt_seed(opt, 123) + ")", "sa_v1 = SelfAttention_v1(d_in, d_out)",
            "print(sa_v1(inputs))"});
   SelfAttentionTrace inside_v1;  // its attention weights, for --heatmap and --html
-  Tensor sa_v1_out = sa_v1.forward(inputs, &inside_v1, opt.variant);
+  Tensor sa_v1_out = sa_v1.forward(inputs, &inside_v1, v1);
   nb.inside(inside_v1.steps);
   nb.show("sa_v1(inputs)", sa_v1_out);
   const bool same_draws = opt.init == Init::Rand && seed_v1 == seed1;
@@ -147,7 +156,7 @@ Notebook trainable_lesson(const LessonOptions& opt) {
 
   const uint64_t seed_v2 = opt.seed_or(789);
   gen.manual_seed(seed_v2);
-  SelfAttentionV2 sa_v2 = SelfAttentionV2::init(gen, d_in, d_out, opt.qkv_bias, opt.variant);
+  SelfAttentionV2 sa_v2 = SelfAttentionV2::init(gen, d_in, d_out, opt.qkv_bias, v2);
   const std::string bias = opt.qkv_bias ? "True" : "False";
   nb.cell({"class SelfAttention_v2(nn.Module):", "    def __init__(self, d_in, d_out, qkv_bias=False):",
            "        super().__init__()", "        self.W_query = nn.Linear(d_in, d_out, bias=qkv_bias)",
@@ -161,7 +170,7 @@ Notebook trainable_lesson(const LessonOptions& opt) {
            std::string("sa_v2 = SelfAttention_v2(d_in, d_out") + (opt.qkv_bias ? ", qkv_bias=True)" : ")"),
            "print(sa_v2(inputs))"});
   SelfAttentionTrace inside_v2;
-  Tensor sa_v2_out = sa_v2.forward(inputs, &inside_v2, opt.variant);
+  Tensor sa_v2_out = sa_v2.forward(inputs, &inside_v2, v2);
   nb.inside(inside_v2.steps);
   nb.show("sa_v2(inputs)", sa_v2_out);
   const std::string seed2_text = fmt_seed(opt, 789);
@@ -204,7 +213,7 @@ Notebook trainable_lesson(const LessonOptions& opt) {
   sa_v1.W_key = as_param(sa_v2.W_key.weight);
   sa_v1.W_value = as_param(sa_v2.W_value.weight);
   SelfAttentionTrace inside_copied;
-  Tensor sa_v1_copied = sa_v1.forward(inputs, &inside_copied, opt.variant);
+  Tensor sa_v1_copied = sa_v1.forward(inputs, &inside_copied, v1);
   nb.inside(inside_copied.steps);
   nb.show("sa_v1(inputs)", sa_v1_copied);
   const bool equal = sa_v1_copied.shape() == sa_v2_out.shape() && sa_v1_copied.values() == sa_v2_out.values();
