@@ -136,9 +136,9 @@ TEST_CASE("check: when several known mistakes give the numbers, each is offered,
     std::vector<attn::Binding> tl = nb.timeline();
     for (attn::Binding& b : tl)
       if (b.name == "mask") b.tensor = changed;
-    return std::vector<attn::WhatIf>{{attn::MistakeId::TrilMask, "one", tl},
-                                     {attn::MistakeId::TriuDiagonal, "two", tl},
-                                     {attn::MistakeId::TrilMask, "three", tl}};
+    return std::vector<attn::WhatIf>{{attn::MistakeId::TrilMask, "one", tl, {}},
+                                     {attn::MistakeId::TriuDiagonal, "two", tl, {}},
+                                     {attn::MistakeId::TrilMask, "three", tl, {}}};
   };
   const attn::CheckReport r = attn::check_export(ex, nb, what_ifs);
   REQUIRE(r.diagnoses.size() == 2);

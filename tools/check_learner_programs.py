@@ -121,12 +121,12 @@ def parse(out, titles):
         if m:
             v["lesson"] = m.group(1)
     for line in lines:
-        m = re.match(r"First difference: (.+?)(?: \(the first|$| \(line| in | at )", line)
+        m = re.match(r"First difference: (.+?)(?: \(the first|$| \(line| at )", line)
         if m and v["first"] is None:
             v["first"] = m.group(1).strip()
     if v["first"] is not None:
         for line in lines:
-            m = re.match(r"\s*✗\s+(\S+)\s.*?In \[(\d+)\]", line)
+            m = re.match(r"\s*✗\s+(.+?)\s+\(.*?In \[(\d+)\]", line)
             if m and m.group(1) == v["first"]:
                 v["cell"] = int(m.group(2))
                 break

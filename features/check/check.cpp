@@ -214,13 +214,18 @@ std::vector<int> learner_points(const std::vector<LearnerTensor>& yours, const s
 
 CheckReport check_export(const LearnerExport& ex, const Notebook& tool,
                          const std::function<std::vector<WhatIf>(const CheckReport&)>& what_ifs) {
+  return check_export(ex, tool, tool.timeline(), what_ifs);
+}
+
+CheckReport check_export(const LearnerExport& ex, const Notebook& tool, const std::vector<Binding>& timeline,
+                         const std::function<std::vector<WhatIf>(const CheckReport&)>& what_ifs) {
   using V = TensorCheck::Verdict;
   using E = TensorCheck::Elsewhere;
   CheckReport r;
   r.source = ex.source;
   r.lesson = ex.lesson;
   r.yours = ex.tensors;
-  r.tool = tool.timeline();
+  r.tool = timeline;
   for (const Binding& b : r.tool)
     while (static_cast<int>(r.cells.size()) <= b.cell)
       r.cells.push_back(tool.cell_code(static_cast<int>(r.cells.size())));

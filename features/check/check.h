@@ -18,6 +18,7 @@ struct WhatIf {
   MistakeId mistake;
   Prose detail;  // what exactly was rerun: a key check.detail.* of features/check/mistakes.txt with its values
   std::vector<Binding> timeline;
+  std::vector<Binding> inside;  // the steps of the forwards it runs inside a cell (Notebook::inside_values())
 };
 
 // Within 1e-5 (relative above 1): the learner's PyTorch may sum in another order. Equal infinities
@@ -79,6 +80,10 @@ struct CheckReport {
 // (called once, with the report so far) supplies the lesson rerun with each known mistake. Throws
 // UsageError when no name is one of the lesson's.
 CheckReport check_export(const LearnerExport& ex, const Notebook& tool,
+                         const std::function<std::vector<WhatIf>(const CheckReport&)>& what_ifs);
+// The same against `timeline` in place of the lesson's own (its cells and code still the lesson's): the
+// lesson's timeline with more of its steps in it (features/check/forward_check.h).
+CheckReport check_export(const LearnerExport& ex, const Notebook& tool, const std::vector<Binding>& timeline,
                          const std::function<std::vector<WhatIf>(const CheckReport&)>& what_ifs);
 
 }  // namespace attn

@@ -142,6 +142,10 @@ Tensor read_tensor(const json& entry, const std::string& name, const std::string
 
 }  // namespace
 
+Tensor read_export_tensor(const json& entry, const std::string& name, const std::string& source) {
+  return read_tensor(entry, name, source);
+}
+
 LearnerExport parse_export(const std::string& text, const std::string& source) {
   JsonRules rules;
   rules.source = "check " + source;

@@ -59,6 +59,8 @@ struct LearnerExport {
 // name longer than kMaxTensorNameBytes, "tokens" that are not up to kMaxExportTokens printable words of
 // at most kMaxTokenBytes.
 LearnerExport parse_export(const std::string& text, const std::string& source);
+// One tensor's entry ({"shape", "dtype", "data"}) read as parse_export reads it, its errors naming `name`.
+Tensor read_export_tensor(const nlohmann::json& entry, const std::string& name, const std::string& source);
 LearnerExport load_export(const std::string& path);
 
 }  // namespace attn

@@ -68,7 +68,8 @@ std::vector<WhatIf> mistake_what_ifs(const std::string& lesson, const LessonOpti
   for (const MistakeRerun& rerun : mistake_reruns(lesson, opt, shapes_differ)) {
     if (runs) ++*runs;
     try {
-      out.push_back({rerun.mistake, rerun.detail, info->run(rerun.opt).timeline()});
+      const Notebook nb = info->run(rerun.opt);
+      out.push_back({rerun.mistake, rerun.detail, nb.timeline(), nb.inside_values()});
     } catch (const std::bad_alloc&) {
       throw;  // told as out of memory (app/main.cpp), not as a failed run
     } catch (const std::exception& e) {

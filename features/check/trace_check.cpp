@@ -9,6 +9,7 @@
 
 #include "core/safe_text.h"
 #include "core/usage_error.h"
+#include "features/check/forward_check.h"
 #include "features/check/trace_export.h"
 #include "features/check/replay.h"
 #include "lessons/cost_model.h"
@@ -362,9 +363,12 @@ CheckReport check_trace(const TraceDocument& trace, const std::string& source, c
   const auto what_ifs = [&](const CheckReport& r) {
     const TensorCheck& c = r.checks[r.first_divergence];
     const bool shapes_differ = r.yours[r.first_divergence].tensor.shape() != r.tool[c.expected].tensor.shape();
-    return mistake_what_ifs(best->lesson->name, opt, shapes_differ);
+    return with_forward_steps(mistake_what_ifs(best->lesson->name, opt, shapes_differ));
   };
-  CheckReport report = check_export(best->ex, nb, what_ifs);
+  // The forwards the lesson runs inside a cell, with the program's calls of them (stage "forward").
+  const std::vector<LessonForward> forwards = lesson_forwards(nb.timeline(), nb.inside_values());
+  CheckReport report = check_export(with_forward_tensors(best->ex, trace, nb.timeline(), forwards), nb,
+                                    with_forward_steps(nb.timeline(), forwards), what_ifs);
   int left_out = best->unlisted;
   // A difference no known mistake explains at a step inside the program's functions (a step the lesson
   // does not have: dropout on the scores): its module-level values, as its export holds them, when a
