@@ -15,6 +15,7 @@ namespace attn {
 struct LessonCost {
   double bytes = 0;                // peak memory, estimated
   double seconds = 0;              // run time on a small machine, estimated
+  double kept_bytes = 0;           // what a run's recorded tensors keep (check keeps each rerun's)
   ErrorText biggest;               // what dominates, e.g. "8 causal masks of 4096 x 4096" (lessons/errors.txt)
   std::vector<std::string> knobs;  // the options that make it big: "context_length", "num_heads"
 };

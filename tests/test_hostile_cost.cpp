@@ -3,7 +3,10 @@
 #include <doctest/doctest.h>
 
 #include <functional>
+#include <optional>
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 #include "core/inputs.h"
 #include "features/bench/attention_bench.h"
@@ -192,6 +195,66 @@ TEST_CASE("hostile: check's rerun count is the number of reruns its diagnoses ma
   attn::LessonOptions o;
   o.dropout = 0.1;
   CHECK(attn::mistake_rerun_count("mha", o) > 40);  // what made a 200-byte export take 18 s and 2.9 GB
+}
+
+TEST_CASE("hostile: what each of check's reruns keeps is no more than the cost model counts") {
+  std::vector<std::pair<std::string, std::function<void(attn::LessonOptions&)>>> settings = {
+      {"defaults", [](attn::LessonOptions&) {}},
+      {"16 tokens, 64 heads, d_out 64, dropout 0.1",
+       [](attn::LessonOptions& o) {
+         o = sixteen_tokens(), o.num_heads = 64, o.d_out = 64, o.d_out_given = true, o.dropout = 0.1;
+       }},
+      {"16 tokens, d_out 512, context 1024",
+       [](attn::LessonOptions& o) {
+         o = sixteen_tokens(), o.d_out = 512, o.d_out_given = true, o.context_length = 1024;
+       }},
+      {"16 tokens, 8 heads, num_hiddens 1024, d_model 512",
+       [](attn::LessonOptions& o) { o = sixteen_tokens(), o.num_heads = 8, o.num_hiddens = 1024, o.d_model = 512; }},
+      {"GPT-2 size exercise", [](attn::LessonOptions& o) { o.gpt2 = true, o.dropout = 0.1; }}};
+  for (const attn::LessonInfo& l : attn::lessons()) {
+    for (const auto& setting : settings) {
+      attn::LessonOptions o;
+      setting.second(o);
+      CAPTURE(l.name);
+      CAPTURE(setting.first);
+      std::optional<attn::Notebook> run;
+      try {
+        run.emplace(l.run(o));
+      } catch (const attn::UsageError&) {
+        continue;  // settings the lesson refuses (64 heads of d_in 3 and the like)
+      }
+      const attn::Notebook& nb = *run;
+      double elements = 0;
+      for (const attn::Binding& b : nb.timeline()) elements += static_cast<double>(b.tensor.numel());
+      for (const attn::Binding& b : nb.inside_values()) elements += static_cast<double>(b.tensor.numel());
+      CHECK(elements * 4 <= attn::estimate_lesson_cost(l.name, o, false).kept_bytes);
+    }
+  }
+}
+
+TEST_CASE("hostile: Exercise 3.3 with dropout is checked, its reruns within the limits") {
+  // mha --gpt2 --dropout 0.1: the 768-wide module is fixed work in every rerun, counted once per run (it
+  // was counted as scores and kept vectors at d_out 768 and refused: 21 s and 2656 MiB estimated).
+  attn::LessonOptions o;
+  o.gpt2 = true;
+  o.dropout = 0.1;
+  const double runs = 1 + static_cast<double>(attn::mistake_rerun_count("mha", o));
+  CHECK_NOTHROW(attn::require_affordable("mha", o, false, "config.", runs));
+  CHECK(attn::estimate_lesson_cost("mha", o, false).seconds * runs < 5);  // measured 1.8 s for all reruns
+  const std::string dir = temp_dir();
+  const std::string path = dir + "/gpt2.json";
+  REQUIRE(run_cli("mha --gpt2 --dropout 0.1 --json " + path).exit_code == 0);
+  const CliResult same = run_cli("check " + path + " --color never");
+  CHECK(same.exit_code == 0);
+  CHECK(same.err.empty());
+  nlohmann::json doc = nlohmann::json::parse(read_text_file(path));
+  nlohmann::json* first = &doc["tensors"].back()["data"];  // the 768-wide context_vecs, first number changed
+  while (first->is_array()) first = &first->front();
+  *first = first->get<double>() + 0.5;
+  const CliResult changed = run_cli("check " + write_file(dir, "changed.json", doc.dump()) + " --color never");
+  CHECK(changed.exit_code == 1);
+  CHECK(changed.err.empty());
+  CHECK(changed.out.find("(2, 6, 768)") != std::string::npos);
 }
 
 namespace {

@@ -71,6 +71,14 @@ bool book_inputs(const Tensor& t) {
   return tensors_close(t, book, 1e-7);
 }
 
+// A construction at Exercise 3.3's GPT-2 size (768 in and out, 12 heads, context 1024): mha's --gpt2 cell.
+bool gpt2_exercise(const json& args) {
+  const auto is = [&](const char* arg, int64_t v) {
+    return args.contains(arg) && args[arg].is_number_integer() && args[arg].get<int64_t>() == v;
+  };
+  return is("d_in", 768) && is("d_out", 768) && is("context_length", 1024) && is("num_heads", 12);
+}
+
 // The settings the program used, for `lesson`: its modules' arguments (the last construction's), its
 // seed (the first torch.manual_seed that is not one of the book's own 123 and 789), its `inputs`.
 json settings_for(const LessonInfo& lesson, const TraceDocument& trace, const LearnerExport& probe,
@@ -80,7 +88,11 @@ json settings_for(const LessonInfo& lesson, const TraceDocument& trace, const Le
   std::vector<std::pair<std::string, nlohmann::json>> sources = {{"", trace.settings}};
   sources.insert(sources.end(), trace.modules.begin(), trace.modules.end());
   static const json defaults = LessonOptions{}.config_json();  // a global equal to the default says nothing
-  for (const auto& [cls, args] : sources)
+  for (const auto& [cls, args] : sources) {
+    if (!cls.empty() && lesson_takes(lesson, "gpt2") && gpt2_exercise(args)) {  // its own cell, not the settings
+      config["gpt2"] = true;
+      continue;
+    }
     for (const auto& [arg, value] : args.items()) {
       const std::string key = config_key_of(arg);
       if (key.empty() || !lesson_takes(lesson, key) || value.is_null() || value.is_string()) continue;
@@ -89,6 +101,7 @@ json settings_for(const LessonInfo& lesson, const TraceDocument& trace, const Le
       if (key == "dropout" && !value.is_number()) continue;
       config[key] = value;
     }
+  }
   if (config.contains("context_length") && config["context_length"].is_number_integer() &&
       config["context_length"].get<int64_t>() < 2)
     config.erase("context_length");

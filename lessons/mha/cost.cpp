@@ -14,6 +14,8 @@ LessonWork mha_work(const LessonOptions& opt) {
   if (opt.gpt2) {  // exercise 3.3: 4 x 768 x 768 weights and a 1024 x 1024 mask, whatever the options
     w.more_weights = 4 * 768.0 * 768.0;
     w.more_mask_elements = 1024.0 * 1024.0;
+    if (w.more_weights > w.weights) w.weight_knobs = {"gpt2"};
+    if (w.more_mask_elements > w.context * w.context) w.mask_knobs = {"gpt2"};
   }
   return w;
 }
