@@ -164,7 +164,7 @@ TEST_CASE("hostile: the lessons after the chapter and check's reruns are refused
   expect_clean_refusal(std::string("gqa --d-out 4096 --num-heads 64 --tokens '") + kSixteen + "' --json /dev/null",
                        "all exported");
   // check reruns the lesson once per known mistake: a 200-byte mha export at context 4096 with dropout
-  // is 1 + about 45 runs.
+  // is 1 + about 50 runs.
   const std::string dir = temp_dir();
   expect_check_refused(dir, "mha", "{\"context_length\": 4096, \"dropout\": 0.1}", "context_vecs",
                        "lower config.context_length");

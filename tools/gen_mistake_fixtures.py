@@ -30,6 +30,7 @@ import gen_d2l_fixtures as d2l  # noqa: E402
 import learner_mistakes  # noqa: E402
 import learner_mistakes_cache  # noqa: E402  (after the chapter: the KV cache, sliding windows, settings)
 import learner_mistakes_bonus  # noqa: E402  (after the chapter: grouped-query, latent, split heads; two of the chapter)
+import learner_mistakes_masks  # noqa: E402  (the mask filled with 0 or +inf, added; the scaling after softmax)
 import torch_book as tb  # noqa: E402
 import common  # noqa: E402  (export_all: the learners' exporter)
 import program_diffs  # noqa: E402  (book_text: the book's code as it stands in book_listings.py)
@@ -85,16 +86,7 @@ def softmax_dim():
 
 def no_scaling():
     """§3.4.1 step by step, softmax straight on the scores."""
-    inputs = book_inputs()
-    x_2 = inputs[1]
-    torch.manual_seed(123)
-    W_query = torch.nn.Parameter(torch.rand(3, 2), requires_grad=False)
-    W_key = torch.nn.Parameter(torch.rand(3, 2), requires_grad=False)
-    W_value = torch.nn.Parameter(torch.rand(3, 2), requires_grad=False)
-    query_2 = x_2 @ W_query
-    keys = inputs @ W_key
-    values = inputs @ W_value
-    attn_scores_2 = query_2 @ keys.T
+    query_2, keys, values, attn_scores_2 = learner_mistakes_masks.section_341()
     attn_weights_2 = torch.softmax(attn_scores_2, dim=-1)  # the mistake: no / d_k**0.5
     context_vec_2 = attn_weights_2 @ values
     return "trainable", {"query_2": query_2, "keys": keys, "values": values, "attn_scores_2": attn_scores_2,
@@ -229,6 +221,7 @@ MISTAKES = {
     "stale-scores": stale_scores,
     **learner_mistakes.MISTAKES,
     **learner_mistakes_bonus.MISTAKES,
+    **learner_mistakes_masks.MISTAKES,
 }
 
 

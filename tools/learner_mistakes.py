@@ -52,6 +52,8 @@ class MHA(MultiHeadAttention):
         attn_scores = queries @ keys.transpose(2, 3)
         if self.step == "mask-discarded":
             attn_scores.masked_fill(self.mask.bool()[:num_tokens, :num_tokens], -torch.inf)  # the mistake
+        elif self.step == "mask-added":
+            attn_scores = attn_scores + self.mask[:num_tokens, :num_tokens]  # the mistake
         else:
             attn_scores.masked_fill_(self.mask.bool()[:num_tokens, :num_tokens], -torch.inf)
         if self.step == "dropout-on-scores":

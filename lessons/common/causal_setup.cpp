@@ -46,14 +46,14 @@ CausalWeights causal_weights(const LessonOptions& opt, Notebook* nb, bool verbos
   w.attn_scores = matmul(w.queries, T(w.keys));
   const int64_t d_k = w.keys.size(-1);
   const ScaleSizes sizes{d_k, opt.d_in(), d_k};
-  auto weights = [&](const Tensor& s) { return variant_softmax(scale_scores(s, sqrt_d_k(d_k), sizes, v), 1, v); };
+  auto weights = [&](const Tensor& s) { return scaled_softmax(s, sqrt_d_k(d_k), sizes, 1, v); };
   w.attn_weights_unmasked = weights(w.attn_scores);
   const int64_t context_length = w.attn_scores.size(0);
   const Shape square = {context_length, context_length};
   w.mask = v.mask == Variant::Mask::NoDiagonal ? triu(ones(square), 0)
            : v.mask == Variant::Mask::Tril     ? tril(ones(square), 0)
                                                : triu(ones(square), 1);
-  w.masked = masked_fill(w.attn_scores, to_bool(w.mask), -std::numeric_limits<float>::infinity());
+  w.masked = mask_scores(w.attn_scores, to_bool(w.mask), v);  // the Discarded and AfterSoftmax scores unmasked
   if (v.mask == Variant::Mask::AfterSoftmax)
     w.attn_weights = masked_fill(w.attn_weights_unmasked, to_bool(w.mask), 0.0f);
   else

@@ -53,10 +53,14 @@ void weight_mistakes(Reruns& r, int64_t rank, bool scaled, bool causal, bool hea
                {Scaled, scale(S::Dk), MistakeId::WrongScale, "check.detail.scale-dk"},
                {Scaled, scale(S::SqrtDin), MistakeId::WrongScale, "check.detail.scale-din"},
                {Heads, scale(S::SqrtWidth), MistakeId::WrongScale, "check.detail.scale-width"},
+               {Scaled, scale(S::AfterSoftmax), MistakeId::ScaleAfterSoftmax, "check.detail.scale-after-softmax"},
                {Causal, mask(M::NoDiagonal), MistakeId::TriuDiagonal, "check.detail.triu-diagonal"},
                {Causal, mask(M::AfterSoftmax), MistakeId::MaskAfterSoftmax, "check.detail.mask-after-softmax"},
                {Causal, mask(M::Tril), MistakeId::TrilMask, "check.detail.tril-mask"},
-               {Causal, mask(M::Discarded), MistakeId::MaskDiscarded, "check.detail.mask-discarded"}};
+               {Causal, mask(M::Discarded), MistakeId::MaskDiscarded, "check.detail.mask-discarded"},
+               {Causal, mask(M::FillZero), MistakeId::MaskFillZero, "check.detail.mask-fill-zero"},
+               {Causal, mask(M::AddOnes), MistakeId::MaskAdded, "check.detail.mask-added"},
+               {Causal, mask(M::PlusInf), MistakeId::MaskPlusInf, "check.detail.mask-plus-inf"}};
   for (const auto& t : table)
     if (t.needs == Scaled ? scaled : t.needs == Heads ? scaled && heads : causal)
       r.variant(t.mistake, text(t.detail), t.v);

@@ -115,8 +115,7 @@ Notebook trainable_lesson(const LessonOptions& opt) {
   const int64_t d_k = keys.size(-1);
   nb.record("d_k", Tensor({}, {static_cast<float>(d_k)}, DType::Int64));
   nb.print(std::to_string(d_k));
-  Tensor attn_weights_2 =
-      variant_softmax(scale_scores(attn_scores_2, sqrt_d_k(d_k), {d_k, d_in, d_k}, steps_v), -1, steps_v);
+  Tensor attn_weights_2 = scaled_softmax(attn_scores_2, sqrt_d_k(d_k), {d_k, d_in, d_k}, -1, steps_v);
   nb.show("attn_weights_2", attn_weights_2);
   const std::string root = py_float(sqrt_d_k(d_k)), DK = std::to_string(d_k);
   nb.note("attn_weights_2.note", {root});

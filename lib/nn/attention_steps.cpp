@@ -31,6 +31,8 @@ Tensor scale_scores(const Tensor& scores, double book, const ScaleSizes& sizes, 
       return div(scores, sqrt_d_k(sizes.d_in));
     case Variant::Scale::SqrtWidth:
       return div(scores, sqrt_d_k(sizes.width));
+    case Variant::Scale::AfterSoftmax:
+      return scores;  // scale_weights divides after softmax
     default:
       return div(scores, book);
   }
@@ -41,11 +43,36 @@ Tensor variant_softmax(const Tensor& x, int64_t book_dim, const Variant& v) {
   return softmax(x, other ? *v.softmax_dim : book_dim);
 }
 
+Tensor scale_weights(const Tensor& weights, double book, const Variant& v) {
+  return v.scale == Variant::Scale::AfterSoftmax ? div(weights, book) : weights;  // softmax(...) / d_k**0.5
+}
+
+Tensor scaled_softmax(const Tensor& scores, double book, const ScaleSizes& sizes, int64_t book_dim, const Variant& v) {
+  return scale_weights(variant_softmax(scale_scores(scores, book, sizes, v), book_dim, v), book, v);
+}
+
 Tensor fill_mask(const Tensor& book_mask, const Variant& v) {
   const int64_t n = book_mask.size(0);
   if (v.mask == Variant::Mask::NoDiagonal) return to_bool(triu(ones({n, n}), 0));
   if (v.mask == Variant::Mask::Tril) return to_bool(tril(ones({n, n}), 0));
   return book_mask;
+}
+
+Tensor mask_scores(const Tensor& scores, const Tensor& book_mask, const Variant& v) {
+  const float inf = std::numeric_limits<float>::infinity();
+  switch (v.mask) {
+    case Variant::Mask::AfterSoftmax:
+    case Variant::Mask::Discarded:
+      return scores;
+    case Variant::Mask::FillZero:
+      return masked_fill(scores, book_mask, 0.0f);  // masked_fill(mask, 0)
+    case Variant::Mask::PlusInf:
+      return masked_fill(scores, book_mask, inf);  // masked_fill(mask, torch.inf)
+    case Variant::Mask::AddOnes:
+      return add(scores, Tensor(book_mask.shape(), book_mask.values()));  // attn_scores + mask
+    default:
+      return masked_fill(scores, fill_mask(book_mask, v), -inf);
+  }
 }
 
 Tensor dropout_step(const Tensor& t, double p, bool training, Generator& gen, BernoulliPath path, const Variant& v,
@@ -73,16 +100,14 @@ MaskedWeights mask_softmax_dropout(const Tensor& scores, const Tensor& book_mask
                                    const ScaleSizes& sizes, double p, Generator& gen, BernoulliPath path,
                                    const Variant& v, Steps& steps) {
   using V = Variant;
-  const float neg_inf = -std::numeric_limits<float>::infinity();
   MaskedWeights w;
   Tensor s = scores;
   if (v.dropout_on == V::DropoutOn::ScoresBeforeMask) {
     s = dropout_step(s, p, true, gen, path, v);
     steps.bind("attn_scores", "attn_scores = self.dropout(attn_scores)", s);
   }
-  const Tensor fill = fill_mask(book_mask, v);
   if (v.mask != V::Mask::AfterSoftmax && v.mask != V::Mask::Discarded) {
-    s = masked_fill(s, fill, neg_inf);
+    s = mask_scores(s, book_mask, v);
     steps.modify("attn_scores", mask_code, s);
   }
   if (v.dropout_on == V::DropoutOn::ScoresAfterMask) {
@@ -90,10 +115,10 @@ MaskedWeights mask_softmax_dropout(const Tensor& scores, const Tensor& book_mask
     steps.bind("attn_scores", "attn_scores = self.dropout(attn_scores)", s);
   }
   w.masked = s;
-  w.weights = variant_softmax(scale_scores(s, sqrt_d_k(sizes.d_k), sizes, v), -1, v);
+  w.weights = scaled_softmax(s, sqrt_d_k(sizes.d_k), sizes, -1, v);
   steps.bind("attn_weights", "attn_weights = torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=-1)", w.weights);
   if (v.mask == V::Mask::AfterSoftmax) {
-    w.weights = masked_fill(w.weights, fill, 0.0f);
+    w.weights = masked_fill(w.weights, book_mask, 0.0f);
     steps.bind("attn_weights", "attn_weights = attn_weights.masked_fill(mask, 0.0)", w.weights);
   }
   w.dropped = v.dropout_on == V::DropoutOn::Weights ? dropout_step(w.weights, p, true, gen, path, v) : w.weights;

@@ -17,8 +17,15 @@ struct ScaleSizes {
 Tensor scale_scores(const Tensor& scores, double book, const ScaleSizes& sizes, const Variant& v);
 // softmax(x, dim) with the variant's dim when it names another dimension than the last of x.
 Tensor variant_softmax(const Tensor& x, int64_t book_dim, const Variant& v);
+// The weights after softmax: divided by `book` when the variant scales after softmax, else as they are.
+Tensor scale_weights(const Tensor& weights, double book, const Variant& v);
+// softmax(scores / book, dim), each step with the variant's switches (scale_scores, variant_softmax, scale_weights).
+Tensor scaled_softmax(const Tensor& scores, double book, const ScaleSizes& sizes, int64_t book_dim, const Variant& v);
 // What masked_fill fills with -inf: `book_mask` (T x T bool), or the variant's triangle.
 Tensor fill_mask(const Tensor& book_mask, const Variant& v);
+// scores.masked_fill(book_mask, -inf) before softmax, or the variant's way of masking there (another
+// triangle, 0 or +inf filled, the 0/1 mask added); the scores as they are when the variant masks elsewhere.
+Tensor mask_scores(const Tensor& scores, const Tensor& book_mask, const Variant& v);
 // nn.Dropout(p) of a module in `training` mode, or the variant's dropout (eval, F.dropout, a hand-written
 // torch.rand mask, 1/p). `keep` receives the 0/1 mask (empty when none was drawn).
 Tensor dropout_step(const Tensor& t, double p, bool training, Generator& gen, BernoulliPath path, const Variant& v,

@@ -46,14 +46,14 @@ Tensor CourseAttention::forward(const Tensor& x, Generator& gen, BernoulliPath p
                     scale_scores(t.scores, math_sqrt(head_size), {head_size, x.size(-1), x.size(-1)}, v));
   t.mask = narrow(narrow(mask, 0, 0, T), 1, 0, T);  // (T, T)
   t.mask_is_zero = equals_zero(t.mask);
-  const Tensor fill = fill_mask(t.mask_is_zero, v);
   const bool fills = v.mask != V::Mask::AfterSoftmax && v.mask != V::Mask::Discarded;
-  t.masked = fills ? masked_fill(t.scaled, fill, -std::numeric_limits<float>::infinity()) : t.scaled;
+  t.masked = mask_scores(t.scaled, t.mask_is_zero, v);
   if (fills) s.bind("weights", "weights = weights.masked_fill(self.mask[:T, :T] == 0, float('-inf'))", t.masked);
-  t.softmaxed = s.bind("weights", "weights = F.softmax(weights, dim=-1)", variant_softmax(t.masked, -1, v));
+  t.softmaxed = s.bind("weights", "weights = F.softmax(weights, dim=-1)",
+                       scale_weights(variant_softmax(t.masked, -1, v), math_sqrt(head_size), v));
   if (v.mask == V::Mask::AfterSoftmax) {
     t.softmaxed = s.bind("weights", "weights = weights.masked_fill(self.mask[:T, :T] == 0, 0.0)",
-                         masked_fill(t.softmaxed, fill, 0.0f));
+                         masked_fill(t.softmaxed, t.mask_is_zero, 0.0f));
   }
   t.dropped = s.bind("weights", "weights = self.dropout(weights)",
                      dropout_step(t.softmaxed, dropout, true, gen, path, v, &t.dropout_keep));

@@ -157,7 +157,8 @@ Tensor DotProductAttention::forward(const Tensor& queries, const Tensor& keys, c
   t.scores = scale_scores(bmm(queries, transpose(keys, 1, 2)), std::sqrt(static_cast<double>(d)),  // / math.sqrt(d)
                           {d, d, d}, v);
   t.steps.bind("scores", "scores = torch.bmm(queries, keys.transpose(1,2)) / math.sqrt(d)", t.scores);
-  t.attention_weights = masked_softmax(t.scores, valid_lens, &t.softmax, v);
+  t.attention_weights =
+      scale_weights(masked_softmax(t.scores, valid_lens, &t.softmax, v), std::sqrt(static_cast<double>(d)), v);
   // X[~mask] = -1e6 writes through reshape's view of the scores: masked_softmax changes them in place.
   if (valid_lens)
     t.steps.modify("scores", "X[~mask] = -1e6  # in masked_softmax, on a view of scores",

@@ -43,7 +43,7 @@ Tensor attend(const Tensor& x, const Tensor& keys, const Tensor& queries, const 
   const int64_t d_k = keys.size(-1);
   t.attn_weights =
       t.steps.bind("attn_weights", "attn_weights = torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=-1)",
-                   variant_softmax(scale_scores(t.attn_scores, sqrt_d_k(d_k), {d_k, x.size(-1), d_k}, v), -1, v));
+                   scaled_softmax(t.attn_scores, sqrt_d_k(d_k), {d_k, x.size(-1), d_k}, -1, v));
   t.context_vec = t.steps.bind("context_vec", "context_vec = attn_weights @ values", matmul(t.attn_weights, values));
   return hand_over(t, trace, t.context_vec);
 }

@@ -18,13 +18,15 @@ struct Variant {
   // (the course's and d2l's: Wq, Wk, Wv, W_o); empty: the book's.
   std::vector<int> linear_order;
   // The scores' divisor: the book's (keys.shape[-1]**0.5), none, d_k itself, sqrt(d_in) of the input,
-  // or sqrt of the whole projection width (d_out, d_model) instead of one head's.
-  enum class Scale { Book, None, Dk, SqrtDin, SqrtWidth };
+  // sqrt of the whole projection width (d_out, d_model) instead of one head's, or the book's divisor applied
+  // to the weights after softmax instead of to the scores.
+  enum class Scale { Book, None, Dk, SqrtDin, SqrtWidth, AfterSoftmax };
   Scale scale = Scale::Book;
   std::optional<int64_t> softmax_dim;  // softmax over this dim instead of the last (when it is not the last)
   // The causal mask: the book's triu(diagonal=1); triu without diagonal=1; tril (the lower triangle filled);
-  // zeroing after softmax without renormalising; masked_fill's result dropped (no mask at all).
-  enum class Mask { Book, NoDiagonal, Tril, AfterSoftmax, Discarded };
+  // zeroing after softmax without renormalising; masked_fill's result dropped (no mask at all); the book's
+  // mask filled with 0 or with +inf instead of -inf; the 0/1 mask added to the scores instead of filled.
+  enum class Mask { Book, NoDiagonal, Tril, AfterSoftmax, Discarded, FillZero, PlusInf, AddOnes };
   Mask mask = Mask::Book;
   // nn.Dropout on the scores (before or after the mask) instead of on the weights.
   enum class DropoutOn { Weights, ScoresBeforeMask, ScoresAfterMask };
