@@ -228,3 +228,24 @@ TEST_CASE("check: the mistakes after the chapter and the shape-changing ones are
     }
   }
 }
+
+TEST_CASE("check: a mask rerun changes only the step it varies in causal-mask") {
+  // Masking after softmax or dropping masked_fill's result leaves the lesson's -inf `masked` as the book
+  // computes it (the learner's other way of masking may still be right); the masks filled with 0 or +inf and
+  // the added 0/1 mask change `masked` itself.
+  const attn::LessonInfo& lesson = *attn::find_lesson("causal-mask");
+  auto masked = [&](attn::Variant::Mask m) {
+    attn::LessonOptions o;
+    o.variant.mask = m;
+    const attn::Notebook nb = lesson.run(o);
+    for (const attn::Binding& b : nb.timeline())
+      if (b.name == "masked") return b.tensor.values();
+    FAIL("no masked in causal-mask");
+    return std::vector<float>();
+  };
+  using M = attn::Variant::Mask;
+  const std::vector<float> book = masked(M::Book);
+  CHECK(masked(M::AfterSoftmax) == book);
+  CHECK(masked(M::Discarded) == book);
+  for (M m : {M::FillZero, M::PlusInf, M::AddOnes}) CHECK(masked(m) != book);
+}

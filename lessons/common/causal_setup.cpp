@@ -53,7 +53,7 @@ CausalWeights causal_weights(const LessonOptions& opt, Notebook* nb, bool verbos
   w.mask = v.mask == Variant::Mask::NoDiagonal ? triu(ones(square), 0)
            : v.mask == Variant::Mask::Tril     ? tril(ones(square), 0)
                                                : triu(ones(square), 1);
-  w.masked = mask_scores(w.attn_scores, to_bool(w.mask), v);  // the Discarded and AfterSoftmax scores unmasked
+  w.masked = mask_scores(w.attn_scores, to_bool(w.mask), v);
   if (v.mask == Variant::Mask::AfterSoftmax)
     w.attn_weights = masked_fill(w.attn_weights_unmasked, to_bool(w.mask), 0.0f);
   else

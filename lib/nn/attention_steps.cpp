@@ -61,9 +61,6 @@ Tensor fill_mask(const Tensor& book_mask, const Variant& v) {
 Tensor mask_scores(const Tensor& scores, const Tensor& book_mask, const Variant& v) {
   const float inf = std::numeric_limits<float>::infinity();
   switch (v.mask) {
-    case Variant::Mask::AfterSoftmax:
-    case Variant::Mask::Discarded:
-      return scores;
     case Variant::Mask::FillZero:
       return masked_fill(scores, book_mask, 0.0f);  // masked_fill(mask, 0)
     case Variant::Mask::PlusInf:

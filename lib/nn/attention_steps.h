@@ -24,7 +24,8 @@ Tensor scaled_softmax(const Tensor& scores, double book, const ScaleSizes& sizes
 // What masked_fill fills with -inf: `book_mask` (T x T bool), or the variant's triangle.
 Tensor fill_mask(const Tensor& book_mask, const Variant& v);
 // scores.masked_fill(book_mask, -inf) before softmax, or the variant's way of masking there (another
-// triangle, 0 or +inf filled, the 0/1 mask added); the scores as they are when the variant masks elsewhere.
+// triangle, 0 or +inf filled, the 0/1 mask added). A variant that masks elsewhere (after softmax, or not at
+// all) is its caller's to skip.
 Tensor mask_scores(const Tensor& scores, const Tensor& book_mask, const Variant& v);
 // nn.Dropout(p) of a module in `training` mode, or the variant's dropout (eval, F.dropout, a hand-written
 // torch.rand mask, 1/p). `keep` receives the 0/1 mask (empty when none was drawn).

@@ -47,7 +47,7 @@ Tensor CourseAttention::forward(const Tensor& x, Generator& gen, BernoulliPath p
   t.mask = narrow(narrow(mask, 0, 0, T), 1, 0, T);  // (T, T)
   t.mask_is_zero = equals_zero(t.mask);
   const bool fills = v.mask != V::Mask::AfterSoftmax && v.mask != V::Mask::Discarded;
-  t.masked = mask_scores(t.scaled, t.mask_is_zero, v);
+  t.masked = fills ? mask_scores(t.scaled, t.mask_is_zero, v) : t.scaled;
   if (fills) s.bind("weights", "weights = weights.masked_fill(self.mask[:T, :T] == 0, float('-inf'))", t.masked);
   t.softmaxed = s.bind("weights", "weights = F.softmax(weights, dim=-1)",
                        scale_weights(variant_softmax(t.masked, -1, v), math_sqrt(head_size), v));
