@@ -3,6 +3,9 @@
 #include <dirent.h>
 #include <doctest/doctest.h>
 #include <fcntl.h>
+#if defined(__linux__)
+#include <malloc.h>  // malloc_trim
+#endif
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -29,6 +32,9 @@ BoundedRun run_bounded(const std::string& args, const std::string& before, int l
                           args + " </dev/null >" + (stdout_to.empty() ? out : stdout_to) + " 2>" + err;
   BoundedRun r;
   const auto start = std::chrono::steady_clock::now();
+#ifdef __GLIBC__
+  malloc_trim(0);  // a forked child's peak memory counts the pages of this process it starts with
+#endif
   const pid_t pid = fork();
   if (pid == 0) {
     setpgid(0, 0);  // one process group: the command and whatever `before` started
@@ -96,6 +102,9 @@ pid_t start_attn_tutor(const std::vector<std::string>& args, const std::string& 
   std::vector<char*> argv;
   for (std::string& w : words) argv.push_back(w.data());
   argv.push_back(nullptr);
+#ifdef __GLIBC__
+  malloc_trim(0);  // a forked child's peak memory counts the pages of this process it starts with
+#endif
   const pid_t pid = fork();
   if (pid == 0) {
     const int in = open("/dev/null", O_RDONLY);
