@@ -116,6 +116,19 @@ def parse(out, titles):
     v = {"first": None, "cell": None, "mistakes": [], "stale": [], "print_blamed": [], "no_known": False}
     lines = out.split("\n")
     v["lesson"] = None
+    v["sections"] = None
+    notes = []  # the header's notes, their wrapped lines joined
+    for line in lines[1:]:
+        if line.startswith("    ") and notes:
+            notes[-1] += " " + line.strip()
+        elif line.startswith("  ") and line[2:3] not in ("\u2713", "\u2717", "?", ""):
+            notes.append(line)
+        else:
+            break
+    for line in notes:
+        m = re.match(r"\s*your program computes these sections of the chapter, .*?: (.*)$", line)
+        if m:
+            v["sections"] = re.findall(r"([a-z0-9-]+) \(", m.group(1))
     for line in lines[:3]:
         m = re.match(r"attn-tutor check .*: lesson (\S+?),? \d+ tensors?$", line)
         if m:
@@ -156,7 +169,7 @@ def parse(out, titles):
 
 
 def expected_for(entry, way):
-    e = {k: entry[k] for k in ("exit", "first", "cell", "mistake") if k in entry}
+    e = {k: entry[k] for k in ("exit", "first", "cell", "mistake", "sections") if k in entry}
     e.update(entry.get("by_way", {}).get(way, {}))
     if e.get("exit") == 0:
         for k in ("first", "cell", "mistake"):
@@ -179,13 +192,16 @@ def judge(name, entry, way, rc, out, err, v):
     if rc == 2:
         problems.append("error: " + (err.strip().split("\n")[0][:160] if err.strip() else "(no message)"))
     chapter = ("naive-scores", "softmax", "trainable", "causal-mask", "dropout", "wrapper", "mha")
-    if rc in (0, 1) and v["lesson"] != entry["lesson"] and not (v["lesson"] == "all" and entry["lesson"] in chapter):
-        problems.append(f"lesson {v['lesson']}, expected {entry['lesson']}")
+    lesson = entry.get("by_way", {}).get(way, {}).get("lesson", entry["lesson"])
+    if rc in (0, 1) and v["lesson"] != lesson and not (v["lesson"] == "all" and lesson in chapter):
+        problems.append(f"lesson {v['lesson']}, expected {lesson}")
+    if rc in (0, 1) and e.get("sections") is not None and v["sections"] != e["sections"]:
+        problems.append(f"sections {v['sections']}, expected {e['sections']}")
     if rc == 1 and e["exit"] == 1:
         firsts = e["first"] if isinstance(e.get("first"), list) else [e.get("first")]
         if "first" in e and v["first"] not in firsts:
             problems.append(f"first {v['first']}, expected {' or '.join(firsts)}")
-        if "cell" in e and v["first"] == firsts[0] and v["cell"] is not None and v["cell"] != e["cell"]:
+        if e.get("cell") is not None and v["first"] == firsts[0] and v["cell"] is not None and v["cell"] != e["cell"]:
             problems.append(f"cell In [{v['cell']}], expected In [{e['cell']}]")
         if "mistake" in e and e["mistake"] not in v["mistakes"]:
             got = ",".join(v["mistakes"]) or ("none (no known mistake)" if v["no_known"] else "none")

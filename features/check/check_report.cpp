@@ -287,7 +287,7 @@ std::string render_report(const CheckReport& r, bool color, Lang lang, size_t pa
   std::string out = ui(r.yours.size() == 1 ? "check.header.one" : "check.header.many", lang,
                        {echo(r.source, kSourceColumns), r.lesson, std::to_string(r.yours.size())}) +
                     "\n";
-  for (const Prose& note : r.notes) out += "  " + ui(note.key, lang, note.args) + "\n";
+  for (const Prose& note : r.notes) out += "  " + wrap(ui(note.key, lang, note.args), prose - 2, "    ") + "\n";
   // The tensors that get a line: the first difference, then the file's first ones, in the file's order.
   const std::vector<char> listed = listed_tensors(r);
   size_t lines = 0;

@@ -43,6 +43,7 @@ struct LearnerTensor {
   // A traced program's tensor placed where it equals the lesson's value (features/check/trace_export.cpp):
   // that timeline entry is its point (used when the timeline checked has its name there).
   std::optional<int> point;
+  bool in_call = false;  // a traced program's tensor bound inside a function it called (a forward's step)
 };
 
 struct LearnerExport {

@@ -12,6 +12,7 @@
 #include "features/check/forward_check.h"
 #include "features/check/trace_export.h"
 #include "features/check/replay.h"
+#include "features/check/sections.h"
 #include "lessons/cost_model.h"
 #include "lessons/lesson.h"
 
@@ -142,6 +143,85 @@ std::string settings_text(const json& config) {
   return out;
 }
 
+// The chapter's values in sections by the cell export_for placed them in: a value placed in a lesson's cell
+// starts (or continues) that lesson's section, the values without a place belong to the section they are in;
+// a value under a name its section's lesson does not have is not that lesson's (a class's `context_vec` in
+// 3.4.2 is not 3.5's).
+std::vector<LearnerTensor> by_cell_sections(const std::vector<LearnerTensor>& tensors,
+                                            const std::vector<int>& base_cell,
+                                            const std::vector<std::set<std::string>>& names_of, int& unlisted) {
+  std::vector<LearnerTensor> kept;
+  size_t k = 0;
+  for (const LearnerTensor& t : tensors) {
+    if (t.cell) {
+      size_t at = 0;
+      while (at + 1 < base_cell.size() && base_cell[at + 1] < *t.cell) ++at;
+      k = at;
+    }
+    if (names_of[k].count(t.name))
+      kept.push_back(t);
+    else
+      ++unlisted;
+  }
+  return kept;
+}
+
+// The lesson whose span holds the timeline entry `entry` ("" : none).
+std::string lesson_at(const std::vector<LessonSpan>& spans, int entry) {
+  for (const LessonSpan& s : spans)
+    if (entry >= s.begin && entry < s.end) return s.lesson;
+  return "";
+}
+
+// "naive-scores (§3.3.1, 3.3.2), trainable (§3.4.1, 3.4.2)": the plan's sections the program computes
+// (`evidenced`) or those it does not.
+std::string sections_text(const SectionPlan& plan, const std::vector<LessonSpan>& spans, bool evidenced) {
+  std::string out;
+  for (const Section& s : plan.sections) {
+    if (s.evidenced() != evidenced) continue;
+    const LessonInfo* l = find_lesson(spans[s.span].lesson);
+    std::string where;
+    for (const std::string& sec : l->sections) where += (where.empty() ? "§" : ", ") + sec;
+    out += (out.empty() ? "" : ", ") + l->name + (where.empty() ? "" : " (" + where + ")");
+  }
+  return out;
+}
+
+// The chapter's values by the plan's sections: each where the plan placed it (its entry, its cell), kept when
+// its section is one the program computes and its lesson has its name; the sections found but not computed
+// told in `notes` with the names they hold.
+std::vector<LearnerTensor> section_tensors(const std::vector<LearnerTensor>& tensors, const SectionPlan& plan,
+                                           const std::vector<LessonSpan>& spans,
+                                           const std::vector<std::set<std::string>>& names_of,
+                                           const std::vector<Binding>& timeline, int& unlisted,
+                                           std::vector<Prose>& notes) {
+  std::vector<LearnerTensor> kept;
+  std::vector<std::set<std::string>> unchecked(plan.sections.size());
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const int s = plan.section_of[i];
+    if (s < 0 || !names_of[plan.sections[s].span].count(tensors[i].name)) {
+      ++unlisted;
+      continue;
+    }
+    if (!plan.sections[s].evidenced()) {
+      if (unchecked[s].size() < 6) unchecked[s].insert(echo(tensors[i].name));
+      continue;
+    }
+    kept.push_back(tensors[i]);
+    if (plan.entry[i] >= 0) {
+      kept.back().point = plan.entry[i];
+      kept.back().cell = timeline[plan.entry[i]].cell;
+    }
+  }
+  for (size_t s = 0; s < plan.sections.size(); ++s) {
+    if (plan.sections[s].evidenced() || unchecked[s].empty()) continue;
+    std::string names;
+    for (const std::string& n : unchecked[s]) names += (names.empty() ? "" : ", ") + n;
+    notes.push_back(text("check.traced.section-unchecked", {spans[plan.sections[s].span].lesson, names}));
+  }
+  return kept;
+}
+
 struct Candidate {
   const LessonInfo* lesson = nullptr;
   LearnerExport ex;
@@ -149,6 +229,17 @@ struct Candidate {
   int reshaped = 0;   // differing tensors whose shape is not the lesson's
   int furthest = -1;  // the program's last module-level tensor the lesson places (an index into the trace's events)
 };
+
+// Whether the lesson's own check of `c` stops at the same line of the program as `sections` does (a section
+// before it, recomputed under its names, is not what it compares).
+bool same_first_difference(const CheckReport& sections, const Candidate& c) {
+  const Notebook nb = c.lesson->run(replay_options(c.ex));
+  const CheckReport own = check_export(c.ex, nb, nullptr);
+  if (own.ok()) return false;
+  const auto& a = sections.yours[sections.first_divergence].origin;
+  const auto& b = own.yours[own.first_divergence].origin;
+  return a && b && a->cell == b->cell && a->line == b->line && a->file == b->file;
+}
 
 }  // namespace
 
@@ -274,26 +365,38 @@ CheckReport check_trace(const TraceDocument& trace, const std::string& source, c
       }
     int unlisted = 0;
     LearnerExport ex = export_for(trace, source, "all", timeline_names(all), config, unlisted, &all.timeline());
-    // The program in sections: a value placed in a lesson's cell starts (or continues) that lesson's
-    // section, the values without a place belong to the section they are in; a value under a name its
-    // section's lesson does not have is not that lesson's (a class's `context_vec` in 3.4.2 is not 3.5's).
-    {
-      std::vector<LearnerTensor> kept;
-      size_t k = 0;
-      for (const LearnerTensor& t : ex.tensors) {
-        if (t.cell) {
-          size_t at = 0;
-          while (at + 1 < base_cell.size() && base_cell[at + 1] < *t.cell) ++at;
-          k = at;
-        }
-        if (names_of[k].count(t.name))
-          kept.push_back(t);
-        else
-          ++unlisted;
-      }
-      ex.tensors = kept;
+    // Stage "sections": the lessons the program computes, its values placed along them (sections.h).
+    std::vector<LessonSpan> spans;
+    for (size_t k = 0; k < starts.size(); ++k)
+      spans.push_back({starts[k].second->name, starts[k].first,
+                       k + 1 < starts.size() ? starts[k + 1].first : static_cast<int>(all.timeline().size())});
+    const SectionPlan plan = find_sections(all.timeline(), spans, ex.tensors);
+    // Sections when two or more are computed, they place as many of the program's values as the one lesson
+    // compares (and, for a lesson after the chapter, match more of them).
+    int placed = 0, equal = 0;
+    for (const Section& s : plan.sections)
+      if (s.evidenced()) placed += s.placed, equal += s.equal;
+    bool in_sections = plan.evidenced() >= 2 && placed >= best->matched + best->differing &&
+                       (best->lesson->in_chapter() || equal > best->matched);
+    std::vector<Prose> section_notes;
+    const std::vector<LearnerTensor> all_tensors = ex.tensors;
+    const int unlisted_before = unlisted;
+    if (in_sections)
+      ex.tensors = section_tensors(all_tensors, plan, spans, names_of, all.timeline(), unlisted, section_notes);
+    CheckReport r = !in_sections || ex.tensors.empty() ? CheckReport{} : check_export(ex, all, nullptr);
+    // A program the one lesson explains without a difference keeps its report unless its sections find one
+    // (a lesson's --py program sets up the section before it; a right §3.4 beside a wrong §3.3 is no ✓).
+    if (in_sections && best->differing == 0 && r.ok()) in_sections = false;
+    // Nor when the sections' first difference is in that lesson too: its own report says it (its forwards'
+    // steps and its diagnosis), the sections before it only the setup it recomputes.
+    if (in_sections && !r.ok() && lesson_at(spans, r.checks[r.first_divergence].expected) == best->lesson->name &&
+        same_first_difference(r, *best))
+      in_sections = false;
+    if (!in_sections) {
+      unlisted = unlisted_before;
+      ex.tensors = by_cell_sections(all_tensors, base_cell, names_of, unlisted);
+      r = ex.tensors.empty() ? CheckReport{} : check_export(ex, all, nullptr);
     }
-    const CheckReport r = ex.tensors.empty() ? CheckReport{} : check_export(ex, all, nullptr);
     int matched = 0;
     std::vector<int> per_lesson(starts.size(), 0);  // the matches in each lesson
     for (const TensorCheck& c : r.checks) {
@@ -313,7 +416,7 @@ CheckReport check_trace(const TraceDocument& trace, const std::string& source, c
     const bool clean = r.ok() && std::none_of(r.checks.begin(), r.checks.end(), [](const TensorCheck& c) {
                          return c.elsewhere == TensorCheck::Elsewhere::Earlier && c.nothing_after;
                        });
-    if (chapter && (clean || (matched >= 2 * most && best->differing > 0))) {
+    if (in_sections || (chapter && (clean || (matched >= 2 * most && best->differing > 0)))) {
       // Its first difference diagnosed with the mistakes of the lesson it is in: the chapter's timeline
       // with that lesson's part rerun with each (the others run apart, as in `all`), and also with every
       // later lesson that can have the same mistake rerun with it (a class written once and used again:
@@ -362,7 +465,13 @@ CheckReport check_trace(const TraceDocument& trace, const std::string& source, c
         return what_ifs;
       });
       report.lesson = "all";
-      report.notes.push_back(text("check.traced.chapter", {std::to_string(starts.size())}));
+      if (in_sections && plan.evidenced() < static_cast<int>(spans.size())) {
+        report.notes.push_back(text("check.traced.sections", {sections_text(plan, spans, true)}));
+        for (const Prose& n : section_notes) report.notes.push_back(n);
+      } else {
+        report.notes.push_back(text("check.traced.chapter", {std::to_string(starts.size())}));
+        for (const Prose& n : section_notes) report.notes.push_back(n);
+      }
       if (!report.ok()) report.notes.push_back(text("check.traced.chapter-lesson", {starts[k].second->name}));
       if (unlisted > 0) report.notes.push_back(text("check.traced.unlisted", {std::to_string(unlisted)}));
       if (trace.truncated || trace.skipped > 0)
@@ -371,17 +480,20 @@ CheckReport check_trace(const TraceDocument& trace, const std::string& source, c
     }
   }
   // The chosen lesson's full check: with the diagnosis (as check_file does for an export).
-  const LessonOptions opt = replay_options(best->ex);
-  const Notebook nb = best->lesson->run(opt);
+  LessonOptions opt = replay_options(best->ex);
+  Notebook nb = best->lesson->run(opt);
   const auto what_ifs = [&](const CheckReport& r) {
     const TensorCheck& c = r.checks[r.first_divergence];
     const bool shapes_differ = r.yours[r.first_divergence].tensor.shape() != r.tool[c.expected].tensor.shape();
     return with_forward_steps(mistake_what_ifs(best->lesson->name, opt, shapes_differ));
   };
   // The forwards the lesson runs inside a cell, with the program's calls of them (stage "forward").
-  const std::vector<LessonForward> forwards = lesson_forwards(nb.timeline(), nb.inside_values());
-  CheckReport report = check_export(with_forward_tensors(best->ex, trace, nb.timeline(), forwards), nb,
-                                    with_forward_steps(nb.timeline(), forwards), what_ifs);
+  const auto compare_with = [&](const Notebook& n, const std::function<std::vector<WhatIf>(const CheckReport&)>& w) {
+    const std::vector<LessonForward> forwards = lesson_forwards(n.timeline(), n.inside_values());
+    return check_export(with_forward_tensors(best->ex, trace, n.timeline(), forwards), n,
+                        with_forward_steps(n.timeline(), forwards), w);
+  };
+  CheckReport report = compare_with(nb, what_ifs);
   int left_out = best->unlisted;
   // A difference no known mistake explains at a step inside the program's functions (a step the lesson
   // does not have: dropout on the scores): its module-level values, as its export holds them, when a

@@ -345,6 +345,7 @@ LearnerExport export_for(const TraceDocument& trace, const std::string& source, 
     if (furthest && events[i]->scope == "module" && rank_ok[i] && (chained[i] || ex.tensors[i].name == events[i]->name))
       *furthest = std::max(*furthest, static_cast<int>(events[i] - trace.events.data()));
     kept.tensors.back().snapshot = true;
+    kept.tensors.back().in_call = events[i]->scope != "module";
     if (cell[i]) kept.tensors.back().cell = cell[i];
     if (point[i] >= 0)
       kept.tensors.back().point = point[i];
