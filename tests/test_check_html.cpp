@@ -170,11 +170,11 @@ TEST_CASE("check --html: the output rules of every --html (one line, exit 2, not
   CHECK(to_null.out.find("24 of 24 values") != std::string::npos);
 }
 
-TEST_CASE("check --html: when the shapes differ, every entry of both tensors is marked (the text's 'its shape is')") {
+TEST_CASE("check --html: when the shapes differ, every entry of both tensors is marked (as the text says)") {
   const std::string path = kMistakes + "export-settings.json";
   const CliResult text = run_cli("check " + path + " --color never");
   const CliResult html = run_cli("check " + path + " --html -");
-  REQUIRE(text.out.find("its shape is (2, 6, 2)") != std::string::npos);
+  REQUIRE(text.out.find("the lesson's shape is (2, 6, 2)") != std::string::npos);
   CHECK(html.exit_code == text.exit_code);
   const std::vector<std::string> yours = html_elements(html.out, "<pre class=\"out yours\">", "</pre>");
   const std::vector<std::string> ours = html_elements(html.out, "<pre class=\"out ours\">", "</pre>");

@@ -572,3 +572,15 @@ TEST_CASE("check program: 30 thousand module-level tensors and 3 thousand one-li
     CHECK(entries(tmp) == 0);
   }
 }
+
+TEST_CASE("check program: a program that binds no tensor is told that it computes nothing, in one line") {
+  // A file that defines SelfAttention_v1 and never calls it: its trace holds no event.
+  const std::string path = write_file(temp_dir(), "defs.json",
+                                      "{\"schema\": \"attn-tutor-trace/1\", \"program\": \"defs.py\", \"status\": "
+                                      "\"ok\", \"events\": [], \"seeds\": [], \"modules\": []}");
+  const CliResult r = run_cli_wide("check '" + path + "'");
+  CHECK(r.exit_code == 2);
+  CHECK(count_lines(r.err) == 1);
+  CHECK(r.err.find("your program ran to the end without binding a tensor (a file that only defines a class or a "
+                   "function computes nothing)") != std::string::npos);
+}

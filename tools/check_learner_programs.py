@@ -169,7 +169,7 @@ def parse(out, titles):
 
 
 def expected_for(entry, way):
-    e = {k: entry[k] for k in ("exit", "first", "cell", "mistake", "sections") if k in entry}
+    e = {k: entry[k] for k in ("exit", "first", "cell", "mistake", "sections", "says") if k in entry}
     e.update(entry.get("by_way", {}).get(way, {}))
     if e.get("exit") == 0:
         for k in ("first", "cell", "mistake"):
@@ -189,8 +189,10 @@ def judge(name, entry, way, rc, out, err, v):
         problems.append(f"exit {rc}, expected {e['exit']}")
     if rc in (0, 1) and err.strip():
         problems.append("stderr: " + err.strip().split("\n")[-1][:100])
-    if rc == 2:
+    if rc == 2 and e["exit"] != 2:
         problems.append("error: " + (err.strip().split("\n")[0][:160] if err.strip() else "(no message)"))
+    if rc == 2 and e["exit"] == 2 and (e.get("says", "") not in err or len(err.strip().split("\n")) != 1):
+        problems.append("refusal without '" + e.get("says", "") + "' on one line: " + err.strip()[:160])
     chapter = ("naive-scores", "softmax", "trainable", "causal-mask", "dropout", "wrapper", "mha")
     lesson = entry.get("by_way", {}).get(way, {}).get("lesson", entry["lesson"])
     if rc in (0, 1) and v["lesson"] != lesson and not (v["lesson"] == "all" and lesson in chapter):
@@ -322,7 +324,7 @@ def main():
             else:
                 cols.append(f"FAIL ({rc})")
         e = expected_for(entry, "export")
-        expect = "0" if e["exit"] == 0 else f"1 {e.get('first')} {e.get('mistake')}"
+        expect = {0: "0", 2: "2 (cannot judge)"}.get(e["exit"], f"1 {e.get('first')} {e.get('mistake')}")
         details = []
         for way in ways:
             vd = verdicts.get(way)

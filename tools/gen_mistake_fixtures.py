@@ -347,7 +347,8 @@ def main():
     mkl.self_check_mkl()
     jobs = [(name, make) for name, make in MISTAKES.items()] + \
         [("correct-" + name, make) for name, make in CORRECT.items()] + \
-        [("way-" + name, make) for name, make in learner_mistakes.WAYS.items()] + learner_mistakes_cache.jobs()
+        [("way-" + name, make) for name, make in learner_mistakes.WAYS.items()] + \
+        list(learner_mistakes.OTHER_GENERATOR.items()) + learner_mistakes_cache.jobs()
     common.export_all(jobs, args.out)
 
 

@@ -3,7 +3,7 @@
     /usr/bin/python3 tools/gen_trace_fixtures.py
 
 Runs each program of tests/fixtures/traces/programs/ (given whole by tools/program_diffs.py: a NAME.diff there
-applied to its base, a `# <book: NAME>` line expanded) and nine of tests/learners/ (FROM_LEARNERS) (a .py, and the notebook made from it: one code cell per
+applied to its base, a `# <book: NAME>` line expanded) and eleven of tests/learners/ (FROM_LEARNERS) (a .py, and the notebook made from it: one code cell per
 "# %%" block) under check's tracer (python/tracer.py, the one the binary embeds) with this Python, and
 writes its "attn-tutor-trace/1" document (docs/trace-json.md) to tests/fixtures/traces/NAME.json (the notebook's
 NAME-ipynb.json). CI has no torch: the tests check these documents with `attn-tutor check TRACE.json`.
@@ -71,7 +71,8 @@ FROM_LEARNERS = {"kv-mask-row0": "m25_kv_mask_row0", "swa-cache-oldest": "m24_sw
                  "sa-classes-book": "c23_sa_classes_book", "sections-33-34": "c25_sections_33_34",
                  "sections-33-query-first": "m39_sections_33_query_first",
                  "sections-34-to-352": "c26_sections_34_to_352",
-                 "sections-351-triu": "m41_sections_351_triu_diagonal"}
+                 "sections-351-triu": "m41_sections_351_triu_diagonal", "dropout-seed-42": "c27_dropout_seed_42",
+                 "mha-dropout-other-masks": "c28_mha_dropout_other_masks"}
 
 
 def main():

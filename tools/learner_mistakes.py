@@ -4,7 +4,9 @@ tools/gen_mistake_fixtures.py (which exports each into tests/fixtures/mistakes/)
 Each function returns (lesson, tensors, config): the learner's tensors in the order their program
 computed them (a dict, or a list of (name, tensor) pairs) and the settings they export with.
 """
+import contextlib
 import math
+from unittest import mock
 
 import torch
 import torch.nn as nn
@@ -278,5 +280,66 @@ def way_both_attn_weights():
                            ("masked", masked), ("attn_weights", attn_weights), ("context_vec", attn_weights @ values)], {}
 
 
+@contextlib.contextmanager
+def other_generator(offset=1000):
+    """nn.Dropout as another generator draws it (a GPU's, Apple's MPS): the same rule, each entry kept with
+    probability 1 - p and scaled by 1/(1 - p), from another stream (a torch.Generator seeded `offset` past the
+    seed). torch.manual_seed restarts it, as it restarts a GPU's generator."""
+    seed = torch.manual_seed
+    stream = [torch.Generator().manual_seed(torch.initial_seed() + offset)]
+
+    def manual_seed(s):
+        stream[0] = torch.Generator().manual_seed(int(s) + offset)
+        return seed(s)
+
+    def forward(self, x):
+        if not self.training or self.p == 0:
+            return x
+        keep = torch.bernoulli(torch.full_like(x, 1 - self.p), generator=stream[0])
+        return x * (keep / (1 - self.p))
+
+    with mock.patch.object(torch, "manual_seed", manual_seed), mock.patch.object(nn.Dropout, "forward", forward):
+        yield
+
+
+def way_other_generator():
+    """§3.5.2's cells on a GPU: both dropouts (after torch.manual_seed(123) each) with another generator's mask."""
+    with other_generator():
+        inputs, keys, values, attn_scores, mask, masked, attn_weights = causal_setup()
+        dropout = nn.Dropout(0.5)
+        torch.manual_seed(123)
+        example = torch.ones(6, 6)
+        dropped_example = dropout(example)
+        torch.manual_seed(123)
+        dropped = dropout(attn_weights)
+    return "dropout", {"attn_weights": attn_weights, "dropout(example)": dropped_example,
+                       "dropout(attn_weights)": dropped}, {}
+
+
+def way_other_generator_mha():
+    """MultiHeadAttention with dropout 0.5 on a GPU: the weights after dropout, and the context vectors they give."""
+    with other_generator():
+        mha, context_vecs = mha_run(d_out=4, dropout=0.5)
+    return "mha", {"attn_weights": mha.seen["attn_weights"], "context_vecs": context_vecs}, {"d_out": 4, "dropout": 0.5}
+
+
+def way_other_generator_outputs():
+    """The same module on a GPU, only its output exported: check cannot tell its masks from a mistake."""
+    with other_generator():
+        mha, context_vecs = mha_run(d_out=4, dropout=0.5)
+    return "mha", {"context_vecs": context_vecs}, {"d_out": 4, "dropout": 0.5}
+
+
+def no_out_proj_other_generator():
+    """out_proj never applied, on a GPU: the mistake named under the learner's own dropout masks."""
+    with other_generator():
+        mha, context_vecs = mha_run(d_out=4, dropout=0.5, step="no-out-proj")
+    return "mha", {"attn_weights": mha.seen["attn_weights"], "context_vecs": context_vecs}, {"d_out": 4, "dropout": 0.5}
+
+
+# Exports that tests/test_check_own_masks.cpp reads besides the ways: a mistake under another generator's masks.
+OTHER_GENERATOR = {"no-out-proj-other-generator": no_out_proj_other_generator}
+
 WAYS = {"inplace-softmax": way_inplace_softmax, "before-dropout": way_before_dropout, "reshape": way_reshape,
-        "tril-eq0": way_tril_eq0, "both-attn-weights": way_both_attn_weights}
+        "tril-eq0": way_tril_eq0, "both-attn-weights": way_both_attn_weights, "other-generator": way_other_generator,
+        "other-generator-mha": way_other_generator_mha, "other-generator-outputs": way_other_generator_outputs}

@@ -180,7 +180,9 @@ std::string verdict_div(const CheckReport& r, Lang lang) {
     out += "<p>" + esc(ui("check.several", lang, {std::to_string(r.diagnoses.size())})) + "</p>\n";
     for (const Diagnosis& d : r.diagnoses) out += diagnosis_html(d, ui("check.possible-diagnosis", lang), lang);
   } else {
-    out += "<p class=\"no-mistake\">" + esc(ui("check.no-mistake", lang, {r.lesson, in_cell(t.cell)})) + "</p>\n";
+    out += "<p class=\"no-mistake\">" +
+           esc(ui(traced(r) ? "check.no-mistake-program" : "check.no-mistake", lang, {r.lesson, in_cell(t.cell)})) +
+           "</p>\n";
   }
   if (!r.diagnoses.empty() && !r.not_reproduced.empty() && c.elsewhere != E::Unsure) {
     out += "<p class=\"later-differ\">" + esc(later_differ(r, lang)) + "</p>\n";

@@ -84,6 +84,10 @@ std::string two_columns(const std::string& left, const std::string& right, size_
   return out;
 }
 
+bool traced(const CheckReport& r) {
+  return std::any_of(r.yours.begin(), r.yours.end(), [](const LearnerTensor& t) { return t.origin.has_value(); });
+}
+
 size_t prose_width(size_t page_width) {
   return std::max<size_t>(kMinProseColumns, std::min<size_t>(100, page_width - std::min<size_t>(page_width, 2)));
 }
@@ -398,7 +402,7 @@ std::string render_report(const CheckReport& r, bool color, Lang lang, size_t pa
     for (const Diagnosis& d : r.diagnoses)
       out += diagnosis_text(d, st, ui("check.possible-diagnosis", lang), lang, prose);
   } else {
-    out += ui("check.no-mistake", lang, {r.lesson, in_cell(t.cell)}) + "\n";
+    out += ui(traced(r) ? "check.no-mistake-program" : "check.no-mistake", lang, {r.lesson, in_cell(t.cell)}) + "\n";
   }
   if (!r.diagnoses.empty() && !r.not_reproduced.empty() && c.elsewhere != E::Unsure) {
     out += "  " + later_differ(r, lang) + "\n";

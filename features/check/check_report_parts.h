@@ -28,6 +28,8 @@ struct Style {
   }
 };
 
+// Whether the report is of a traced program (its tensors carry where the program bound them), not an export.
+bool traced(const CheckReport& r);
 // The learner's tensor name as the report shows it (echo, at most kNameColumns characters).
 std::string shown_name(const std::string& name);
 // Which tensors get their own line (1): the first difference, then the file's first ones.

@@ -68,7 +68,9 @@ std::vector<WhatIf> mistake_what_ifs(const std::string& lesson, const LessonOpti
   for (const MistakeRerun& rerun : mistake_reruns(lesson, opt, shapes_differ)) {
     if (runs) ++*runs;
     try {
-      const Notebook nb = info->run(rerun.opt);
+      LessonOptions o = rerun.opt;
+      o.variant.own_masks = opt.variant.own_masks;  // the learner's own dropout masks stay (own_masks.h)
+      const Notebook nb = info->run(o);
       out.push_back({rerun.mistake, rerun.detail, nb.timeline(), nb.inside_values()});
     } catch (const std::bad_alloc&) {
       throw;  // told as out of memory (app/main.cpp), not as a failed run

@@ -9,6 +9,7 @@
 
 #include "core/safe_text.h"
 #include "core/usage_error.h"
+#include "features/check/own_masks.h"
 #include "lessons/cost_model.h"
 #include "lessons/option_fields.h"
 
@@ -232,8 +233,8 @@ CheckReport check_file(const std::string& path) {
   }
   // The lesson, then a rerun per known mistake: refused before it runs when that is too much.
   const LessonOptions opt = replay_options(ex);
-  require_affordable(ex.lesson, opt, false, "config.", 1.0 + static_cast<double>(mistake_rerun_count(ex.lesson, opt)),
-                     "check " + path);
+  const double reruns = static_cast<double>(mistake_rerun_count(ex.lesson, opt));
+  require_affordable(ex.lesson, opt, false, "config.", 1.0 + reruns, "check " + path);
   Notebook nb = [&] {
     try {
       return lesson->run(opt);
@@ -245,18 +246,35 @@ CheckReport check_file(const std::string& path) {
       throw UsageError(error_text("check.err.cannot-run", {path, ex.lesson, std::string(e.what())}));
     }
   }();
-  return check_export(ex, nb, [&](const CheckReport& r) {
-    // Other settings first: any tensor of a known name whose shape the lesson's name never has, wherever it
-    // stands in the export (attn_weights first has the same shape at d_out 2 and 4; context_vecs after it not).
-    std::map<std::string, std::set<Shape>> shapes;  // each name's shapes in the lesson
-    for (const Binding& b : r.tool) shapes[b.name].insert(b.tensor.shape());
-    bool shapes_differ = false;
-    for (size_t i = 0; i < r.yours.size() && !shapes_differ; ++i) {
-      const auto it = shapes.find(r.yours[i].name);
-      shapes_differ = it != shapes.end() && it->second.count(r.yours[i].tensor.shape()) == 0;
-    }
-    return mistake_what_ifs(ex.lesson, opt, shapes_differ);
-  });
+  const auto what_ifs = [&ex](const LessonOptions& o) {
+    return [&ex, o](const CheckReport& r) {
+      // Other settings first: any tensor of a known name whose shape the lesson's name never has, wherever it
+      // stands in the export (attn_weights first has the same shape at d_out 2 and 4; context_vecs after it not).
+      std::map<std::string, std::set<Shape>> shapes;  // each name's shapes in the lesson
+      for (const Binding& b : r.tool) shapes[b.name].insert(b.tensor.shape());
+      bool shapes_differ = false;
+      for (size_t i = 0; i < r.yours.size() && !shapes_differ; ++i) {
+        const auto it = shapes.find(r.yours[i].name);
+        shapes_differ = it != shapes.end() && it->second.count(r.yours[i].tensor.shape()) == 0;
+      }
+      return mistake_what_ifs(ex.lesson, o, shapes_differ);
+    };
+  };
+  CheckReport report = check_export(ex, nb, what_ifs(opt));
+  if (report.ok() || !report.diagnoses.empty() ||
+      !own_masks_affordable(estimate_lesson_cost(ex.lesson, opt, false).seconds, reruns))
+    return report;
+  // Stage "own masks": a dropout another generator drew is no mistake; compared on under the learner's masks.
+  const OwnMasks own =
+      find_own_masks(report, opt, [&](const LessonOptions& o) { return check_export(ex, lesson->run(o), nullptr); });
+  if (own.names.empty()) {
+    const int unseen = unseen_dropout_before(report);
+    if (unseen >= 0) throw unseen_dropout_error(report, unseen, path);
+    return report;
+  }
+  CheckReport again = check_export(ex, lesson->run(own.opt), what_ifs(own.opt));
+  again.notes.push_back(own_masks_note(again));
+  return again;
 }
 
 }  // namespace attn

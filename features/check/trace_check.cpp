@@ -10,6 +10,7 @@
 #include "core/safe_text.h"
 #include "core/usage_error.h"
 #include "features/check/forward_check.h"
+#include "features/check/own_masks.h"
 #include "features/check/trace_export.h"
 #include "features/check/replay.h"
 #include "features/check/sections.h"
@@ -300,6 +301,16 @@ CheckReport check_trace(const TraceDocument& trace, const std::string& source, c
         Candidate d = evaluate(without);
         if (!d.ex.tensors.empty() && d.differing <= c.differing && d.matched >= c.matched) c = std::move(d);
       }
+      // A seed of the program's own beside the book's (torch.manual_seed(42) before its dropout cells only):
+      // the lesson with the book's seeds as well, kept when it explains as much (its masks: own_masks.h).
+      const bool book_seed_too = std::any_of(trace.seeds.begin(), trace.seeds.end(),
+                                             [](const std::string& s) { return s == "123" || s == "789"; });
+      if (!choices.seed && c.ex.config.contains("seed") && book_seed_too) {
+        json without = c.ex.config;
+        without.erase("seed");
+        Candidate d = evaluate(without);
+        if (!d.ex.tensors.empty() && d.differing <= c.differing && d.matched >= c.matched) c = std::move(d);
+      }
       if (c.ex.tensors.empty()) continue;
       candidates.push_back(std::move(c));
     } catch (const UsageError& e) {
@@ -317,6 +328,8 @@ CheckReport check_trace(const TraceDocument& trace, const std::string& source, c
     for (const std::string& n : locals) listed += (listed.empty() ? "" : ", ") + n;
     if (!listed.empty()) throw UsageError(error_text("check.err.trace-locals", {source, listed}));
   }
+  if (candidates.empty() && bound.empty())  // nothing ran that makes a tensor: a class or function never called
+    throw UsageError(error_text("check.err.trace-no-tensors", {source}));
   if (candidates.empty()) {
     std::string names;
     for (const std::string& n : bound) {
@@ -494,6 +507,21 @@ CheckReport check_trace(const TraceDocument& trace, const std::string& source, c
                         with_forward_steps(n.timeline(), forwards), w);
   };
   CheckReport report = compare_with(nb, what_ifs);
+  // Stage "own masks": a dropout another generator drew is no mistake; compared on under the learner's masks.
+  if (!report.ok() && report.diagnoses.empty() &&
+      own_masks_affordable(estimate_lesson_cost(best->lesson->name, opt, false).seconds,
+                           static_cast<double>(mistake_rerun_count(best->lesson->name, opt)))) {
+    const OwnMasks own = find_own_masks(
+        report, opt, [&](const LessonOptions& o) { return compare_with(best->lesson->run(o), nullptr); });
+    if (!own.names.empty()) {
+      opt = own.opt;
+      nb = best->lesson->run(opt);
+      report = compare_with(nb, what_ifs);
+      notes.push_back(own_masks_note(report));
+    } else if (const int unseen = unseen_dropout_before(report); unseen >= 0) {
+      throw unseen_dropout_error(report, unseen, source);
+    }
+  }
   int left_out = best->unlisted;
   // A difference no known mistake explains at a step inside the program's functions (a step the lesson
   // does not have: dropout on the scores): its module-level values, as its export holds them, when a

@@ -14,4 +14,10 @@ Tensor dropout(const Tensor& t, double p, Generator& gen, BernoulliPath path, Te
   return out;
 }
 
+Tensor dropout_with_mask(const Tensor& t, const Tensor& keep, double p) {
+  Tensor out(t.shape(), p >= 1.0 ? std::vector<float>(t.numel(), 0.0f) : scale_kept(t.values(), keep.values(), p));
+  if (t.needs_grad()) out.set_grad_fn("MulBackward0");
+  return out;
+}
+
 }  // namespace attn

@@ -243,14 +243,19 @@ std::vector<float> dropout_values(Generator& gen, const std::vector<float>& inpu
     for (size_t i = 0; i < input.size(); ++i) out[i] = input[i] * 0.0f;
     return out;
   }
-  const double q = 1.0 - p;
-  const float q_f = static_cast<float>(q);
-  std::vector<float> mask = bernoulli_mask(gen, static_cast<int64_t>(input.size()), q, path);
+  std::vector<float> mask = bernoulli_mask(gen, static_cast<int64_t>(input.size()), 1.0 - p, path);
+  out = scale_kept(input, mask, p);
+  if (mask_out) *mask_out = std::move(mask);
+  return out;
+}
+
+std::vector<float> scale_kept(const std::vector<float>& input, const std::vector<float>& mask, double p) {
+  const float q_f = static_cast<float>(1.0 - p);
+  std::vector<float> out(input.size());
   for (size_t i = 0; i < input.size(); ++i) {
-    const float noise = mask[i] / q_f;
+    const float noise = mask[i] / q_f;  // noise = bernoulli_(1 - p).div_(1 - p)
     out[i] = input[i] * noise;
   }
-  if (mask_out) *mask_out = std::move(mask);
   return out;
 }
 

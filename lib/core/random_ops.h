@@ -27,6 +27,8 @@ std::vector<float> bernoulli_mask(Generator& gen, int64_t numel, double q, Berno
 // Training-mode nn.Dropout(p) applied to row-major values: p == 0 returns the input unchanged and
 // draws nothing; p == 1 returns input * 0 and draws nothing; otherwise input * (mask / f32(1 - p)).
 // If mask_out is given it receives the 0/1 mask (empty when no mask was drawn).
+// input * (mask / f32(1 - p)) for a 0/1 `mask` of input's size, 0 < p < 1: dropout's survivors scaled.
+std::vector<float> scale_kept(const std::vector<float>& input, const std::vector<float>& mask, double p);
 std::vector<float> dropout_values(Generator& gen, const std::vector<float>& input, double p, BernoulliPath path,
                                   std::vector<float>* mask_out = nullptr);
 

@@ -79,6 +79,11 @@ Tensor dropout_step(const Tensor& t, double p, bool training, Generator& gen, Be
     if (keep) *keep = Tensor();
     return t;
   }
+  for (const Tensor& k : v.own_masks)
+    if (k.shape() == t.shape()) {
+      if (keep) *keep = k;
+      return dropout_with_mask(t, k, p);
+    }
   if (v.rand_mask && p < 1.0) {  // mask = (torch.rand(X.shape) > p).float(); mask * X / (1 - p)
     std::vector<float> u = rand_values(gen, t.numel());
     for (float& x : u) x = x > static_cast<float>(p) ? 1.0f : 0.0f;

@@ -28,7 +28,7 @@ Tensor fill_mask(const Tensor& book_mask, const Variant& v);
 // all) is its caller's to skip.
 Tensor mask_scores(const Tensor& scores, const Tensor& book_mask, const Variant& v);
 // nn.Dropout(p) of a module in `training` mode, or the variant's dropout (eval, F.dropout, a hand-written
-// torch.rand mask, 1/p). `keep` receives the 0/1 mask (empty when none was drawn).
+// torch.rand mask, 1/p, the learner's own mask). `keep` receives the 0/1 mask (empty when none was drawn).
 Tensor dropout_step(const Tensor& t, double p, bool training, Generator& gen, BernoulliPath path, const Variant& v,
                     Tensor* keep = nullptr);
 

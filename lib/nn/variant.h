@@ -35,6 +35,9 @@ struct Variant {
   bool functional_dropout = false;  // F.dropout(x, p) with training left True: drops even in eval()
   bool rand_mask = false;           // a hand-written dropout: (torch.rand(x.shape) > p) instead of nn.Dropout's draws
   bool dropout_by_p = false;        // survivors * 1/p instead of 1/(1-p)
+  // A learner's own 0/1 keep masks (dropout drawn by another generator: CUDA's, MPS's, another seed's): a
+  // dropout of a tensor of one of their shapes keeps where the first mask of that shape is 1, drawing nothing.
+  std::vector<Tensor> own_masks;
   bool split_without_transpose = false;  // mha: x.view(b, num_heads, T, head_dim) straight away
   bool merge_without_transpose = false;  // mha, bonus: (w @ v).contiguous().view(b, T, d_out), heads not moved back
   bool no_out_proj = false;              // mha: out_proj never applied
