@@ -67,7 +67,8 @@ TEST_CASE("check: a second fixture of a diagnosis, d2l's torch.rand dropout divi
 TEST_CASE("check: correct programs written another way match") {
   // d2l's in-place masked_softmax, attn_weights saved before dropout, reshape for contiguous().view,
   // the course's == 0 on a tril buffer, one name exported twice
-  for (const char* way : {"inplace-softmax", "before-dropout", "reshape", "tril-eq0", "both-attn-weights"}) {
+  for (const char* way :
+       {"inplace-softmax", "before-dropout", "reshape", "tril-eq0", "both-attn-weights", "mask-visible", "finfo-min"}) {
     INFO(way);
     const CliResult r = check(kMistakes + "way-" + way + ".json");
     CHECK(r.exit_code == 0);
@@ -317,4 +318,15 @@ TEST_CASE("check: values agree within 1e-5, NaN with NaN, infinities exactly") {
   CHECK(attn::values_close(-inf, -inf));
   CHECK_FALSE(attn::values_close(inf, -inf));
   CHECK_FALSE(attn::values_close(inf, 3.0e38f));
+}
+
+TEST_CASE("check: a diagnosis that would change a later matching tensor is not named") {
+  // queries = W_key(inputs) with the layers in the book's order: "layers created in another order" gives
+  // those queries but would change the keys, which match; the queries are the lesson's keys, and it says so.
+  const CliResult r = check(kMistakes + "copy-paste-queries.json");
+  CHECK(r.exit_code == 1);
+  CHECK(r.out.find("First difference: queries") != std::string::npos);
+  CHECK(r.out.find("Diagnosis:") == std::string::npos);
+  CHECK(flat(r.out).find("Your queries has exactly the values of the lesson's keys (`keys = sa_v2.W_key(inputs)`, "
+                         "In [2])") != std::string::npos);
 }

@@ -584,3 +584,27 @@ TEST_CASE("check program: a program that binds no tensor is told that it compute
   CHECK(r.err.find("your program ran to the end without binding a tensor (a file that only defines a class or a "
                    "function computes nothing)") != std::string::npos);
 }
+
+TEST_CASE("check program: a program that computes no value of a lesson gets one line, not a guessed lesson's ✗") {
+  // A blog's attention on 4 tokens of 8 (tests/learners/n01_blog_own_sizes.py): it names attn_scores and
+  // attn_weights as the chapter does, but no value of it is one of the book's.
+  const CliResult r = run_cli_wide("check '" + kTraces + "/blog-own-sizes.json'");
+  CHECK(r.exit_code == 2);
+  CHECK(r.out.empty());
+  CHECK(count_lines(r.err) == 1);
+  CHECK(r.err.find("none of your program's values is one of the book's: the nearest lesson, naive-scores, names a "
+                   "tensor attn_scores too, but its is (6, 6) and yours (4, 4)") != std::string::npos);
+  // Said the lesson, the learner's claim is checked: a ✗.
+  CHECK(run_cli_wide("check '" + kTraces + "/blog-own-sizes.json' --lesson naive-scores").exit_code == 1);
+}
+
+TEST_CASE("check program: a ✓ on the mask alone, with the steps under the learner's own names, is one line instead") {
+  // tests/learners/n02_causal_own_names.py: raw nn.Linear layers, Q, K, V, scores, w, ctx.
+  const CliResult r = run_cli_wide("check '" + kTraces + "/causal-own-names.json'");
+  CHECK(r.exit_code == 2);
+  CHECK(r.out.empty());
+  CHECK(count_lines(r.err) == 1);
+  CHECK(r.err.find("cannot judge: of your program's tensors only its setup (the inputs, a mask) has names of lesson "
+                   "causal-mask; its steps are under names of your own (Q, K, V, scores, w, ctx)") !=
+        std::string::npos);
+}

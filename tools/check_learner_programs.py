@@ -205,7 +205,9 @@ def judge(name, entry, way, rc, out, err, v):
             problems.append(f"first {v['first']}, expected {' or '.join(firsts)}")
         if e.get("cell") is not None and v["first"] == firsts[0] and v["cell"] is not None and v["cell"] != e["cell"]:
             problems.append(f"cell In [{v['cell']}], expected In [{e['cell']}]")
-        if "mistake" in e and e["mistake"] not in v["mistakes"]:
+        if "mistake" in e and e["mistake"] is None and v["mistakes"]:
+            problems.append(f"diagnosis {','.join(v['mistakes'])}, expected none (no known mistake)")
+        elif "mistake" in e and e["mistake"] is not None and e["mistake"] not in v["mistakes"]:
             got = ",".join(v["mistakes"]) or ("none (no known mistake)" if v["no_known"] else "none")
             problems.append(f"diagnosis {got}, expected {e['mistake']}")
     if v["print_blamed"]:

@@ -348,7 +348,7 @@ def main():
     jobs = [(name, make) for name, make in MISTAKES.items()] + \
         [("correct-" + name, make) for name, make in CORRECT.items()] + \
         [("way-" + name, make) for name, make in learner_mistakes.WAYS.items()] + \
-        list(learner_mistakes.OTHER_GENERATOR.items()) + learner_mistakes_cache.jobs()
+        list(learner_mistakes.EXTRA.items()) + learner_mistakes_cache.jobs()
     common.export_all(jobs, args.out)
 
 

@@ -323,6 +323,23 @@ def way_other_generator_mha():
     return "mha", {"attn_weights": mha.seen["attn_weights"], "context_vecs": context_vecs}, {"d_out": 4, "dropout": 0.5}
 
 
+def way_mask_visible():
+    """§3.5.1 with a mask of the other polarity, True where a key may be seen, and torch.where(mask, s, -inf)."""
+    inputs, keys, values, attn_scores, mask, masked, attn_weights = causal_setup()
+    visible = torch.tril(torch.ones(6, 6)).bool()
+    masked = torch.where(visible, attn_scores, torch.tensor(float("-inf")))
+    return "causal-mask", {"attn_scores": attn_scores, "mask": visible, "masked": masked,
+                           "attn_weights": torch.softmax(masked / keys.shape[-1]**0.5, dim=1)}, {}
+
+
+def way_finfo_min():
+    """§3.5.1 masked with torch.finfo(torch.float32).min instead of -inf: the same weights."""
+    inputs, keys, values, attn_scores, mask, masked, attn_weights = causal_setup()
+    masked = attn_scores.masked_fill(mask.bool(), torch.finfo(torch.float32).min)
+    return "causal-mask", {"mask": mask, "masked": masked,
+                           "attn_weights": torch.softmax(masked / keys.shape[-1]**0.5, dim=1)}, {}
+
+
 def way_other_generator_outputs():
     """The same module on a GPU, only its output exported: check cannot tell its masks from a mistake."""
     with other_generator():
@@ -337,9 +354,22 @@ def no_out_proj_other_generator():
     return "mha", {"attn_weights": mha.seen["attn_weights"], "context_vecs": context_vecs}, {"d_out": 4, "dropout": 0.5}
 
 
-# Exports that tests/test_check_own_masks.cpp reads besides the ways: a mistake under another generator's masks.
-OTHER_GENERATOR = {"no-out-proj-other-generator": no_out_proj_other_generator}
+def copy_paste_queries():
+    """§3.5.1 with the layers in the book's order and queries = W_key(inputs): no known mistake (the layers in
+    another order would change the keys too, which match)."""
+    inputs = torch.tensor(tb.BOOK_ROWS)
+    torch.manual_seed(789)
+    sa_v2 = SelfAttention_v2(3, 2)
+    queries, keys = sa_v2.W_key(inputs), sa_v2.W_key(inputs)  # the slip
+    attn_scores = queries @ keys.T
+    return "causal-mask", {"queries": queries, "keys": keys, "attn_scores": attn_scores}, {}
+
+
+# Exports that tests read besides the ways: a mistake under another generator's masks
+# (tests/test_check_own_masks.cpp), a slip no known mistake explains (tests/test_check.cpp).
+EXTRA = {"no-out-proj-other-generator": no_out_proj_other_generator, "copy-paste-queries": copy_paste_queries}
 
 WAYS = {"inplace-softmax": way_inplace_softmax, "before-dropout": way_before_dropout, "reshape": way_reshape,
         "tril-eq0": way_tril_eq0, "both-attn-weights": way_both_attn_weights, "other-generator": way_other_generator,
-        "other-generator-mha": way_other_generator_mha, "other-generator-outputs": way_other_generator_outputs}
+        "other-generator-mha": way_other_generator_mha, "other-generator-outputs": way_other_generator_outputs,
+        "mask-visible": way_mask_visible, "finfo-min": way_finfo_min}

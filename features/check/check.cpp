@@ -1,6 +1,7 @@
 #include "features/check/check.h"
 
 #include <algorithm>
+#include <set>
 #include <cmath>
 #include <limits>
 #include <unordered_map>
@@ -250,6 +251,14 @@ CheckReport check_export(const LearnerExport& ex, const Notebook& tool, const st
       c.verdict = V::Match;
       continue;
     }
+    c.form = equivalent_form(r.yours[i].tensor, r.tool[c.expected].tensor);
+    if (c.form != Form::Same) {  // the step written another way: the tensors after it decide
+      c.verdict = V::Match;
+      c.differing = 0;
+      c.first_diff = -1;
+      c.max_diff = 0.0;
+      continue;
+    }
     c.verdict = V::Differs;
     c.other = equal_elsewhere(r.tool, index, r.yours[i].name, r.yours[i].tensor, c.expected);
     if (c.other > c.expected) {  // a later value of the name: exported later than the file's order says
@@ -331,6 +340,12 @@ CheckReport check_export(const LearnerExport& ex, const Notebook& tool, const st
     if (r.checks[i].expected > r.checks[fd].expected && r.checks[i].verdict == V::Match)
       after_matching.push_back(static_cast<int>(i));
   }
+  std::set<int> differing_points;
+  for (size_t i : order)
+    if (r.checks[i].verdict == V::Differs) differing_points.insert(r.checks[i].expected);
+  std::vector<int> settled;  // the later matching tensors not at a differing one's point
+  for (int i : after_matching)
+    if (!differing_points.count(r.checks[i].expected)) settled.push_back(i);
   // Of several, those that also give the most of the later tensors (the differing ones, and the matching ones as they are).
   size_t best = 0;
   std::vector<std::pair<size_t, Diagnosis>> found;
@@ -368,8 +383,11 @@ CheckReport check_export(const LearnerExport& ex, const Notebook& tool, const st
       if (!reproduces(r.yours, {i}, w.timeline, what_if_index, pts, 1e-5, false)) not_given.push_back(i);
     // Also counted: the later tensors that match and that the rerun leaves as they are (a mistake that
     // changes them is not the learner's: a wider window and a window one too wide differ in the cache).
-    size_t given = after.size() - not_given.size();
-    for (int i : after_matching) given += reproduces(r.yours, {i}, w.timeline, what_if_index, pts, 1e-5, false);
+    // A mistake that changes a later tensor that matches contradicts it: not the learner's (a window one too
+    // wide changes the cache too; layers created in another order change the keys a copy-paste slip leaves).
+    // Except a tensor at the point of one that differs: the program computed that step again (fixed).
+    if (!reproduces(r.yours, settled, w.timeline, what_if_index, pts, 1e-5, false)) continue;
+    const size_t given = after.size() - not_given.size() + after_matching.size();
     if (earlier >= 0 && given != after.size() + after_matching.size()) continue;
     if (std::any_of(found.begin(), found.end(),
                     [&](const auto& f) { return f.second.mistake == m && f.first >= given; }))

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "features/check/equivalent_forms.h"
 #include "features/check/learner_export.h"
 #include "lessons/mistakes.h"
 #include "notebook/notebook.h"
@@ -55,6 +56,7 @@ struct TensorCheck {
   int64_t differing = 0;       // values that differ (all of them when the shapes differ)
   int64_t first_diff = -1;     // row-major index of the first
   double max_diff = 0.0;       // largest |yours - lesson's| (inf when one side is inf or nan)
+  Form form = Form::Same;      // a match in another form of the step (equivalent_forms.h)
 };
 
 struct Diagnosis {

@@ -183,6 +183,8 @@ std::string verdict_div(const CheckReport& r, Lang lang) {
     out += "<p class=\"no-mistake\">" +
            esc(ui(traced(r) ? "check.no-mistake-program" : "check.no-mistake", lang, {r.lesson, in_cell(t.cell)})) +
            "</p>\n";
+    if (const int other = equal_under_other_name(r); other >= 0)
+      out += "<p class=\"no-mistake\">" + esc(other_name_text(r, other, lang)) + "</p>\n";
   }
   if (!r.diagnoses.empty() && !r.not_reproduced.empty() && c.elsewhere != E::Unsure) {
     out += "<p class=\"later-differ\">" + esc(later_differ(r, lang)) + "</p>\n";

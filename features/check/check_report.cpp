@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <set>
 #include <sstream>
 
 #include "notebook/json_export.h"
@@ -86,6 +87,30 @@ std::string two_columns(const std::string& left, const std::string& right, size_
 
 bool traced(const CheckReport& r) {
   return std::any_of(r.yours.begin(), r.yours.end(), [](const LearnerTensor& t) { return t.origin.has_value(); });
+}
+
+int equal_under_other_name(const CheckReport& r) {
+  if (r.ok()) return -1;
+  const LearnerTensor& y = r.yours[r.first_divergence];
+  // Only a computed value tells: a mask of ones and zeros, or a constant, equals many a step.
+  std::set<float> distinct;
+  for (float v : y.tensor.values())
+    if (std::isfinite(v) && distinct.size() < 3) distinct.insert(v);
+  if (distinct.size() < 3) return -1;
+  const int point = r.checks[r.first_divergence].expected;
+  int best = -1;
+  for (int j = 0; j < static_cast<int>(r.tool.size()); ++j) {
+    const Binding& b = r.tool[j];
+    if (b.name == y.name || b.tensor.shape() != y.tensor.shape() || !tensors_close(y.tensor, b.tensor, 1e-6)) continue;
+    if (best < 0 || std::abs(j - point) < std::abs(best - point)) best = j;
+  }
+  return best;
+}
+
+std::string other_name_text(const CheckReport& r, int entry, Lang lang) {
+  const Binding& b = r.tool[entry];
+  return ui("check.equals-other", lang,
+            {shown_name(r.yours[r.first_divergence].name), shown_name(b.name), step_text(b.code), in_cell(b.cell)});
 }
 
 size_t prose_width(size_t page_width) {
@@ -255,6 +280,7 @@ std::string tensor_line(const CheckReport& r, size_t i, const Style& st, const s
                 {in_cell(o.cell), step_text(o.code), restart ? "" : ui("check.taken-before", lang, {step_text(code)})});
     }
     if (c.elsewhere == E::Later) return mark + "= " + ui("check.match-later", lang, {in_cell(r.tool[c.other].cell)});
+    if (c.form != Form::Same) return mark + "= " + in_cell(t.cell) + ui(form_key(c.form), lang);
     return mark + "= " + in_cell(t.cell);
   }
   std::string line = st.paint("31", "\u2717") + " " + head + ui("check.differs", lang, {in_cell(t.cell)});
@@ -403,6 +429,8 @@ std::string render_report(const CheckReport& r, bool color, Lang lang, size_t pa
       out += diagnosis_text(d, st, ui("check.possible-diagnosis", lang), lang, prose);
   } else {
     out += ui(traced(r) ? "check.no-mistake-program" : "check.no-mistake", lang, {r.lesson, in_cell(t.cell)}) + "\n";
+    if (const int other = equal_under_other_name(r); other >= 0)
+      out += wrap(other_name_text(r, other, lang), prose, "  ") + "\n";
   }
   if (!r.diagnoses.empty() && !r.not_reproduced.empty() && c.elsewhere != E::Unsure) {
     out += "  " + later_differ(r, lang) + "\n";

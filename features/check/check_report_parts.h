@@ -30,6 +30,11 @@ struct Style {
 
 // Whether the report is of a traced program (its tensors carry where the program bound them), not an export.
 bool traced(const CheckReport& r);
+// The lesson's entry under another name whose value the first differing tensor has exactly (a copy-paste
+// slip: queries = W_key(inputs)), the nearest to its point; -1 when none.
+int equal_under_other_name(const CheckReport& r);
+// The sentence that says so for that entry.
+std::string other_name_text(const CheckReport& r, int entry, Lang lang);
 // The learner's tensor name as the report shows it (echo, at most kNameColumns characters).
 std::string shown_name(const std::string& name);
 // Which tensors get their own line (1): the first difference, then the file's first ones.

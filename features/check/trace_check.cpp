@@ -242,6 +242,52 @@ bool same_first_difference(const CheckReport& sections, const Candidate& c) {
   return a && b && a->cell == b->cell && a->line == b->line && a->file == b->file;
 }
 
+// Whether `r` (the one lesson's check of a program) has evidence that the program computes that lesson: a
+// value it computes equal to the lesson's, its given input equal with a step of the lesson's shape after
+// it, or a class of the lesson's constructed. Without it a difference would be a guess (a blog's own
+// example with other sizes shares a name or two).
+bool computes_lesson(const CheckReport& r, const TraceDocument& trace) {
+  bool input_equal = false, step_placed = false;
+  for (size_t i = 0; i < r.checks.size(); ++i) {
+    const TensorCheck& c = r.checks[i];
+    if (c.expected < 0) continue;
+    const bool given = is_given_input(r.yours[i].name);
+    if (c.verdict == TensorCheck::Verdict::Match && !given) return true;
+    input_equal = input_equal || (c.verdict == TensorCheck::Verdict::Match && given);
+    step_placed = step_placed || (!given && r.yours[i].tensor.shape() == r.tool[c.expected].tensor.shape());
+  }
+  if (input_equal && step_placed) return true;
+  for (const auto& [cls, args] : trace.modules)
+    for (const std::string& cell : r.cells)
+      if (cell.find("class " + cls + "(") != std::string::npos) return true;
+  return false;
+}
+
+// Whether `r` compares a step the lesson computes (not its given input, not a 0/1 mask of ones and zeros)
+// and finds it equal: a ✓ on a program says that its attention was compared, not only its setup.
+bool compares_a_step(const CheckReport& r) {
+  for (size_t i = 0; i < r.checks.size(); ++i) {
+    if (r.checks[i].verdict != TensorCheck::Verdict::Match || is_given_input(r.yours[i].name)) continue;
+    const std::vector<float> v = r.yours[i].tensor.values();
+    if (std::any_of(v.begin(), v.end(), [](float x) { return x != 0.0f && x != 1.0f; })) return true;
+  }
+  return false;
+}
+
+// The program's module-level steps under names `lesson_names` does not hold (at most six, escaped; its
+// inputs and its layers' weights left out).
+std::string unnamed_tensors(const TraceDocument& trace, const std::set<std::string>& lesson_names) {
+  std::vector<std::string> names;
+  for (const TraceEvent& e : trace.events)
+    if (e.scope == "module" && !lesson_names.count(e.name) && !is_given_input(e.name) &&
+        e.name.find('.') == std::string::npos &&  // a layer's weight: not a step
+        std::find(names.begin(), names.end(), echo(e.name)) == names.end() && names.size() < 6)
+      names.push_back(echo(e.name));
+  std::string out;
+  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
 }  // namespace
 
 CheckReport check_trace(const TraceDocument& trace, const std::string& source, const TraceChoices& choices) {
@@ -507,6 +553,14 @@ CheckReport check_trace(const TraceDocument& trace, const std::string& source, c
                         with_forward_steps(n.timeline(), forwards), w);
   };
   CheckReport report = compare_with(nb, what_ifs);
+  // Evidence before a verdict: a ✗ only for a program that computes the lesson.
+  if (!report.ok() && choices.lesson.empty() && !computes_lesson(report, trace)) {
+    const TensorCheck& c = report.checks[report.first_divergence];
+    const LearnerTensor& y = report.yours[report.first_divergence];
+    throw UsageError(error_text("check.err.trace-no-evidence",
+                                {source, best->lesson->name, echo(y.name), shape_text(y.tensor.shape()),
+                                 shape_text(report.tool[c.expected].tensor.shape())}));
+  }
   // Stage "own masks": a dropout another generator drew is no mistake; compared on under the learner's masks.
   if (!report.ok() && report.diagnoses.empty() &&
       own_masks_affordable(estimate_lesson_cost(best->lesson->name, opt, false).seconds,
@@ -522,6 +576,11 @@ CheckReport check_trace(const TraceDocument& trace, const std::string& source, c
       throw unseen_dropout_error(report, unseen, source);
     }
   }
+  // A ✓ on the setup alone (the mask, the inputs) while the program's steps are under names of its own says
+  // nothing of its attention: one line instead.
+  if (report.ok() && choices.lesson.empty() && best->unlisted > 0 && !compares_a_step(report))
+    throw UsageError(error_text("check.err.trace-unnamed-steps",
+                                {source, best->lesson->name, unnamed_tensors(trace, timeline_names(nb))}));
   int left_out = best->unlisted;
   // A difference no known mistake explains at a step inside the program's functions (a step the lesson
   // does not have: dropout on the scores): its module-level values, as its export holds them, when a
