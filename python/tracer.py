@@ -77,6 +77,7 @@ except BaseException as e:  # noqa: B902 -- any failure to import torch means th
 
 _TENSOR = torch.Tensor
 _sources = {}   # code filename -> (cell number or None, [source lines])
+_siblings = {}  # the other files of the program's package that are traced too: code filename -> shown name
 _order = [0]    # the next event's sequence number
 _values = [0]
 
@@ -104,6 +105,8 @@ def _where(code_file, line):
     w = {"line": line, "code": text[:200]}
     if cell is not None:
         w["cell"] = cell
+    if code_file in _siblings:  # another file of the program's package: named from the package's folder
+        w["file"] = _siblings[code_file]
     return w
 
 
@@ -504,6 +507,41 @@ def _programs():
     return out
 
 
+def _package_of(path):
+    """The dotted package a script sits in (its folder and those above it holding __init__.py) and the folder
+    that holds the top one, as `python -m pkg.main` runs it: ("pkg.sub", "/w") for /w/pkg/sub/main.py,
+    (None, its folder) for a script outside a package."""
+    folder = os.path.dirname(os.path.abspath(path))
+    parts = []
+    while os.path.isfile(os.path.join(folder, "__init__.py")) and len(parts) < 16:
+        parts.insert(0, os.path.basename(folder))
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            break
+        folder = parent
+    return (".".join(parts) or None), folder
+
+
+def _package_files(package, root):
+    """[(code filename, source)] of the package's other .py files (at most 64 of 1 MB each): traced as the
+    program's own when it imports them (`from .attention import MultiHeadAttention`)."""
+    out = []
+    top = os.path.join(root, package.split(".")[0])
+    for folder, dirs, files in os.walk(top):
+        dirs[:] = sorted(d for d in dirs if not d.startswith((".", "__")))
+        for name in sorted(files):
+            path = os.path.abspath(os.path.join(folder, name))
+            if not name.endswith(".py") or path == os.path.abspath(_prog) or len(out) >= 64:
+                continue
+            try:
+                if os.path.getsize(path) <= (1 << 20):
+                    with open(path, "rb") as f:
+                        out.append((path, f.read().decode("utf-8", errors="replace")))
+            except OSError:
+                continue
+    return out
+
+
 def _program_exit(code):
     """os._exit in the program: its trace is written first (in the traced process; a forked child just exits)."""
     if os.getpid() != _pid:
@@ -545,11 +583,24 @@ def _main():
             _finish("raised", "SyntaxError: %s" % e.msg, [w])
         except (RecursionError, MemoryError, ValueError) as e:  # too deep for this Python's compiler, a NUL byte
             _finish("raised", "%s: %s" % (type(e).__name__, e), [])
+    package, root = _package_of(_prog) if not _prog.endswith(".ipynb") else (None, None)
+    for filename, source in _package_files(package, root) if package else ():
+        try:  # parsed for its assignments, run only when the program imports it
+            tree = ast.parse(source, filename)
+            _spans[filename] = {}
+            _assigns[filename] = _assignments(tree, _spans[filename])
+            _sources[filename] = (None, source.split("\n"))
+            _siblings[filename] = os.path.relpath(filename, root)
+        except (SyntaxError, RecursionError, MemoryError, ValueError):
+            continue  # its import raises, as Python's would
     gc.enable()
-    main = {"__name__": "__main__", "__builtins__": __builtins__, "__file__": os.path.abspath(_prog)}
+    main = {"__name__": "__main__", "__builtins__": __builtins__, "__file__": os.path.abspath(_prog),
+            "__package__": package}
     if _prog.endswith(".ipynb"):  # Jupyter's display(), printed as the notebook would show it
         main["display"] = lambda *objs, **kw: print(*objs)
     sys.argv = [_prog]
+    if package:  # its relative imports resolve from the folder above the package, as under python -m
+        sys.path.insert(0, root)
     sys.path.insert(0, os.path.dirname(os.path.abspath(_prog)))
     torch.manual_seed = _manual_seed
     os._exit = _program_exit

@@ -608,3 +608,14 @@ TEST_CASE("check program: a ✓ on the mask alone, with the steps under the lear
                    "causal-mask; its steps are under names of your own (Q, K, V, scores, w, ctx)") !=
         std::string::npos);
 }
+
+TEST_CASE("check program: a package module runs as python -m runs it, its sibling files traced as its own") {
+  // pkg/main.py imports `from .layer import Scale`: run as a script it would raise ImportError.
+  const nlohmann::json t = fake_trace(kTrace + "/programs/pkg/main.py");
+  CHECK(t["status"] == "ok");
+  std::vector<std::string> got;
+  for (const auto& e : t["events"])
+    got.push_back(e["name"].get<std::string>() + " " + e["scope"].get<std::string>() + " " +
+                  e.value("file", std::string("-")) + ":" + std::to_string(e["line"].get<int>()));
+  CHECK(got == std::vector<std::string>{"inputs module -:6", "keys local pkg/layer.py:9", "out module -:7"});
+}

@@ -147,8 +147,10 @@ TraceDocument parse_trace(const std::string& text, const std::string& source, co
     if (ev.name.size() > kMaxTensorNameBytes) continue;
     ev.scope = text_of(e, "scope");
     ev.function = text_of(e, "function");
-    ev.origin = {origin_file, int_of(e, "cell"), int_of(e, "line"), text_of(e, "code")};
-    ev.function_key = ev.function + ":" + std::to_string(ev.origin.cell) + ":" + std::to_string(int_of(e, "def_line"));
+    const std::string file = text_of(e, "file").substr(0, 400);  // another file of the program's package
+    ev.origin = {file.empty() ? origin_file : file, int_of(e, "cell"), int_of(e, "line"), text_of(e, "code")};
+    ev.function_key =
+        ev.function + ":" + file + ":" + std::to_string(ev.origin.cell) + ":" + std::to_string(int_of(e, "def_line"));
     ev.call = int_of(e, "call");
     ev.owner = text_of(e, "owner");
     if (e.contains("data") && !e.contains("skipped")) {
