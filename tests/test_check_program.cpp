@@ -619,3 +619,11 @@ TEST_CASE("check program: a package module runs as python -m runs it, its siblin
                   e.value("file", std::string("-")) + ":" + std::to_string(e["line"].get<int>()));
   CHECK(got == std::vector<std::string>{"inputs module -:6", "keys local pkg/layer.py:9", "out module -:7"});
 }
+
+TEST_CASE("check program: the book's inputs under the learner's own name are evidence of the lesson") {
+  // tests/learners/m45: `x` for inputs, torch.randn weights: no value of a lesson's name equals the lesson's,
+  // but the book's inputs are there, so the mistake is named (not refused as a program of other sizes).
+  const CliResult r = run_cli_wide("check '" + kTraces + "/trainable-inputs-as-x.json' --color never");
+  CHECK(r.exit_code == 1);
+  CHECK(r.out.find("Diagnosis: weights drawn from another distribution than the lesson's") != std::string::npos);
+}

@@ -242,9 +242,36 @@ bool same_first_difference(const CheckReport& sections, const Candidate& c) {
   return a && b && a->cell == b->cell && a->line == b->line && a->file == b->file;
 }
 
+// The numbers of a JSON array nested to any depth, in order (at most `most`; a string such as "nan" is NaN).
+void numbers_of(const json& j, std::vector<float>& out, size_t most) {
+  if (out.size() > most) return;
+  if (j.is_array()) {
+    for (const json& x : j) numbers_of(x, out, most);
+  } else {
+    out.push_back(j.is_number() ? j.get<float>() : std::numeric_limits<float>::quiet_NaN());
+  }
+}
+
+// Whether the program binds at module level, under any name, the lesson's given input (`inputs`, `batch`).
+bool binds_given_input(const CheckReport& r, const TraceDocument& trace) {
+  for (const Binding& b : r.tool) {
+    if (!is_given_input(b.name)) continue;
+    const std::vector<float> want = b.tensor.values();
+    for (const TraceEvent& e : trace.events) {
+      if (e.scope != "module" || !e.entry.is_object() || !e.entry.contains("data")) continue;
+      std::vector<float> got;
+      numbers_of(e.entry["data"], got, want.size());
+      if (got.size() == want.size() && tensors_close(Tensor({static_cast<int64_t>(got.size())}, got),
+                                                     Tensor({static_cast<int64_t>(want.size())}, want), 1e-6))
+        return true;
+    }
+  }
+  return false;
+}
+
 // Whether `r` (the one lesson's check of a program) has evidence that the program computes that lesson: a
-// value it computes equal to the lesson's, its given input equal with a step of the lesson's shape after
-// it, or a class of the lesson's constructed. Without it a difference would be a guess (a blog's own
+// value it computes equal to the lesson's, its given input (under any name) with a step of the lesson's
+// shape after it, or a class of the lesson's constructed. Without it a difference would be a guess (a blog's own
 // example with other sizes shares a name or two).
 bool computes_lesson(const CheckReport& r, const TraceDocument& trace) {
   bool input_equal = false, step_placed = false;
@@ -256,7 +283,7 @@ bool computes_lesson(const CheckReport& r, const TraceDocument& trace) {
     input_equal = input_equal || (c.verdict == TensorCheck::Verdict::Match && given);
     step_placed = step_placed || (!given && r.yours[i].tensor.shape() == r.tool[c.expected].tensor.shape());
   }
-  if (input_equal && step_placed) return true;
+  if ((input_equal || binds_given_input(r, trace)) && step_placed) return true;  // `x` for the book's inputs too
   for (const auto& [cls, args] : trace.modules)
     for (const std::string& cell : r.cells)
       if (cell.find("class " + cls + "(") != std::string::npos) return true;
@@ -557,9 +584,10 @@ CheckReport check_trace(const TraceDocument& trace, const std::string& source, c
   if (!report.ok() && choices.lesson.empty() && !computes_lesson(report, trace)) {
     const TensorCheck& c = report.checks[report.first_divergence];
     const LearnerTensor& y = report.yours[report.first_divergence];
-    throw UsageError(error_text("check.err.trace-no-evidence",
-                                {source, best->lesson->name, echo(y.name), shape_text(y.tensor.shape()),
-                                 shape_text(report.tool[c.expected].tensor.shape())}));
+    const Shape& theirs = report.tool[c.expected].tensor.shape();
+    throw UsageError(
+        error_text(theirs == y.tensor.shape() ? "check.err.trace-no-evidence-values" : "check.err.trace-no-evidence",
+                   {source, best->lesson->name, echo(y.name), shape_text(y.tensor.shape()), shape_text(theirs)}));
   }
   // Stage "own masks": a dropout another generator drew is no mistake; compared on under the learner's masks.
   if (!report.ok() && report.diagnoses.empty() &&
