@@ -2,7 +2,9 @@
 
 #include <algorithm>
 
+#include "core/safe_text.h"
 #include "features/check/check.h"
+#include "lessons/lesson.h"
 
 namespace attn {
 
@@ -113,6 +115,85 @@ SectionPlan find_sections(const std::vector<Binding>& timeline, const std::vecto
     s.equal_steps += equal && step;
   }
   return plan;
+}
+
+// The chapter's values in sections by the cell export_for placed them in: a value placed in a lesson's cell
+// starts (or continues) that lesson's section, the values without a place belong to the section they are in;
+// a value under a name its section's lesson does not have is not that lesson's (a class's `context_vec` in
+// 3.4.2 is not 3.5's).
+std::vector<LearnerTensor> by_cell_sections(const std::vector<LearnerTensor>& tensors,
+                                            const std::vector<int>& base_cell,
+                                            const std::vector<std::set<std::string>>& names_of, int& unlisted) {
+  std::vector<LearnerTensor> kept;
+  size_t k = 0;
+  for (const LearnerTensor& t : tensors) {
+    if (t.cell) {
+      size_t at = 0;
+      while (at + 1 < base_cell.size() && base_cell[at + 1] < *t.cell) ++at;
+      k = at;
+    }
+    if (names_of[k].count(t.name))
+      kept.push_back(t);
+    else
+      ++unlisted;
+  }
+  return kept;
+}
+
+// The lesson whose span holds the timeline entry `entry` ("" : none).
+std::string lesson_at(const std::vector<LessonSpan>& spans, int entry) {
+  for (const LessonSpan& s : spans)
+    if (entry >= s.begin && entry < s.end) return s.lesson;
+  return "";
+}
+
+// "naive-scores (§3.3.1, 3.3.2), trainable (§3.4.1, 3.4.2)": the plan's sections the program computes
+// (`evidenced`) or those it does not.
+std::string sections_text(const SectionPlan& plan, const std::vector<LessonSpan>& spans, bool evidenced) {
+  std::string out;
+  for (const Section& s : plan.sections) {
+    if (s.evidenced() != evidenced) continue;
+    const LessonInfo* l = find_lesson(spans[s.span].lesson);
+    std::string where;
+    for (const std::string& sec : l->sections) where += (where.empty() ? "§" : ", ") + sec;
+    out += (out.empty() ? "" : ", ") + l->name + (where.empty() ? "" : " (" + where + ")");
+  }
+  return out;
+}
+
+// The chapter's values by the plan's sections: each where the plan placed it (its entry, its cell), kept when
+// its section is one the program computes and its lesson has its name; the sections found but not computed
+// told in `notes` with the names they hold.
+std::vector<LearnerTensor> section_tensors(const std::vector<LearnerTensor>& tensors, const SectionPlan& plan,
+                                           const std::vector<LessonSpan>& spans,
+                                           const std::vector<std::set<std::string>>& names_of,
+                                           const std::vector<Binding>& timeline, int& unlisted,
+                                           std::vector<Prose>& notes) {
+  std::vector<LearnerTensor> kept;
+  std::vector<std::set<std::string>> unchecked(plan.sections.size());
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const int s = plan.section_of[i];
+    if (s < 0 || !names_of[plan.sections[s].span].count(tensors[i].name)) {
+      ++unlisted;
+      continue;
+    }
+    if (!plan.sections[s].evidenced()) {
+      if (unchecked[s].size() < 6) unchecked[s].insert(echo(tensors[i].name));
+      continue;
+    }
+    kept.push_back(tensors[i]);
+    if (plan.entry[i] >= 0) {
+      kept.back().point = plan.entry[i];
+      kept.back().cell = timeline[plan.entry[i]].cell;
+    }
+  }
+  for (size_t s = 0; s < plan.sections.size(); ++s) {
+    if (plan.sections[s].evidenced() || unchecked[s].empty()) continue;
+    std::string names;
+    for (const std::string& n : unchecked[s]) names += (names.empty() ? "" : ", ") + n;
+    notes.push_back(text("check.traced.section-unchecked", {spans[plan.sections[s].span].lesson, names}));
+  }
+  return kept;
 }
 
 }  // namespace attn

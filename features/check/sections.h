@@ -4,6 +4,7 @@
 // other (a value equal to the lesson's value of its name weighs most, one of its name and shape less, each
 // change of lesson costs), so that a §3.3 loop and a §3.4 cell under the same names are two sections.
 #include <cstddef>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -45,5 +46,27 @@ bool is_given_input(const std::string& name);
 // chapter's lessons one after the other, each lesson's entries one of `spans`).
 SectionPlan find_sections(const std::vector<Binding>& timeline, const std::vector<LessonSpan>& spans,
                           const std::vector<LearnerTensor>& values);
+
+// The chapter's values in sections by the cell export_for placed them in (`base_cell`: the cell after which
+// each lesson's cells come; `names_of`: each lesson's names); the values under a name their section's
+// lesson does not have counted in `unlisted`.
+std::vector<LearnerTensor> by_cell_sections(const std::vector<LearnerTensor>& tensors,
+                                            const std::vector<int>& base_cell,
+                                            const std::vector<std::set<std::string>>& names_of, int& unlisted);
+
+// The lesson whose span holds the timeline entry `entry` ("" : none).
+std::string lesson_at(const std::vector<LessonSpan>& spans, int entry);
+
+// "naive-scores (§3.3.1, 3.3.2), trainable (§3.4.1, 3.4.2)": the plan's sections the program computes
+// (`evidenced`) or those it does not.
+std::string sections_text(const SectionPlan& plan, const std::vector<LessonSpan>& spans, bool evidenced);
+
+// The chapter's values by the plan's sections, each placed where the plan put it; the sections found but
+// not computed told in `notes` with the names they hold.
+std::vector<LearnerTensor> section_tensors(const std::vector<LearnerTensor>& tensors, const SectionPlan& plan,
+                                           const std::vector<LessonSpan>& spans,
+                                           const std::vector<std::set<std::string>>& names_of,
+                                           const std::vector<Binding>& timeline, int& unlisted,
+                                           std::vector<Prose>& notes);
 
 }  // namespace attn
