@@ -314,6 +314,8 @@ TEST_CASE("check program: bad options and bad traces are refused with one line")
   const std::string nonames = write_file(dir, "t.json", R"({"schema": "attn-tutor-trace/1", "status": "ok",
       "events": [{"name": "foo\u001b[31m", "kind": "bind", "data": [1.0], "line": 1}]})");
   expect_usage_error("check '" + nonames + "'", "binds no tensor a lesson has (it binds foo\\e[31m)");
+  // --lesson with none of its names: the program way's line (no export's "export at least one").
+  expect_usage_error("check '" + nonames + "' --lesson mha", "binds no tensor lesson mha has (it binds foo\\e[31m)");
   const std::string raised = write_file(dir, "r.json", R"({"schema": "attn-tutor-trace/1", "status": "raised",
       "message": "ValueError: \u001b]0;title\u0007", "traceback": [{"line": 3, "code": "x = f()\u001b[2J"}]})");
   expect_usage_error("check '" + raised + "'", "`ValueError: \\e]0;title\\x07` at line 3 of");

@@ -40,7 +40,7 @@ struct LearnerTensor {
   // A traced program's tensor is a copy of the value at its line (an in-place change after it is another
   // tensor of the trace), not a reference that sees later in-place changes as an export's does.
   bool snapshot = false;
-  // A traced program's tensor placed where it equals the lesson's value (features/check/trace_export.cpp):
+  // A traced program's tensor placed where it equals the lesson's value (features/check/trace_place.h):
   // that timeline entry is its point (used when the timeline checked has its name there).
   std::optional<int> point;
   bool in_call = false;  // a traced program's tensor bound inside a function it called (a forward's step)

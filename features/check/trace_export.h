@@ -16,7 +16,7 @@ std::set<std::string> timeline_names(const Notebook& tool);
 
 // The program's tensors the lesson has names for, as an export of `lesson` with `config`, each with its
 // origin; `unlisted` counts the rest. With the lesson's `timeline`, the values that are not the lesson's
-// are left out and the others given the cell they are in (trace_export.cpp says which); `furthest` (when
+// are left out and the others given the cell they are in (trace_place.h says which); `furthest` (when
 // given) is the last module-level event kept of a shape its name has in the lesson (an index into the trace's
 // events; a module's attribute under the lesson's bare name only where it equals the lesson's value);
 // `module_only`: the program's module-level
