@@ -308,17 +308,37 @@ std::string diagnosis_text(const Diagnosis& d, const Style& st, const std::strin
 
 }  // namespace check_text
 
-std::string render_report(const CheckReport& r, bool color, Lang lang, size_t page_width) {
+namespace {
+
+using V = TensorCheck::Verdict;
+using E = TensorCheck::Elsewhere;
+
+struct Counts {
+  int matched = 0, differing = 0, unknown = 0;
+};
+
+// One listed tensor's line (its verdict on the lines below when wider than the page: an 80-column
+// terminal), and its origin's.
+std::string tensor_text(const CheckReport& r, size_t i, const check_text::Style& st, const std::string& head, Lang lang,
+                        size_t page_width) {
   using namespace check_text;
-  const size_t prose = prose_width(page_width);
-  using V = TensorCheck::Verdict;
-  using E = TensorCheck::Elsewhere;
-  const Style st{color};
-  std::string out = ui(r.yours.size() == 1 ? "check.header.one" : "check.header.many", lang,
-                       {echo(r.source, kSourceColumns), r.lesson, std::to_string(r.yours.size())}) +
-                    "\n";
-  for (const Prose& note : r.notes) out += "  " + wrap(ui(note.key, lang, note.args), prose - 2, "    ") + "\n";
-  // The tensors that get a line: the first difference, then the file's first ones, in the file's order.
+  std::string out;
+  const std::string line = "  " + tensor_line(r, i, st, head, lang);
+  const size_t after_head = line.find(head) + head.size();
+  if (visible_width(line) > page_width && after_head < line.size())
+    out += line.substr(0, line.find_last_not_of(' ', after_head - 1) + 1) + "\n      " +
+           wrap(line.substr(after_head), page_width > 14 ? page_width - 8 : 6, "      ") + "\n";
+  else
+    out += line + "\n";
+  if (r.yours[i].origin) out += "      " + origin_text(r.yours[i], lang) + "\n";
+  return out;
+}
+
+// The tensors that get a line (the first difference, then the file's first ones, in the file's order),
+// appended to `out`; the others in one line, where the first of them is. Counts every verdict.
+void list_tensors(const CheckReport& r, const check_text::Style& st, Lang lang, size_t page_width, std::string& out,
+                  Counts& n) {
+  using namespace check_text;
   const std::vector<char> listed = listed_tensors(r);
   size_t lines = 0;
   for (char l : listed) lines += l;
@@ -330,51 +350,40 @@ std::string render_report(const CheckReport& r, bool color, Lang lang, size_t pa
     width = std::max(width, columns(names[i]));
     shape_width = std::max(shape_width, shape_of(r.yours[i].tensor).size());
   }
-  int matched = 0, differing = 0, unknown = 0;
-  int more_matched = 0, more_differing = 0, more_unknown = 0;
+  Counts more;
   std::vector<size_t> line_end = {out.size()};  // where the k-th listed line ends (0: the header)
   for (size_t i = 0; i < r.checks.size(); ++i) {
     const V v = r.checks[i].verdict;
-    matched += v == V::Match;
-    differing += v == V::Differs;
-    unknown += v == V::NotInLesson;
+    n.matched += v == V::Match;
+    n.differing += v == V::Differs;
+    n.unknown += v == V::NotInLesson;
     if (!listed[i]) {
-      more_matched += v == V::Match;
-      more_differing += v == V::Differs;
-      more_unknown += v == V::NotInLesson;
+      more.matched += v == V::Match;
+      more.differing += v == V::Differs;
+      more.unknown += v == V::NotInLesson;
       continue;
     }
     const std::string shape = shape_of(r.yours[i].tensor);
     const std::string head = names[i] + std::string(width - columns(names[i]), ' ') + "  " + shape +
                              std::string(shape_width - shape.size(), ' ') + "  ";
-    // The verdict on the lines below when the line is wider than the page (an 80-column terminal).
-    const std::string line = "  " + tensor_line(r, i, st, head, lang);
-    const size_t after_head = line.find(head) + head.size();
-    if (visible_width(line) > page_width && after_head < line.size())
-      out += line.substr(0, line.find_last_not_of(' ', after_head - 1) + 1) + "\n      " +
-             wrap(line.substr(after_head), page_width > 14 ? page_width - 8 : 6, "      ") + "\n";
-    else
-      out += line + "\n";
-    if (r.yours[i].origin) out += "      " + origin_text(r.yours[i], lang) + "\n";
+    out += tensor_text(r, i, st, head, lang, page_width);
     line_end.push_back(out.size());
   }
-  // The others in one line, where the first of them is (before the first difference when that comes later).
-  if (r.checks.size() > lines) {
-    size_t first_unlisted = 0;
-    while (listed[first_unlisted]) ++first_unlisted;
-    out.insert(line_end[first_unlisted], "  " +
-                                             ui("check.more", lang,
-                                                {std::to_string(r.checks.size() - lines), std::to_string(more_matched),
-                                                 std::to_string(more_differing), std::to_string(more_unknown)}) +
-                                             "\n");
-  }
+  if (r.checks.size() <= lines) return;
+  size_t first_unlisted = 0;
+  while (listed[first_unlisted]) ++first_unlisted;
+  out.insert(line_end[first_unlisted], "  " +
+                                           ui("check.more", lang,
+                                              {std::to_string(r.checks.size() - lines), std::to_string(more.matched),
+                                               std::to_string(more.differing), std::to_string(more.unknown)}) +
+                                           "\n");
+}
 
-  if (r.ok()) {
-    out += "\n" + st.paint("32", ui("check.all-match", lang, {std::to_string(matched)})) +
-           (unknown ? ui("check.all-match-unchecked", lang, {std::to_string(unknown)}) : "") + "\n";
-    return out;
-  }
-
+// The first difference: where the program bound it, the lesson's step and cell, both tensors, and how
+// their values differ.
+std::string first_difference_text(const CheckReport& r, const check_text::Style& st, Lang lang, size_t page_width) {
+  using namespace check_text;
+  const size_t prose = prose_width(page_width);
   const LearnerTensor& y = r.yours[r.first_divergence];
   const TensorCheck& c = r.checks[r.first_divergence];
   const Binding& t = r.tool[c.expected];
@@ -382,7 +391,7 @@ std::string render_report(const CheckReport& r, bool color, Lang lang, size_t pa
   // (Wrapped at the page: the remark after the name, a long origin or step on the lines below.)
   const std::string first = ui("check.first-difference", lang, {name}), in_order = ui("check.first-in-order", lang);
   const size_t remark = std::min(in_order.find_first_not_of(' '), in_order.size());  // its leading space dropped
-  out +=
+  std::string out =
       "\n" + st.paint("1", first) +
       (visible_width(first + in_order) > page_width ? "\n  " + wrap(in_order.substr(remark), prose, "  ") : in_order) +
       "\n";
@@ -406,8 +415,17 @@ std::string render_report(const CheckReport& r, bool color, Lang lang, size_t pa
     if (!all && t.tensor.dim() > 0 && t.tensor.numel() <= 1024)
       out += ui("check.where", lang) + "\n" + where_map(y.tensor, t.tensor, lang);
   }
+  return out;
+}
 
-  out += "\n";
+// What explains the first difference: a step that never reached it, the known mistakes that give it, or
+// none (with the lesson's tensor it equals under another name).
+std::string explanation_text(const CheckReport& r, const check_text::Style& st, Lang lang, size_t prose) {
+  using namespace check_text;
+  const TensorCheck& c = r.checks[r.first_divergence];
+  const Binding& t = r.tool[c.expected];
+  const std::string name = shown_name(r.yours[r.first_divergence].name);
+  std::string out = "\n";
   if (c.elsewhere == E::Stale || c.elsewhere == E::Unsure) {
     const Binding& o = r.tool[c.other];
     const std::string step = step_text(t.code);
@@ -432,14 +450,31 @@ std::string render_report(const CheckReport& r, bool color, Lang lang, size_t pa
     if (const int other = equal_under_other_name(r); other >= 0)
       out += wrap(other_name_text(r, other, lang), prose, "  ") + "\n";
   }
-  if (!r.diagnoses.empty() && !r.not_reproduced.empty() && c.elsewhere != E::Unsure) {
+  if (!r.diagnoses.empty() && !r.not_reproduced.empty() && c.elsewhere != E::Unsure)
     out += "  " + later_differ(r, lang) + "\n";
-  }
-  out += "\n" +
-         ui(unknown ? "check.count-unchecked" : "check.count", lang,
-            {std::to_string(matched), std::to_string(differing), std::to_string(unknown)}) +
-         "\n";
   return out;
+}
+
+}  // namespace
+
+std::string render_report(const CheckReport& r, bool color, Lang lang, size_t page_width) {
+  using namespace check_text;
+  const size_t prose = prose_width(page_width);
+  const Style st{color};
+  std::string out = ui(r.yours.size() == 1 ? "check.header.one" : "check.header.many", lang,
+                       {echo(r.source, kSourceColumns), r.lesson, std::to_string(r.yours.size())}) +
+                    "\n";
+  for (const Prose& note : r.notes) out += "  " + wrap(ui(note.key, lang, note.args), prose - 2, "    ") + "\n";
+  Counts n;
+  list_tensors(r, st, lang, page_width, out, n);
+  if (r.ok())
+    return out + "\n" + st.paint("32", ui("check.all-match", lang, {std::to_string(n.matched)})) +
+           (n.unknown ? ui("check.all-match-unchecked", lang, {std::to_string(n.unknown)}) : "") + "\n";
+  out += first_difference_text(r, st, lang, page_width) + explanation_text(r, st, lang, prose);
+  return out + "\n" +
+         ui(n.unknown ? "check.count-unchecked" : "check.count", lang,
+            {std::to_string(n.matched), std::to_string(n.differing), std::to_string(n.unknown)}) +
+         "\n";
 }
 
 }  // namespace attn
