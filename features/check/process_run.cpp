@@ -504,73 +504,81 @@ void set_outcome(const GuardReport& rep, bool flooded, int guard_status, Process
 
 }  // namespace
 
-ProcessResult run_process(const ProcessSpec& spec) {
-  using Outcome = ProcessResult::Outcome;
-  ProcessResult r;
-  r.program = spec.argv.empty() ? "" : find_program(spec.argv[0]);
-  if (r.program.empty()) {
-    r.outcome = Outcome::NotFound;
-    return r;
-  }
-  std::vector<char*> argv;
-  for (const std::string& a : spec.argv) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
+namespace {
+
+// The program's argv and environment (spec.env replacing our variables of the same names), as execve takes them.
+struct ExecText {
   std::vector<std::string> env_text;
-  for (const auto& [k, v] : spec.env) env_text.push_back(k + "=" + v);
-  std::vector<char*> envp;
+  std::vector<char*> argv, envp;
+};
+
+void fill_exec_text(const ProcessSpec& spec, ExecText& x) {
+  for (const std::string& a : spec.argv) x.argv.push_back(const_cast<char*>(a.c_str()));
+  x.argv.push_back(nullptr);
+  for (const auto& [k, v] : spec.env) x.env_text.push_back(k + "=" + v);
   for (char** e = environ; e && *e; ++e) {
     bool replaced = false;
     for (const auto& [k, v] : spec.env)
       replaced = replaced || (std::strncmp(*e, k.c_str(), k.size()) == 0 && (*e)[k.size()] == '=');
-    if (!replaced) envp.push_back(*e);
+    if (!replaced) x.envp.push_back(*e);
   }
-  for (std::string& e : env_text) envp.push_back(const_cast<char*>(e.c_str()));
-  envp.push_back(nullptr);
+  for (std::string& e : x.env_text) x.envp.push_back(const_cast<char*>(e.c_str()));
+  x.envp.push_back(nullptr);
+}
 
+// The pipes between us, the guard and the program, each [read end, write end].
+struct Pipes {
   int out[2] = {-1, -1}, err[2] = {-1, -1}, status[2] = {-1, -1}, control[2] = {-1, -1}, report[2] = {-1, -1};
-  for (int* p : {out, err, status, control, report})
-    if (::pipe2(p, O_CLOEXEC) != 0) {
-      r.error = errno;
-      for (int* q : {out, err, status, control, report}) close_fd(q[0]), close_fd(q[1]);
-      return r;
+};
+
+// All five close-on-exec; false (errno's value in `error`, none left open) when one cannot be made.
+bool open_pipes(Pipes& p, int& error) {
+  for (int* f : {p.out, p.err, p.status, p.control, p.report})
+    if (::pipe2(f, O_CLOEXEC) != 0) {
+      error = errno;
+      for (int* q : {p.out, p.err, p.status, p.control, p.report}) close_fd(q[0]), close_fd(q[1]);
+      return false;
     }
-  Launch l;
-  l.program = r.program.c_str();
-  l.dir = spec.dir.empty() ? nullptr : spec.dir.c_str();
-  l.argv = argv.data();
-  l.envp = envp.data();
-  l.cleanup = spec.cleanup_dir.empty() ? nullptr : spec.cleanup_dir.c_str();
-  l.timeout = spec.timeout_seconds;
-  l.out = out[1], l.err = err[1], l.status = status[1], l.control = control[0], l.report = report[1];
-  const SignalCleanup cleanup(spec.cleanup_dir);
+  return true;
+}
+
+// The guard forked with every signal blocked (it starts with our handlers replaced, no signal between),
+// our ends of the pipes kept and theirs closed; -1 (errno's value in `error`, every end closed) when the
+// fork fails.
+pid_t fork_guard(Launch& l, Pipes& p, int& error) {
   sigset_t all;
   sigfillset(&all);
-  pthread_sigmask(SIG_BLOCK, &all, &l.mask);  // the guard starts with our handlers replaced, no signal between
+  pthread_sigmask(SIG_BLOCK, &all, &l.mask);
   const pid_t guard = ::fork();
   if (guard == 0) {
-    ::close(control[1]);
-    ::close(report[0]);
-    ::close(out[0]), ::close(err[0]), ::close(status[0]);
+    ::close(p.control[1]);
+    ::close(p.report[0]);
+    ::close(p.out[0]), ::close(p.err[0]), ::close(p.status[0]);
     run_guard(l);
   }
   const int fork_errno = errno;
   if (guard > 0) {
     ::setpgid(guard, guard);  // whichever of us comes first
     guard_pid = guard;
-    control_fd = control[1];
+    control_fd = p.control[1];
   }
   pthread_sigmask(SIG_SETMASK, &l.mask, nullptr);
-  for (int* fd : {&out[1], &err[1], &status[1], &control[0], &report[1]}) close_fd(*fd);
+  for (int* fd : {&p.out[1], &p.err[1], &p.status[1], &p.control[0], &p.report[1]}) close_fd(*fd);
   if (guard < 0) {
-    r.error = fork_errno;
-    for (int* fd : {&out[0], &err[0], &status[0], &control[1], &report[0]}) close_fd(*fd);
+    error = fork_errno;
+    for (int* fd : {&p.out[0], &p.err[0], &p.status[0], &p.control[1], &p.report[0]}) close_fd(*fd);
     control_fd = -1;
-    return r;
   }
+  return guard;
+}
+
+// Until the guard ends: the program's start (or why it could not), its output, the guard's report; then
+// the guard reaped and the outcome set.
+void follow_guard(pid_t guard, Pipes& p, const ProcessSpec& spec, ProcessResult& r) {
   int exec_errno = 0;  // the end of the status pipe: the program started (or the guard could not fork it)
-  const bool failed = ::read(status[0], &exec_errno, sizeof exec_errno) == static_cast<ssize_t>(sizeof exec_errno);
-  close_fd(status[0]);
-  int fds[3] = {out[0], err[0], report[0]};
+  const bool failed = ::read(p.status[0], &exec_errno, sizeof exec_errno) == static_cast<ssize_t>(sizeof exec_errno);
+  close_fd(p.status[0]);
+  int fds[3] = {p.out[0], p.err[0], p.report[0]};
   GuardReport rep;
   bool flooded = false;
   if (failed) close_fd(fds[0]), close_fd(fds[1]);
@@ -585,10 +593,36 @@ ProcessResult run_process(const ProcessSpec& spec) {
   guard_pid = 0;
   if (failed) {
     r.error = exec_errno;
-    r.outcome = Outcome::CannotStart;
-    return r;
+    r.outcome = ProcessResult::Outcome::CannotStart;
+    return;
   }
   set_outcome(rep, flooded, guard_status, r);
+}
+
+}  // namespace
+
+ProcessResult run_process(const ProcessSpec& spec) {
+  ProcessResult r;
+  r.program = spec.argv.empty() ? "" : find_program(spec.argv[0]);
+  if (r.program.empty()) {
+    r.outcome = ProcessResult::Outcome::NotFound;
+    return r;
+  }
+  ExecText x;
+  fill_exec_text(spec, x);
+  Pipes p;
+  if (!open_pipes(p, r.error)) return r;
+  Launch l;
+  l.program = r.program.c_str();
+  l.dir = spec.dir.empty() ? nullptr : spec.dir.c_str();
+  l.argv = x.argv.data();
+  l.envp = x.envp.data();
+  l.cleanup = spec.cleanup_dir.empty() ? nullptr : spec.cleanup_dir.c_str();
+  l.timeout = spec.timeout_seconds;
+  l.out = p.out[1], l.err = p.err[1], l.status = p.status[1], l.control = p.control[0], l.report = p.report[1];
+  const SignalCleanup cleanup(spec.cleanup_dir);
+  const pid_t guard = fork_guard(l, p, r.error);
+  if (guard > 0) follow_guard(guard, p, spec, r);
   return r;
 }
 

@@ -102,10 +102,10 @@ TraceDocument load_trace(const std::string& path, const std::string& python) {
   return parse_trace(file.text, path, python);
 }
 
-TraceDocument parse_trace(const std::string& text, const std::string& source, const std::string& python) {
-  json doc = parse_json_safely(text, trace_rules(source));
-  if (!doc.is_object() || doc.value("schema", json()) != kTraceSchema)
-    bad_trace(source, "no \"schema\": \"attn-tutor-trace/1\"");
+namespace {
+
+// The tracer's own verdict, when it is not "ok": one line (no torch, a bad notebook, the program raised).
+void refuse_tracer_verdict(const json& doc, const std::string& source, const std::string& python) {
   const std::string status = text_of(doc, "status");
   if (status == "no-torch")
     throw UsageError(error_text("check.err.no-torch", {echo(python, 60), echo(text_of(doc, "message"), 80)}));
@@ -127,6 +127,52 @@ TraceDocument parse_trace(const std::string& text, const std::string& source, co
         "check.err.raised", {source, echo(text_of(doc, "message"), 160), where.empty() ? ErrorText(source) : where}));
   }
   if (status != "ok") bad_trace(source, "status " + status);
+}
+
+// One event (its data moved out of `e`: the data is held once); `origin_file`: where its line is, unless
+// the event names another file of the program's package.
+TraceEvent read_event(json& e, const std::string& origin_file) {
+  TraceEvent ev;
+  ev.kind = text_of(e, "kind");
+  ev.name = text_of(e, "name");
+  ev.scope = text_of(e, "scope");
+  ev.function = text_of(e, "function");
+  const std::string file = text_of(e, "file").substr(0, 400);
+  ev.origin = {file.empty() ? origin_file : file, int_of(e, "cell"), int_of(e, "line"), text_of(e, "code")};
+  ev.function_key =
+      ev.function + ":" + file + ":" + std::to_string(ev.origin.cell) + ":" + std::to_string(int_of(e, "def_line"));
+  ev.call = int_of(e, "call");
+  ev.owner = text_of(e, "owner");
+  if (e.contains("data") && !e.contains("skipped")) {
+    ev.entry = {{"name", ev.name}, {"data", std::move(e["data"])}};
+    if (e.contains("shape")) ev.entry["shape"] = std::move(e["shape"]);
+    if (e.contains("dtype")) ev.entry["dtype"] = std::move(e["dtype"]);
+  }
+  return ev;
+}
+
+// The seeds, the globals named as a setting and the modules' constructions.
+void read_program_facts(const json& doc, TraceDocument& t) {
+  if (doc.contains("seeds") && doc["seeds"].is_array())
+    for (const json& s : doc["seeds"])
+      if (s.is_object() && s.contains("seed"))
+        t.seeds.push_back(s["seed"].is_string() ? s["seed"].get<std::string>() : s["seed"].dump());
+  if (doc.contains("settings") && doc["settings"].is_object())
+    for (const auto& [key, value] : doc["settings"].items())
+      if (value.is_number() || value.is_boolean()) t.settings[key] = value;
+  if (doc.contains("modules") && doc["modules"].is_array())
+    for (const json& m : doc["modules"])
+      if (m.is_object() && m.contains("args") && m["args"].is_object())
+        t.modules.push_back({text_of(m, "class"), m["args"]});
+}
+
+}  // namespace
+
+TraceDocument parse_trace(const std::string& text, const std::string& source, const std::string& python) {
+  json doc = parse_json_safely(text, trace_rules(source));
+  if (!doc.is_object() || doc.value("schema", json()) != kTraceSchema)
+    bad_trace(source, "no \"schema\": \"attn-tutor-trace/1\"");
+  refuse_tracer_verdict(doc, source, python);
   TraceDocument t;
   t.program = text_of(doc, "program");
   t.notebook = text_of(doc, "kind") == "notebook";
@@ -141,36 +187,10 @@ TraceDocument parse_trace(const std::string& text, const std::string& source, co
   const std::string origin_file = is_program_path(source) || t.program.empty() ? source : t.program;
   for (json& e : doc["events"]) {
     if (!e.is_object() || !e.contains("name") || !e["name"].is_string()) bad_trace(source, "an event without a name");
-    TraceEvent ev;
-    ev.kind = text_of(e, "kind");
-    ev.name = text_of(e, "name");
-    if (ev.name.size() > kMaxTensorNameBytes) continue;
-    ev.scope = text_of(e, "scope");
-    ev.function = text_of(e, "function");
-    const std::string file = text_of(e, "file").substr(0, 400);  // another file of the program's package
-    ev.origin = {file.empty() ? origin_file : file, int_of(e, "cell"), int_of(e, "line"), text_of(e, "code")};
-    ev.function_key =
-        ev.function + ":" + file + ":" + std::to_string(ev.origin.cell) + ":" + std::to_string(int_of(e, "def_line"));
-    ev.call = int_of(e, "call");
-    ev.owner = text_of(e, "owner");
-    if (e.contains("data") && !e.contains("skipped")) {
-      ev.entry = {{"name", ev.name}, {"data", std::move(e["data"])}};  // moved: the data is held once
-      if (e.contains("shape")) ev.entry["shape"] = std::move(e["shape"]);
-      if (e.contains("dtype")) ev.entry["dtype"] = std::move(e["dtype"]);
-    }
-    t.events.push_back(std::move(ev));
+    if (e["name"].get_ref<const std::string&>().size() > kMaxTensorNameBytes) continue;
+    t.events.push_back(read_event(e, origin_file));
   }
-  if (doc.contains("seeds") && doc["seeds"].is_array())
-    for (const json& s : doc["seeds"])
-      if (s.is_object() && s.contains("seed"))
-        t.seeds.push_back(s["seed"].is_string() ? s["seed"].get<std::string>() : s["seed"].dump());
-  if (doc.contains("settings") && doc["settings"].is_object())
-    for (const auto& [key, value] : doc["settings"].items())
-      if (value.is_number() || value.is_boolean()) t.settings[key] = value;
-  if (doc.contains("modules") && doc["modules"].is_array())
-    for (const json& m : doc["modules"])
-      if (m.is_object() && m.contains("args") && m["args"].is_object())
-        t.modules.push_back({text_of(m, "class"), m["args"]});
+  read_program_facts(doc, t);
   return t;
 }
 
