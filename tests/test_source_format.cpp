@@ -45,6 +45,29 @@ bool has_call(const std::string& code, const std::string& call) {
   return false;
 }
 
+// The functions of `lines` (a clang-formatted file) longer than `most` lines, as "LINE: N lines": each
+// definition at namespace level, from its signature's first line to the `}` that closes it at column 0.
+std::vector<std::string> long_functions(const std::vector<std::string>& lines, size_t most) {
+  std::vector<std::string> found;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    if (lines[i].empty() || lines[i].back() != '{') continue;
+    size_t start = i;  // the signature's first line
+    while (start > 0 && !lines[start - 1].empty() && lines[start - 1].rfind("//", 0) != 0 &&
+           lines[start - 1].rfind("#", 0) != 0 && std::string(";{}").find(lines[start - 1].back()) == std::string::npos)
+      --start;
+    const std::string& l = lines[start];
+    if (std::isspace(static_cast<unsigned char>(l[0])) || l.rfind("namespace", 0) == 0 || l.rfind("struct ", 0) == 0 ||
+        l.rfind("class ", 0) == 0 || l.rfind("enum ", 0) == 0 || l.rfind("extern ", 0) == 0)
+      continue;
+    size_t end = i + 1;
+    while (end < lines.size() && lines[end] != "}" && lines[end].rfind("};", 0) != 0) ++end;
+    if (end - start + 1 > most)
+      found.push_back(std::to_string(start + 1) + ": " + std::to_string(end - start + 1) + " lines");
+    i = end;
+  }
+  return found;
+}
+
 }  // namespace
 
 TEST_CASE("format: the rule finds an unguarded EM_JS block and a split ===") {
@@ -105,4 +128,27 @@ TEST_CASE("layers: app -> features -> lessons -> lib, and lib neither prints nor
       }
     }
   CHECK(files > 100);
+}
+
+TEST_CASE("format: the length rule finds a function past its limit, its signature counted") {
+  std::vector<std::string> text = {"// a comment", "int f(int a,", "      int b) {"};
+  for (int i = 0; i < 58; ++i) text.push_back("  a += b;");
+  text.push_back("}");
+  CHECK(long_functions(text, 61).empty());
+  CHECK(long_functions(text, 60) == std::vector<std::string>{"2: 61 lines"});
+  CHECK(long_functions({"namespace attn {", "", "}  // namespace attn"}, 1).empty());
+}
+
+TEST_CASE("format: no function of check's stages, features/check, is longer than 60 lines") {
+  int files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(std::string(ATTN_SOURCE_DIR) + "/features/check")) {
+    if (entry.path().extension() != ".cpp") continue;
+    ++files;
+    CAPTURE(entry.path().string());
+    std::string found;
+    for (const std::string& f : long_functions(lines_of_file(entry.path()), 60)) found += f + "\n";
+    CAPTURE(found);
+    CHECK(found.empty());
+  }
+  CHECK(files > 20);
 }
