@@ -3,6 +3,10 @@
 // pipeline's verdicts on real programs are tests/test_check_program.cpp's and the learner corpus's.
 #include <doctest/doctest.h>
 
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
 #include "features/check/candidates.h"
 #include "features/check/compare.h"
 #include "features/check/diagnose.h"
@@ -143,6 +147,25 @@ TEST_CASE("check stages: the lesson chosen matches the most, then differs the le
   c.matched = 1;  // under a third: the most matches stand
   const std::vector<Candidate> short_of = {a, b, c};
   CHECK(choose_lesson(short_of).best == &short_of[1]);
+}
+
+TEST_CASE("check stages: docs/architecture.md's drawing of the stages names every file of features/check") {
+  std::ifstream in(std::string(ATTN_SOURCE_DIR) + "/docs/architecture.md");
+  std::stringstream doc;
+  doc << in.rdbuf();
+  const std::string text = doc.str();
+  const size_t begin = text.find("## `check`'s stages");
+  REQUIRE(begin != std::string::npos);
+  const std::string section = text.substr(begin, text.find("\n## ", begin + 1) - begin);
+  int headers = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(std::string(ATTN_SOURCE_DIR) + "/features/check")) {
+    if (entry.path().extension() != ".h") continue;
+    ++headers;
+    const std::string stem = entry.path().stem().string();
+    CAPTURE(stem);
+    CHECK(section.find(stem) != std::string::npos);
+  }
+  CHECK(headers > 20);
 }
 
 }  // namespace attn
