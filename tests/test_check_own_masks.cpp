@@ -1,6 +1,6 @@
 // Stage "own masks" (features/check/own_masks.h): a dropout drawn by another generator is valid dropout, not a
 // mistake. The exports are real PyTorch 1.13 with nn.Dropout drawing from another stream
-// (tools/learner_mistakes.py other_generator); the traces are tests/learners/c27 and c28 under the tracer.
+// (tools/learner_mistakes.py other_generator); the traces are tests/learners/c27, c28 and c31 under the tracer.
 #include <doctest/doctest.h>
 
 #include <string>
@@ -80,4 +80,19 @@ TEST_CASE("own masks: a traced program's forward under another seed's masks is v
   CAPTURE(seeded.out);
   CHECK(seeded.exit_code == 0);
   CHECK(seeded.out.find("seed 42") == std::string::npos);
+}
+
+TEST_CASE("own masks: heads that each drew another generator's mask of one shape cannot be judged, in one line") {
+  // tests/learners/c31: the wrapper at dropout 0.5, torch.manual_seed(7) before the call: two heads, two
+  // masks of shape (2, 6, 6) that are not the book's. The stage follows one mask per shape: the second
+  // head's valid dropout is said to be beyond it, not called a mistake (it was a ✗ "no known mistake").
+  const CliResult r = check(kTraces + "wrapper-several-masks.json");
+  CHECK(r.exit_code == 2);
+  CHECK(r.out.empty());
+  CHECK(count_lines(r.err) == 1);
+  CHECK(r.err.find("cannot judge attn_weights (`attn_weights = self.dropout(attn_weights)`): your program's "
+                   "dropouts of shape (2, 6, 6) drew several masks") != std::string::npos);
+  const CliResult zh = run_cli_wide("check '" + kTraces + "wrapper-several-masks.json' --lang zh");
+  CHECK(zh.exit_code == 2);
+  CHECK(zh.err.find("形状为 (2, 6, 6) 的多次 dropout") != std::string::npos);
 }

@@ -39,13 +39,15 @@ Candidate evaluate(const LessonInfo& lesson, const TraceDocument& trace, const s
   return c;
 }
 
-// `c` replaced by the lesson replayed with `config` less the setting `key`, when that explains as much.
+// `c` replaced by the lesson replayed with `config` less the setting `key`, when that explains as much (no
+// fewer matches, no more differences) or, with `more_wins`, when it matches more of the program's values.
 void try_without(Candidate& c, const json& config, const std::string& key, const TraceDocument& trace,
-                 const std::string& source, const TraceChoices& choices) {
+                 const std::string& source, const TraceChoices& choices, bool more_wins = false) {
   json without = config;
   without.erase(key);
   Candidate d = evaluate(*c.lesson, trace, source, choices, without);
-  if (!d.ex.tensors.empty() && d.differing <= c.differing && d.matched >= c.matched) c = std::move(d);
+  if (d.ex.tensors.empty()) return;
+  if ((d.differing <= c.differing && d.matched >= c.matched) || (more_wins && d.matched > c.matched)) c = std::move(d);
 }
 
 Candidate candidate_for(const LessonInfo& lesson, const TraceDocument& trace, const std::string& source,
@@ -61,11 +63,13 @@ Candidate candidate_for(const LessonInfo& lesson, const TraceDocument& trace, co
   if (config.contains("dropout") && config["dropout"].is_number() && config["dropout"].get<double>() == 0.0)
     try_without(c, config, "dropout", trace, source, choices);
   // A seed of the program's own beside the book's (torch.manual_seed(42) before its dropout cells only):
-  // the lesson with the book's seeds as well, kept when it explains as much (its masks: own_masks.h).
+  // the lesson with the book's seeds as well, kept when it explains as much or places more of the program's
+  // values (a seed before the call only: its dropouts differ, and with the program's seed its weights do;
+  // its masks: own_masks.h).
   const bool book_seed_too = std::any_of(trace.seeds.begin(), trace.seeds.end(),
                                          [](const std::string& s) { return s == "123" || s == "789"; });
   if (!choices.seed && c.ex.config.contains("seed") && book_seed_too)
-    try_without(c, c.ex.config, "seed", trace, source, choices);
+    try_without(c, c.ex.config, "seed", trace, source, choices, true);
   return c;
 }
 

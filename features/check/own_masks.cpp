@@ -1,6 +1,7 @@
 #include "features/check/own_masks.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "core/safe_text.h"
 
@@ -30,7 +31,40 @@ bool matches_at(const CheckReport& r, int i, int entry) {
   return c.verdict == TensorCheck::Verdict::Match && c.elsewhere == TensorCheck::Elsewhere::None && c.expected == entry;
 }
 
+// Whether `y` is a dropout of `x`: every entry 0, or x's times one factor above 1 (1 / (1 - p)).
+bool dropout_of(const Tensor& y, const Tensor& x) {
+  if (y.shape() != x.shape()) return false;
+  const std::vector<float> a = y.values(), b = x.values();
+  double factor = 0.0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a[i] == 0.0f) continue;
+    if (b[i] == 0.0f || !std::isfinite(a[i]) || !std::isfinite(b[i])) return false;
+    const double f = static_cast<double>(a[i]) / static_cast<double>(b[i]);
+    if (factor == 0.0) factor = f;
+    if (!(f > 1.0) || std::fabs(f - factor) > 1e-4 * factor) return false;
+  }
+  return true;
+}
+
 }  // namespace
+
+bool another_mask_of_a_taken_shape(const CheckReport& r, const LessonOptions& opt) {
+  if (r.ok() || !r.diagnoses.empty()) return false;
+  const int entry = r.checks[r.first_divergence].expected;
+  const Binding& step = r.tool[entry];
+  const Tensor& yours = r.yours[r.first_divergence].tensor;
+  if (!is_dropout_step(step.code) || is_print_line(step.code) || !has_mask_of_shape(opt, yours.shape())) return false;
+  for (int j = entry - 1; j >= 0; --j)  // the value before the step: the latest entry of its name
+    if (r.tool[j].name == step.name) return dropout_of(yours, r.tool[j].tensor);
+  return false;
+}
+
+UsageError several_masks_error(const CheckReport& r, const std::string& source) {
+  const LearnerTensor& y = r.yours[r.first_divergence];
+  const std::string code = y.origin ? y.origin->code : r.tool[r.checks[r.first_divergence].expected].code;
+  return UsageError(
+      error_text("check.err.own-masks-several", {source, echo(y.name), echo(code, 80), shape_text(y.tensor.shape())}));
+}
 
 OwnMasks find_own_masks(const CheckReport& r, const LessonOptions& opt,
                         const std::function<CheckReport(const LessonOptions&)>& recheck) {

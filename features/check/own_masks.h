@@ -42,6 +42,14 @@ int unseen_dropout_before(const CheckReport& r);
 // The one line that says so, for `source`, when check cannot judge for that reason.
 UsageError unseen_dropout_error(const CheckReport& r, int step, const std::string& source);
 
+// Whether `r`'s first difference (the check under the masks taken) is a valid dropout at a dropout step of a
+// shape whose mask was taken already: every entry 0 or the lesson's value before the step times one factor
+// above 1 (another mask of that shape, which the stage cannot follow).
+bool another_mask_of_a_taken_shape(const CheckReport& r, const LessonOptions& opt);
+
+// The one line that says so, for `source`.
+UsageError several_masks_error(const CheckReport& r, const std::string& source);
+
 // Whether the stage's reruns (kMaxOwnMasks, then the lesson and its `reruns` mistakes again) fit in the
 // time limit besides the check's own, for a lesson run estimated at `seconds`.
 bool own_masks_affordable(double seconds, double reruns);

@@ -72,6 +72,7 @@ void compare_under_own_masks(CheckReport& report, LessonReplay& replay, const st
     replay.opt = own.opt;
     replay.nb = replay.best.lesson->run(replay.opt);
     report = replay.diagnosed();
+    if (another_mask_of_a_taken_shape(report, replay.opt)) throw several_masks_error(report, source);
     notes.push_back(own_masks_note(report));
   } else if (const int unseen = unseen_dropout_before(report); unseen >= 0) {
     throw unseen_dropout_error(report, unseen, source);
