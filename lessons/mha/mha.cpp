@@ -45,13 +45,18 @@ void batched_matmul_cells(Notebook& nb) {
   nb.confusion("nsecond_head_n_second_res.confusion");
 }
 
-void gpt2_cells(Notebook& nb, const LessonOptions& opt) {
+// Exercise 3.3. `after_mha`: the generator where the chapter's cells left it, which the cells carry on with
+// when they do not seed it again (opt.no_reseed: `check`'s rerun of a program that left out the seed).
+void gpt2_cells(Notebook& nb, const LessonOptions& opt, Generator& after_mha) {
   nb.heading("3.6.2", "heading.exercise_gpt2_size");
-  nb.cell({"torch.manual_seed(" + fmt_seed(opt, 123) + ")",
-           "mha = MultiHeadAttention(d_in=768, d_out=768, context_length=1024, dropout=0.0, num_heads=12)",
-           "print(sum(p.numel() for p in mha.parameters()))"});
-  Generator gen;
-  gen.manual_seed(opt.seed_or(123));
+  std::vector<std::string> code = {
+      "mha = MultiHeadAttention(d_in=768, d_out=768, context_length=1024, dropout=0.0, num_heads=12)",
+      "print(sum(p.numel() for p in mha.parameters()))"};
+  if (!opt.no_reseed) code.insert(code.begin(), "torch.manual_seed(" + fmt_seed(opt, 123) + ")");
+  nb.cell(code);
+  Generator seeded;
+  seeded.manual_seed(opt.seed_or(123));
+  Generator& gen = opt.no_reseed ? after_mha : seeded;
   MultiHeadAttention mha = MultiHeadAttention::init(gen, 768, 768, 1024, 0.0, 12, false);
   nb.print(std::to_string(mha.parameter_count()));
   const std::string params = std::to_string(mha.parameter_count());
@@ -204,7 +209,7 @@ Notebook mha_lesson(const LessonOptions& opt) {
                    "print(mha.out_proj.weight)", "print(mha.out_proj.bias)", "print(context_vecs)"},
                   "mha.out_proj", mha.out_proj, "context_vecs", t.context_vec, "out_proj.note", "out_proj.explain");
 
-  if (opt.gpt2) gpt2_cells(nb, opt);
+  if (opt.gpt2) gpt2_cells(nb, opt, gen);
   return nb;
 }
 

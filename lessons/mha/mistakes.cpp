@@ -1,5 +1,6 @@
 // The mha lesson's diagnoses (lessons/diagnosis.h): its weights' and dropout's mistakes, out_proj forgotten,
-// the heads split or merged by a view without transpose, the projections created in another order, MKL's masks.
+// the heads split or merged by a view without transpose, the projections created in another order, MKL's masks,
+// Exercise 3.3 without its seed.
 #include "lessons/diagnosis.h"
 
 namespace attn {
@@ -20,6 +21,11 @@ void mha_diagnoses(Reruns& r) {
   dropout_mistakes(r, rate, true, true);
   linear_orders(r, {"W_query", "W_key", "W_value", "out_proj"});
   mkl_dropout(r, rate);
+  if (r.base.gpt2 && !r.base.no_reseed) {  // Exercise 3.3 without torch.manual_seed: x from the chapter's generator
+    LessonOptions o = r.base;
+    o.no_reseed = true;
+    r.options(MistakeId::MissingReseed, text("check.detail.missing-reseed-exercise"), o);
+  }
 }
 
 // Whether mha can run with `o`: its heads divide d_out, as MultiHeadAttention's assert requires.
