@@ -629,3 +629,14 @@ TEST_CASE("check program: the book's inputs under the learner's own name are evi
   CHECK(r.exit_code == 1);
   CHECK(r.out.find("Diagnosis: weights drawn from another distribution than the lesson's") != std::string::npos);
 }
+
+TEST_CASE("check program: Exercise 3.3 without its seed is the missing re-seed, named at x") {
+  // tests/learners/m46: the GPT-2 size module built and x drawn right after the chapter's mha(batch),
+  // with no torch.manual_seed(123) between: its weights and x carry on from that generator.
+  const CliResult r = run_cli_wide("check '" + kTraces + "/mha-gpt2-no-reseed.json' --color never");
+  CAPTURE(r.out);
+  CHECK(r.exit_code == 1);
+  CHECK(r.out.find("First difference: x") != std::string::npos);
+  CHECK(r.out.find("Diagnosis: a missing re-seed") != std::string::npos);
+  CHECK(r.out.find("Exercise 3.3's module built and its x drawn") != std::string::npos);
+}
