@@ -314,6 +314,15 @@ TEST_CASE("check program: bad options and bad traces are refused with one line")
   const std::string nonames = write_file(dir, "t.json", R"({"schema": "attn-tutor-trace/1", "status": "ok",
       "events": [{"name": "foo\u001b[31m", "kind": "bind", "data": [1.0], "line": 1}]})");
   expect_usage_error("check '" + nonames + "'", "binds no tensor a lesson has (it binds foo\\e[31m)");
+  // Settings the lesson cannot replay: what stopped it, in the program's terms (not that no lesson has its
+  // names, nor an export's config.KEY).
+  const std::string module = R"({"schema": "attn-tutor-trace/1", "status": "ok", "events": [{"name": "context_vecs",
+      "kind": "bind", "scope": "module", "data": [[[1.0, 2.0]]], "line": 9}], "modules": [{"class":
+      "MultiHeadAttention", "args": {"d_in": 3, "d_out": 4096, "dropout": 0.0, "num_heads": 2, "context_length": )";
+  expect_usage_error("check '" + write_file(dir, "range.json", module + "100000}}]}") + "'",
+                     "your program's context_length is 100000, which the lesson cannot replay: use a whole number");
+  expect_usage_error("check '" + write_file(dir, "cost.json", module + "4096}}]}") + "'",
+                     "more than the limits of 6 s and 768 MiB here; lower context_length");
   // --lesson with none of its names: the program way's line (no export's "export at least one").
   expect_usage_error("check '" + nonames + "' --lesson mha", "binds no tensor lesson mha has (it binds foo\\e[31m)");
   const std::string raised = write_file(dir, "r.json", R"({"schema": "attn-tutor-trace/1", "status": "raised",

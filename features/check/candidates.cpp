@@ -19,10 +19,10 @@ using nlohmann::json;
 Candidate evaluate(const LessonInfo& lesson, const TraceDocument& trace, const std::string& source,
                    const TraceChoices& choices, const json& config) {
   Candidate c{&lesson, {}, 0, 0, 0};
-  LearnerExport settings{source, lesson.name, config, {}, {}};
+  LearnerExport settings{source, lesson.name, config, {}, {}, true};
   const LessonOptions opt = replay_options(settings);
-  require_affordable(lesson.name, opt, false, "config.",
-                     1.0 + static_cast<double>(mistake_rerun_count(lesson.name, opt)), "check " + source);
+  require_affordable(lesson.name, opt, false, "", 1.0 + static_cast<double>(mistake_rerun_count(lesson.name, opt)),
+                     "check " + source);
   const Notebook nb = lesson.run(opt);
   c.ex = export_for(trace, source, lesson.name, timeline_names(nb), config, c.unlisted, &nb.timeline(), &c.furthest);
   if (c.ex.tensors.empty() && !choices.lesson.empty())  // the lesson given: its names, whatever their values
@@ -100,7 +100,8 @@ std::set<std::string> bound_names(const TraceDocument& trace) {
 }
 
 std::vector<Candidate> lesson_candidates(const TraceDocument& trace, const std::string& source,
-                                         const TraceChoices& choices, const std::set<std::string>& bound) {
+                                         const TraceChoices& choices, const std::set<std::string>& bound,
+                                         std::optional<UsageError>& refused) {
   std::vector<Candidate> candidates;
   for (const LessonInfo& lesson : lessons()) {
     if (!choices.lesson.empty() && lesson.name != choices.lesson) continue;
@@ -108,8 +109,9 @@ std::vector<Candidate> lesson_candidates(const TraceDocument& trace, const std::
     try {
       Candidate c = candidate_for(lesson, trace, source, choices, bound);
       if (!c.ex.tensors.empty()) candidates.push_back(std::move(c));
-    } catch (const UsageError&) {
+    } catch (const UsageError& e) {
       if (!choices.lesson.empty()) throw;
+      if (!refused) refused = e;
     }
   }
   return candidates;

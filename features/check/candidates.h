@@ -2,10 +2,12 @@
 // Stage "lessons" of a traced program's check: each lesson that has one of the program's names, replayed
 // once with the settings the program used for it (trace_settings.h) and its tensors compared, and the one
 // that explains the program best.
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "core/usage_error.h"
 #include "features/check/learner_export.h"
 #include "features/check/trace_check.h"
 #include "lessons/lesson.h"
@@ -24,10 +26,12 @@ struct Candidate {
 std::set<std::string> bound_names(const TraceDocument& trace);
 
 // The lessons (the one --lesson names, or each with one of `bound`) with the program's tensors placed;
-// empty when none places any. A lesson the given settings make refuse (its cost) is left out, unless it
-// is the one given.
+// empty when none places any. A lesson that refuses the program's settings (its cost, a size out of its
+// range) is left out, its refusal kept in `refused` (the first one), unless it is the one given: then it
+// is thrown.
 std::vector<Candidate> lesson_candidates(const TraceDocument& trace, const std::string& source,
-                                         const TraceChoices& choices, const std::set<std::string>& bound);
+                                         const TraceChoices& choices, const std::set<std::string>& bound,
+                                         std::optional<UsageError>& refused);
 
 // No candidate: one line saying what the program has instead (names bound only inside functions, no
 // tensor at all, or names none of the lessons has).

@@ -42,7 +42,7 @@ json chapter_config(const Candidate& best) {
 }
 
 ChapterRun run_chapter(const json& config, const std::string& source) {
-  const LessonOptions opt = replay_options(LearnerExport{source, "all", config, {}, {}});
+  const LessonOptions opt = replay_options(LearnerExport{source, "all", config, {}, {}, true});
   ChapterRun run{config, opt, Notebook("all", {}, opt.config_json(), opt.inputs.tokens), {}, {}, {}, {}};
   for (const LessonInfo& l : lessons())
     if (l.in_chapter()) {

@@ -52,6 +52,7 @@ struct LearnerExport {
   nlohmann::json config = nlohmann::json::object();
   std::vector<std::string> tokens;
   std::vector<LearnerTensor> tensors;  // in the file's order: the order the learner's program computed them
+  bool traced = false;  // the settings a traced program used (its modules' arguments), not an export's config
 };
 
 // Throws UsageError with one line naming the file, the problem and the fix: not JSON, another schema,

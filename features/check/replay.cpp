@@ -24,7 +24,8 @@ struct ConfigReader {
   const json& c;
 
   [[noreturn]] void fail(const std::string& key, ErrorText what) const {
-    throw UsageError(error_text("check.err.config", {ex.source, key, echo(c[key].dump()), std::move(what)}));
+    throw UsageError(error_text(ex.traced ? "check.err.config-program" : "check.err.config",
+                                {ex.source, key, echo(c[key].dump()), std::move(what)}));
   }
   bool given(const std::string& key) const { return c.contains(key) && !c[key].is_null(); }
   // A JSON integer (4, never 4.0, "4" or "0x4") from lo to hi. json.dumps writes a Python int as 4 and a

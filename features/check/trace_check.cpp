@@ -132,7 +132,9 @@ CheckReport check_trace(const TraceDocument& trace, const std::string& source, c
   }
   // 1. lessons: each candidate run with the settings the program used for it (candidates.h).
   const std::set<std::string> bound = bound_names(trace);
-  const std::vector<Candidate> candidates = lesson_candidates(trace, source, choices, bound);
+  std::optional<UsageError> refused;  // a lesson that refused the program's settings
+  const std::vector<Candidate> candidates = lesson_candidates(trace, source, choices, bound, refused);
+  if (candidates.empty() && refused) throw *refused;  // what stopped it, not that no lesson has its names
   if (candidates.empty()) refuse_without_lesson(trace, source, choices, bound);
   const ChosenLesson chosen = choose_lesson(candidates);
   // 2. sections: a program that covers the chapter, or several of its sections (chapter_check.h).

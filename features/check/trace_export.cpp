@@ -144,7 +144,7 @@ LearnerExport export_for(const TraceDocument& trace, const std::string& source, 
   } else {
     unplaced(v);
   }
-  LearnerExport kept{source, lesson, config, {}, {}};
+  LearnerExport kept{source, lesson, config, {}, {}, true};
   for (size_t i = 0; i < v.events.size(); ++i) {
     const TraceEvent& e = *v.events[i];
     // Left out besides: the locals of a call none of which is placed (a call the lesson does not step
