@@ -91,10 +91,19 @@ TEST_CASE("learner corpus: every program stored as a diff applies to its base, w
   }
   // Every program the manifest expects is there, whole or as a diff.
   const auto manifest = nlohmann::json::parse(read_text_file(kSource + "/tests/learners/expected.json"));
-  CHECK(manifest["programs"].size() == 77);
+  CHECK(manifest["programs"].size() == 81);
   for (const auto& item : manifest["programs"].items()) {  // not a structured binding: clang 14 cannot capture one
     const std::string name = item.key();
-    CHECK_MESSAGE(fs::exists(dir + "/learners/" + name + ".py"), name);
+    if (!item.value().contains("package")) {
+      CHECK_MESSAGE(fs::exists(dir + "/learners/" + name + ".py"), name);
+      continue;
+    }
+    // A package program: its folder, with its main module there or in its base's (whole or as a diff).
+    const std::string main = item.value()["package"].get<std::string>();
+    const std::string base = item.value().value("package_base", name);
+    const std::string stem = kSource + "/tests/learners/packages/" + base + "/" + main.substr(0, main.size() - 3);
+    CHECK_MESSAGE(fs::is_directory(kSource + "/tests/learners/packages/" + name), name);
+    CHECK_MESSAGE((fs::exists(stem + ".py") || fs::exists(stem + ".diff")), name);
   }
 }
 

@@ -13,6 +13,11 @@ program stored as a diff, NAME.diff, applied to its base; a `# <book: NAME>` lin
   ipynb   the same code as a Jupyter notebook (nbformat 4, a code cell per blank-line-separated
           top-level block), `attn-tutor check NAME.ipynb --python PYTHON`.
 
+A package program (a manifest entry with "package": its main module's path, e.g. "ch03/main.py") is a
+folder, tests/learners/packages/NAME/, its files whole or stored as diffs as above ("package_base": another
+package program whose files it has where it has none of its own): the export way runs `python -m
+ch03.main`, the py way checks `ch03/main.py` (which runs it as that); it has no ipynb way.
+
 Each verdict is compared with the manifest (exit code, first differing tensor, its cell, the diagnosis
 named) and with the other ways (exit code, first tensor, diagnoses). Also flagged: a crash (an exit code
 other than 0, 1, 2, or a signal), a non-empty stderr with exit 0 or 1, and untrue reason lines: a reason
@@ -100,6 +105,35 @@ def notebook(code):
             "metadata": {"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
                          "language_info": {"name": "python"}},
             "nbformat": 4, "nbformat_minor": 5}
+
+
+PACKAGES = os.path.join(CORPUS, "packages")
+
+
+def package_files(name, entry):
+    """{path in the program's folder: text, whole} of package program NAME (its base's files first)."""
+    files = package_files(entry["package_base"], {}) if entry.get("package_base") else {}
+    top = os.path.join(PACKAGES, name)
+    if not os.path.isdir(top):
+        die(f"{name}: no folder tests/learners/packages/{name}")
+    for folder, _, names in os.walk(top):
+        rel = os.path.relpath(folder, top)
+        for f in sorted(names):
+            if not f.endswith((".py", ".diff")):
+                continue
+            stem = f.rsplit(".", 1)[0]
+            try:
+                files[os.path.normpath(os.path.join(rel, stem + ".py"))] = program_diffs.program_text(folder, stem)
+            except (OSError, program_diffs.DiffError) as e:
+                die(f"{name}: {e}")
+    return files
+
+
+def write_files(dest, files):
+    for path, text in files.items():
+        os.makedirs(os.path.dirname(os.path.join(dest, path)) or dest, exist_ok=True)
+        with open(os.path.join(dest, path), "w", encoding="utf-8") as f:
+            f.write(text)
 
 
 def run(cmd, cwd, env=None, timeout=300):
@@ -250,30 +284,43 @@ def main():
     rows, failures, reports = [], 0, []
     for name in names:
         entry = manifest[name]
-        try:  # a program stored as a diff or with `# <book: NAME>` lines is given whole (tools/program_diffs.py)
-            source = program_diffs.program_text(CORPUS, name)
-        except (OSError, program_diffs.DiffError) as e:
-            die(f"{name}: {e}")
+        package = entry.get("package")
+        if package:  # a folder of files; the main module's export block as a script's
+            files = package_files(name, entry)
+            if package not in files:
+                die(f"{name}: its package has no {package}")
+            source = files[package]
+        else:
+            try:  # a program stored as a diff or with `# <book: NAME>` lines is given whole (tools/program_diffs.py)
+                source = program_diffs.program_text(CORPUS, name)
+            except (OSError, program_diffs.DiffError) as e:
+                die(f"{name}: {e}")
         code = strip_export(source, name)
         verdicts = {}
         for way in ways:
-            if way not in entry.get("ways", WAYS):
+            if way not in entry.get("ways", WAYS) or (package and way == "ipynb"):
                 verdicts[way] = None
                 continue
             tmp = tempfile.mkdtemp(prefix=f"learner-{name}-{way}-")
+            if package:
+                write_files(tmp, dict(files, **{package: source if way == "export" else code}))
             if way == "export":
-                with open(os.path.join(tmp, name + ".py"), "w", encoding="utf-8") as f:
-                    f.write(source)
-                prc, pout, perr = run([args.python, name + ".py"], tmp, env)
+                run_it = [args.python, "-m", package[:-3].replace("/", ".")] if package else [args.python, name + ".py"]
+                if not package:
+                    with open(os.path.join(tmp, name + ".py"), "w", encoding="utf-8") as f:
+                        f.write(source)
+                prc, pout, perr = run(run_it, tmp, env)
                 if prc != 0 or not os.path.exists(os.path.join(tmp, "export.json")):
                     last = (perr.strip().split("\n") or [""])[-1]
                     verdicts[way] = (None, "", "", None, [f"the program itself failed ({prc}): {last[:120]}"])
                     continue
                 cmd = [tutor, "check", "export.json", "--color", "never", "--lang", "en"]
             elif way == "py":
-                with open(os.path.join(tmp, name + ".py"), "w", encoding="utf-8") as f:
-                    f.write(code)
-                cmd = [tutor, "check", name + ".py", "--python", args.python, "--color", "never", "--lang", "en"]
+                if not package:
+                    with open(os.path.join(tmp, name + ".py"), "w", encoding="utf-8") as f:
+                        f.write(code)
+                cmd = [tutor, "check", package or name + ".py", "--python", args.python, "--color", "never",
+                       "--lang", "en"]
             else:
                 nb = notebook(code)
                 try:  # where nbformat is installed, the notebook is checked against its schema
