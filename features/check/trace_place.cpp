@@ -61,10 +61,12 @@ void keep_lessons_values(TracedValues& v, const std::vector<Binding>& tl) {
                 (v.rank_ok[i] || !some_rank.count(v.tensors[i].name));
   // A value the lesson does not have, rebound under its name before any other of the lesson's names is
   // (a loop accumulating `context_vec_2 = context_vec_2 + ...`): an in-between state, as an in-place one.
+  // Not when it is bound again to the same value (a dropout of 0, or in eval()): that value's own step
+  // (the softmax) is where it was computed, and where a difference shows.
   for (size_t i = 0; i + 1 < n; ++i) {
     const TraceEvent &e = *v.events[i], &next = *v.events[i + 1];
     if (!v.known[i] && next.name == e.name && next.scope == e.scope && next.function_key == e.function_key &&
-        next.call == e.call)
+        next.call == e.call && !tensors_close(v.tensors[i].tensor, v.tensors[i + 1].tensor, 0.0))
       v.keep[i] = 0;
   }
 }
