@@ -649,3 +649,14 @@ TEST_CASE("check program: Exercise 3.3 without its seed is the missing re-seed, 
   CHECK(r.out.find("Diagnosis: a missing re-seed") != std::string::npos);
   CHECK(r.out.find("its x drawn without torch.manual_seed(123) before them") != std::string::npos);
 }
+
+TEST_CASE("check program: a mistake inside forward at dropout 0 is shown at its own line, not the dropout's") {
+  // tests/learners/m47: softmax over dim=1 in CausalAttention.forward, then self.dropout (p = 0) binds
+  // the same value again: the first difference is the softmax line, where the mistake is.
+  const CliResult r = run_cli_wide("check '" + kTraces + "/causal-forward-softmax-dim1.json' --color never");
+  CAPTURE(r.out);
+  CHECK(r.exit_code == 1);
+  CHECK(r.out.find("yours: line 34 of causal-forward-softmax-dim1.py (`attn_weights = torch.softmax(attn_scores "
+                   "/ keys.shape[-1]**0.5, dim=1)`)") != std::string::npos);
+  CHECK(r.out.find("Diagnosis: softmax over the wrong dimension") != std::string::npos);
+}

@@ -3,7 +3,7 @@
     /usr/bin/python3 tools/gen_trace_fixtures.py
 
 Runs each program of tests/fixtures/traces/programs/ (given whole by tools/program_diffs.py: a NAME.diff there
-applied to its base, a `# <book: NAME>` line expanded) and sixteen of tests/learners/ (FROM_LEARNERS) (a .py, and the notebook made from it: one code cell per
+applied to its base, a `# <book: NAME>` line expanded) and seventeen of tests/learners/ (FROM_LEARNERS) (a .py, and the notebook made from it: one code cell per
 "# %%" block) under check's tracer (python/tracer.py, the one the binary embeds) with this Python, and
 writes its "attn-tutor-trace/1" document (docs/trace-json.md) to tests/fixtures/traces/NAME.json (the notebook's
 NAME-ipynb.json). CI has no torch: the tests check these documents with `attn-tutor check TRACE.json`.
@@ -74,7 +74,8 @@ FROM_LEARNERS = {"kv-mask-row0": "m25_kv_mask_row0", "swa-cache-oldest": "m24_sw
                  "sections-351-triu": "m41_sections_351_triu_diagonal", "dropout-seed-42": "c27_dropout_seed_42",
                  "mha-dropout-other-masks": "c28_mha_dropout_other_masks", "blog-own-sizes": "n01_blog_own_sizes",
                  "causal-own-names": "n02_causal_own_names", "trainable-inputs-as-x": "m45_trainable_inputs_as_x_randn",
-                 "wrapper-several-masks": "c31_wrapper_dropout_other_masks", "mha-gpt2-no-reseed": "m46_mha_gpt2_no_reseed"}
+                 "wrapper-several-masks": "c31_wrapper_dropout_other_masks", "mha-gpt2-no-reseed": "m46_mha_gpt2_no_reseed",
+                 "causal-forward-softmax-dim1": "m47_causal_forward_softmax_dim1"}
 
 
 def main():
