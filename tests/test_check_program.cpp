@@ -656,7 +656,7 @@ TEST_CASE("check program: a mistake inside forward at dropout 0 is shown at its 
   const CliResult r = run_cli_wide("check '" + kTraces + "/causal-forward-softmax-dim1.json' --color never");
   CAPTURE(r.out);
   CHECK(r.exit_code == 1);
-  CHECK(r.out.find("yours: line 34 of causal-forward-softmax-dim1.py (`attn_weights = torch.softmax(attn_scores "
+  CHECK(r.out.find("yours: line 35 of causal-forward-softmax-dim1.py (`attn_weights = torch.softmax(attn_scores "
                    "/ keys.shape[-1]**0.5, dim=1)`)") != std::string::npos);
   CHECK(r.out.find("Diagnosis: softmax over the wrong dimension") != std::string::npos);
 }
