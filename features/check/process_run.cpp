@@ -12,8 +12,6 @@ ProcessResult run_process(const ProcessSpec&) {
   return r;
 }
 
-bool remove_tree(const char*) { return false; }
-
 }  // namespace attn
 
 #else
@@ -46,98 +44,6 @@ extern char** environ;
 namespace attn {
 
 namespace {
-
-// ---- Removing a folder without following links, with no allocation ----
-
-constexpr int kMaxDepth = 8;  // a folder nested deeper is moved up to the top folder, then emptied there
-
-bool is_dot(const char* name) { return name[0] == '.' && (name[1] == 0 || (name[1] == '.' && name[2] == 0)); }
-
-#if defined(__linux__)
-struct Dirent64 {
-  std::uint64_t ino;
-  std::int64_t off;
-  unsigned short reclen;
-  unsigned char type;
-  char name[1];
-};
-
-// Calls f(name) for each entry of the folder open at fd, from its start (getdents64: no allocation).
-template <class F>
-void each_entry(int fd, F&& f) {
-  alignas(8) char buf[2048];
-  ::lseek(fd, 0, SEEK_SET);
-  for (;;) {
-    const long n = ::syscall(SYS_getdents64, fd, buf, sizeof buf);
-    if (n <= 0) return;
-    for (long off = 0; off < n;) {
-      const Dirent64* d = reinterpret_cast<const Dirent64*>(buf + off);
-      off += d->reclen;
-      if (!is_dot(d->name)) f(d->name);
-    }
-  }
-}
-#else
-// Calls f(name) for each entry of the folder open at fd (readdir: the portable way, not signal-safe).
-template <class F>
-void each_entry(int fd, F&& f) {
-  const int copy = ::dup(fd);
-  DIR* d = copy >= 0 ? ::fdopendir(copy) : nullptr;
-  if (!d) {
-    if (copy >= 0) ::close(copy);
-    return;
-  }
-  ::rewinddir(d);
-  while (const dirent* e = ::readdir(d))
-    if (!is_dot(e->d_name)) f(e->d_name);
-  ::closedir(d);
-}
-#endif
-
-// "attn-up-N", a name for a folder moved up to the top folder.
-void moved_name(unsigned n, char* out) {
-  char digits[16];
-  int k = 0;
-  do digits[k++] = static_cast<char>('0' + n % 10);
-  while ((n /= 10) != 0 && k < 15);
-  std::memcpy(out, "attn-up-", 8);
-  for (int i = 0; i < k; ++i) out[8 + i] = digits[k - 1 - i];
-  out[8 + k] = 0;
-}
-
-bool empty_folder(int fd, int top, int depth, unsigned& moved);
-
-// Removes the entry `name` of the folder open at fd (a folder: emptied first). True when it is gone.
-bool remove_entry(int fd, const char* name, int top, int depth, unsigned& moved) {
-  struct stat st {};
-  if (::fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) return errno == ENOENT;
-  if (!S_ISDIR(st.st_mode)) return ::unlinkat(fd, name, 0) == 0 || errno == ENOENT;
-  if (depth >= kMaxDepth) {
-    char up[32];
-    moved_name(++moved, up);
-    return ::renameat(fd, name, top, up) == 0;
-  }
-  int sub = ::openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (sub < 0 && errno == EACCES && ::fchmodat(fd, name, 0700, 0) == 0)
-    sub = ::openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (sub < 0) return false;
-  empty_folder(sub, top, depth + 1, moved);
-  ::close(sub);
-  if (::unlinkat(fd, name, AT_REMOVEDIR) == 0) return true;
-  if (errno != EACCES && errno != EPERM) return false;
-  ::fchmodat(fd, name, 0700, 0);  // a folder without write permission keeps its entries: grant it, again
-  return false;
-}
-
-// Removes everything in the folder open at fd, reading it again while a pass removes something.
-bool empty_folder(int fd, int top, int depth, unsigned& moved) {
-  for (;;) {
-    int removed = 0, left = 0;
-    each_entry(fd, [&](const char* name) { ++(remove_entry(fd, name, top, depth, moved) ? removed : left); });
-    if (left == 0 && removed == 0) return true;
-    if (removed == 0) return false;
-  }
-}
 
 // ---- The guard: runs the program, then kills whatever it left ----
 
@@ -388,20 +294,6 @@ void close_fd(int& fd) {
 }
 
 }  // namespace
-
-bool remove_tree(const char* dir) {
-  const int fd = ::open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (fd < 0) {
-    if (errno == ENOENT) return true;
-    if (errno == ELOOP || errno == ENOTDIR) return ::unlink(dir) == 0;  // replaced by a link or a file
-    if (errno != EACCES || ::chmod(dir, 0700) != 0) return false;
-    return remove_tree(dir);
-  }
-  unsigned moved = 0;
-  empty_folder(fd, fd, 0, moved);
-  ::close(fd);
-  return ::rmdir(dir) == 0 || errno == ENOENT;
-}
 
 std::string find_program(const std::string& name) {
   if (name.empty()) return "";

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "features/check/folder_removal.h"  // remove_tree, which the runner uses on its folder
+
 namespace attn {
 
 struct ProcessSpec {
@@ -38,10 +40,5 @@ struct ProcessResult {
 std::string find_program(const std::string& name);
 
 ProcessResult run_process(const ProcessSpec& spec);
-
-// Removes the folder `dir` and everything in it, never following a symbolic link (a link is removed, not
-// what it names) and never leaving the folder; a folder the program made unreadable is made readable
-// first. True when it is gone. Allocates nothing (it runs in a signal handler and after fork).
-bool remove_tree(const char* dir);
 
 }  // namespace attn
