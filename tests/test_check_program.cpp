@@ -660,3 +660,15 @@ TEST_CASE("check program: a mistake inside forward at dropout 0 is shown at its 
                    "/ keys.shape[-1]**0.5, dim=1)`)") != std::string::npos);
   CHECK(r.out.find("Diagnosis: softmax over the wrong dimension") != std::string::npos);
 }
+
+TEST_CASE("check program: forward's steps after the lesson shows the call's result are still compared") {
+  // mha shows `context_vecs = mha(batch)` (In [4]) before it steps through forward (In [5] on): the
+  // program's unscaled softmax inside forward is the first difference, at its own line, not the result.
+  const CliResult r = run_cli_wide("check '" + kTraces + "/mha-noscale.json' --color never");
+  CAPTURE(r.out);
+  CHECK(r.exit_code == 1);
+  CHECK(r.out.find("First difference: attn_weights") != std::string::npos);
+  CHECK(r.out.find("yours: line 43 of mha-noscale.py (`attn_weights = torch.softmax(attn_scores, dim=-1)") !=
+        std::string::npos);
+  CHECK(r.out.find("Diagnosis: no √d_k scaling") != std::string::npos);
+}

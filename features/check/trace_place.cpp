@@ -200,9 +200,12 @@ void window_cells(TracedValues& v, const std::vector<Binding>& tl, bool whole_ch
       before = *v.cell[i];
       continue;
     }
+    // (A next place in an earlier cell: the lesson shows the call's result before it steps through the
+    // call, as mha shows `context_vecs = mha(batch)` first; the window then runs on to the lesson's end.)
+    const int last = after[i + 1] < before ? std::numeric_limits<int>::max() : after[i + 1];
     std::optional<int> in_window;
     for (const Binding& b : tl)
-      if (b.name == v.tensors[i].name && b.cell >= before && b.cell <= after[i + 1]) {
+      if (b.name == v.tensors[i].name && b.cell >= before && b.cell <= last) {
         in_window = b.cell;
         break;
       }
